@@ -1,0 +1,26 @@
+# Quick start: `make demo` plays a seeded match between the shipped bots,
+# `make test` runs the whole test suite. Both create .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/arena play seasons bots/seasons/greedy.py bots/seasons/random_bot.py --games 200 --seed 1
+
+lint: $(STAMP)
+	$(BIN)/ruff check arena bots tests
+
+test: lint
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,146 @@
+"""The ``arena`` command line: thin commands over the library.
+
+Errors are one clear line on stderr and a non-zero exit: 1 for a failure
+(a bot that does not load, an unknown game), 2 for a usage mistake.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+import yaml
+
+from arena.games import GAMES, find_game
+from arena.games.base import ArenaError, Game
+from arena.human import HUMAN_SPEC, HumanPlayer
+from arena.players import BotLoadError, Player, load_bot
+from arena.play import MatchSummary, bot_labels, play_match
+from arena.record import GameRecord
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def reports_errors(command: F) -> F:
+    """Turn arena's errors into one line and exit code 1 (a bot's traceback follows)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except BotLoadError as exc:
+            if exc.details:
+                click.echo(exc.details.rstrip(), err=True)
+            raise click.ClickException(str(exc)) from None
+        except ArenaError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """``name=value`` with a YAML value (``limit=500`` gives the integer 500)."""
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise click.BadParameter(f"{text!r} is not NAME=VALUE", param_hint="--option")
+    try:
+        return name.strip(), yaml.safe_load(value)
+    except yaml.YAMLError:
+        return name.strip(), value
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="arena")
+def cli() -> None:
+    """Tournaments, ratings and reports for bots playing dice games."""
+
+
+@cli.command()
+def games() -> None:
+    """List the games and their options."""
+    for name in sorted(GAMES):
+        info = GAMES[name].info
+        seats = (str(info.min_seats) if info.min_seats == info.max_seats
+                 else f"{info.min_seats}-{info.max_seats}")
+        click.echo(f"{name}: {info.title} ({seats} players)")
+        for option in info.options:
+            choices = f", one of {', '.join(map(str, option.choices))}" if option.choices else ""
+            click.echo(f"  --option {option.name}=… (default {option.default}{choices}): "
+                       f"{option.help}")
+
+
+@cli.command()
+@click.argument("game_name", metavar="GAME")
+@click.argument("bots", nargs=-1, required=True, metavar="BOT...")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the match.")
+@click.option("--games", "count", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Games to play; seats rotate, each rotation group shares its dice.")
+@click.option("--option", "-o", "raw_options", multiple=True, metavar="NAME=VALUE",
+              help="A game option (see `arena games`); repeatable.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write each game's record to this file as JSON Lines.")
+@reports_errors
+def play(game_name: str, bots: Sequence[str], seed: int, count: int,
+         raw_options: Sequence[str], json_path: str | None) -> None:
+    """Play GAME between BOTs: one game as a log, several as a summary.
+
+    A BOT is path/to/bot.py, path/to/bot.py:Name, module:attr, an installed
+    entry point, or `human` to play yourself in the terminal.
+    """
+    game = find_game(game_name)
+    options = game.info.resolve_options(dict(parse_option(o) for o in raw_options))
+    players = [load_player(game, spec) for spec in bots]
+    results = play_match(game, players, seed, count, options)
+    out = open(json_path, "w", encoding="utf-8") if json_path else None  # noqa: SIM115
+    try:
+        if count == 1:
+            _order, record = next(results)
+            _save(out, record)
+            show_game(game, record)
+        else:
+            show_summary(game, players, seed, count, results, out)
+    finally:
+        if out:
+            out.close()
+
+
+def load_player(game: Game, spec: str) -> Player:
+    return HumanPlayer(game) if spec == HUMAN_SPEC else load_bot(spec).player
+
+
+def _save(out: Any, record: GameRecord) -> None:
+    if out is not None:
+        out.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
+        out.flush()
+
+
+def show_game(game: Game, record: GameRecord) -> None:
+    names = ", ".join(f"seat {i}: {s.name}@{s.version}" for i, s in enumerate(record.seats))
+    click.echo(f"{game.info.title}, seed {record.seed} ({names})")
+    for line in game.describe_game(record):
+        click.echo(line)
+    for seat, status in enumerate(record.seats):
+        if status.status != "ok":
+            first = status.detail.splitlines()[0] if status.detail else ""
+            click.echo(f"seat {seat} ({status.name}) lost by {status.status}: {first}")
+
+
+def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
+                 results: Any, out: Any) -> None:
+    summary = MatchSummary(bot_labels(players), len(players))
+    with click.progressbar(results, length=count, label="playing", file=click.get_text_stream(
+            "stderr")) as bar:
+        for order, record in bar:
+            _save(out, record)
+            summary.add(order, record)
+    click.echo(f"{count} games of {game.info.title}, seed {seed}, seats rotated "
+               f"(each group of {len(players)} games shares its dice)")
+    for line in summary.lines():
+        click.echo(line)
+
+
+def main() -> None:
+    cli(prog_name="arena")

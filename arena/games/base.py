@@ -1,0 +1,225 @@
+"""The protocol every game implements, and the values that cross its boundary.
+
+A game is pure rules: no I/O, no ``random``. Dice are *chance nodes*: when
+``state.is_chance_node()`` the referee asks ``state.chance_request()`` which
+dice to roll, draws them from the seeded dice stream and applies the
+resulting chance action (for example ``dice:3,5,6``). Players only ever see
+decision nodes.
+
+States are mutable (``apply`` changes them in place, ``copy`` is for search);
+everything that leaves a state — actions, observations, outcomes — is a
+frozen value with a JSON form.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+CHANCE_SEAT = -1
+"""The value of ``State.current_seat`` at a chance node (OpenSpiel's convention)."""
+
+NORMAL = "normal"
+"""Termination reason of a game that ended by its rules."""
+
+
+class ArenaError(Exception):
+    """Base of every error arena reports to the user as one line."""
+
+
+class InvalidActionError(ArenaError, ValueError):
+    """An action string is malformed: it does not name any action of the game."""
+
+
+class IllegalActionError(ArenaError, ValueError):
+    """A well-formed action that the rules do not allow in this state."""
+
+
+class UnknownGameError(ArenaError, LookupError):
+    """No game is registered under the requested name."""
+
+
+class GameOptionError(ArenaError, ValueError):
+    """A game option is unknown or has a value of the wrong type."""
+
+
+class Action(Protocol):
+    """An action: a frozen value whose ``str()`` is its canonical wire form."""
+
+    def __str__(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class DiceRequest:
+    """What the referee must roll at a chance node.
+
+    ``slots`` are the die slots to roll and ``faces[i]`` the faces of the die in
+    ``slots[i]``. ``(seat, turn, roll)`` place the roll in the seat-bound dice
+    stream: the ``turn``-th turn of ``seat`` and the ``roll``-th roll within it.
+    """
+
+    seat: int
+    turn: int
+    roll: int
+    slots: tuple[int, ...]
+    faces: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: ranks (0 = best, equal ranks are draws), scores, reason."""
+
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...]
+    termination: str = NORMAL
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ranks": list(self.ranks), "scores": list(self.scores),
+                "termination": self.termination}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Outcome:
+        return cls(tuple(data["ranks"]), tuple(data["scores"]), data["termination"])
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a player sees when it must decide.
+
+    ``state`` is the game's public state as JSON-ready data (both games have no
+    hidden information); ``find_game(game).state_from_json(state)`` rebuilds a
+    full state for search. ``legal_actions`` lists every allowed action;
+    ``time_left`` is the seconds left for this decision, ``None`` if unlimited.
+    """
+
+    game: str
+    seat: int
+    state: Mapping[str, Any]
+    legal_actions: tuple[Action, ...]
+    time_left: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "seat": self.seat,
+            "state": self.state,
+            "legal_actions": [str(a) for a in self.legal_actions],
+            "time_left": self.time_left,
+        }
+
+
+@dataclass(frozen=True)
+class GameOption:
+    """One option a game accepts, with its type, default and help text."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+
+    def check(self, value: Any) -> Any:
+        """Return ``value`` if it is valid for this option, else raise GameOptionError."""
+        if self.type is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise GameOptionError(f"option {self.name!r} must be an integer, got {value!r}")
+        if not isinstance(value, self.type):
+            raise GameOptionError(
+                f"option {self.name!r} must be of type {self.type.__name__}, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(map(str, self.choices))
+            raise GameOptionError(f"option {self.name!r} must be one of {allowed}, got {value!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise GameOptionError(f"option {self.name!r} must be at least {self.minimum}")
+        return value
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts about a game."""
+
+    name: str
+    title: str
+    min_seats: int
+    max_seats: int
+    options: tuple[GameOption, ...] = field(default=())
+
+    def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Complete ``given`` with defaults, rejecting unknown names and bad values."""
+        given = dict(given or {})
+        known = {o.name: o for o in self.options}
+        for name in given:
+            if name not in known:
+                raise GameOptionError(unknown_name_message("option", name, known, self.name))
+        return {name: opt.check(given.get(name, opt.default)) for name, opt in known.items()}
+
+
+def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
+    """Competition ranks, higher score first: ``(5, 9, 5)`` → ``(1, 0, 1)``."""
+    return tuple(sum(other > mine for other in scores) for mine in scores)
+
+
+def unknown_name_message(kind: str, name: str, known: Sequence[str] | Mapping[str, Any],
+                         where: str | None = None) -> str:
+    """``unknown option 'x' for seasons (did you mean 'y'?); known: a, b``."""
+    names = sorted(known)
+    text = f"unknown {kind} {name!r}" + (f" for {where}" if where else "")
+    close = difflib.get_close_matches(name, names, n=1)
+    if close:
+        text += f" (did you mean {close[0]!r}?)"
+    return text + "; known: " + (", ".join(names) if names else "none")
+
+
+@runtime_checkable
+class State(Protocol):
+    """A game position. Mutable; ``copy()`` gives an independent one."""
+
+    @property
+    def current_seat(self) -> int: ...
+
+    @property
+    def is_terminal(self) -> bool: ...
+
+    def is_chance_node(self) -> bool: ...
+
+    def chance_request(self) -> DiceRequest: ...
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]: ...
+
+    def chance_action(self, values: Sequence[int]) -> Action: ...
+
+    def legal_actions(self) -> list[Action]: ...
+
+    def apply(self, action: Action) -> None: ...
+
+    def copy(self) -> State: ...
+
+    def outcome(self) -> Outcome: ...
+
+    def scores(self) -> Sequence[float]:
+        """Each seat's standing now (points, pieces home): ranks a game cut short."""
+        ...
+
+    def observation(self, seat: int) -> Observation: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class Game(Protocol):
+    """A registered game: its static facts and the entry points to its rules."""
+
+    info: GameInfo
+
+    def initial_state(self, options: Mapping[str, Any] | None = None) -> State: ...
+
+    def parse_action(self, text: str) -> Action: ...
+
+    def state_from_json(self, data: Mapping[str, Any]) -> State: ...
+
+    def describe_game(self, record: Any) -> list[str]: ...
+
+    def render(self, state: State) -> str: ...
+
+    def describe_action(self, state: State, action: Action) -> str: ...

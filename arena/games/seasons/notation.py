@@ -1,0 +1,128 @@
+"""Seasons of the Sun in text: the game log notation and the board for humans.
+
+One line per turn, in the spirit of the author's sample game::
+
+    6. seat 1: 4,4,5 keep -> 13 on Max-8, sector won (0-8)
+    9. seat 1: 2,5,5 reroll slot 0 -> 6,5,5 = 16 on Max-13, neutralised
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.games.seasons.rules import (
+    ROLL,
+    SECTOR_INDEX,
+    SECTORS,
+    Dice,
+    Place,
+    Reroll,
+    SeasonsState,
+    display_sector,
+    parse_action,
+)
+
+if TYPE_CHECKING:
+    from arena.record import GameRecord
+
+
+def _dice_text(values: tuple[int, ...]) -> str:
+    return ",".join(map(str, values))
+
+
+def _reroll_text(action: Reroll) -> str:
+    if not action.slots:
+        return "keep"
+    noun = "slot" if len(action.slots) == 1 else "slots"
+    return f"reroll {noun} {_dice_text(action.slots)}"
+
+
+def _placement_result(before: SeasonsState, after: SeasonsState, sector: str) -> str:
+    i = SECTOR_INDEX[sector]
+    if after.fields[before.seat][i] == 0:
+        return ", neutralised"
+    winner = after.winner_of(i)
+    if winner is None:
+        return ""
+    return ", sector won" if winner == before.seat else ", sector lost"
+
+
+def describe_game(record: GameRecord) -> list[str]:
+    """The game log of ``record``: one line per turn, then the result."""
+    state = SeasonsState(int(record.options.get("placement_limit", 1000)))
+    lines: list[str] = []
+    turn_text = ""
+    for move in record.moves:
+        action = parse_action(move.action)
+        before = state.copy()
+        state.apply(action)
+        if isinstance(action, Dice):
+            if before.phase == ROLL:
+                turn_text = _dice_text(action.values)
+            else:
+                turn_text += f" -> {_dice_text(action.values)} = {sum(action.values)}"
+        elif isinstance(action, Reroll):
+            turn_text += " " + _reroll_text(action)
+            if not action.slots:
+                turn_text += f" -> {before.total}"
+        elif isinstance(action, Place):
+            score = "" if state.scores() == before.scores() else " ({}-{})".format(*state.scores())
+            result = _placement_result(before, state, action.sector)
+            lines.append(f"{len(lines) + 1}. seat {before.seat}: {turn_text} on "
+                         f"{display_sector(action.sector)}{result}{score}")
+            turn_text = ""
+    lines.append(result_line(record))
+    return lines
+
+
+def result_line(record: GameRecord) -> str:
+    """``Result: 66-54, seat 0 (greedy) wins`` and the like."""
+    scores = "-".join(f"{s:g}" for s in record.scores)
+    names = [s.name for s in record.seats]
+    if record.ranks[0] == record.ranks[1]:
+        verdict = "draw"
+    else:
+        winner = record.ranks.index(0)
+        verdict = f"seat {winner} ({names[winner]}) wins"
+    note = f" [{record.termination}]" if record.termination != "normal" else ""
+    return f"Result: {scores}, {verdict}{note}"
+
+
+def render(state: SeasonsState) -> str:
+    """Both circles, the interim score, whose turn it is and the dice, as text."""
+    width = max(len(display_sector(s)) for s in SECTORS) + 1
+    header = "".join(display_sector(s).rjust(width) for s in SECTORS)
+    rows = [" " * 16 + header]
+    for seat, circle in ((0, "outer"), (1, "inner")):
+        cells = "".join((str(v) if v else ".").rjust(width) for v in state.fields[seat])
+        rows.append(f"seat {seat} ({circle})".ljust(16) + cells)
+    owners = "".join(_owner_mark(state, i).rjust(width) for i in range(len(SECTORS)))
+    rows.append("won by".ljust(16) + owners)
+    score = "{}-{}".format(*state.scores())
+    status = f"score {score}   seat {state.seat} to move"
+    if state.dice:
+        status += f"   dice {_dice_text(state.dice)} = {state.total}"
+    rows.append(status)
+    return "\n".join(rows)
+
+
+def _owner_mark(state: SeasonsState, sector: int) -> str:
+    winner = state.winner_of(sector)
+    if winner is None:
+        return "-"
+    return f"s{winner}"
+
+
+def describe_action(state: SeasonsState, action: Reroll | Place) -> str:
+    """A human-friendly label for a choice: what it re-rolls or where it places."""
+    if isinstance(action, Reroll):
+        if not action.slots:
+            return f"keep {_dice_text(state.dice)} = {state.total}"
+        rolled = ",".join(str(state.dice[i]) for i in action.slots)
+        kept = [v for i, v in enumerate(state.dice) if i not in action.slots]
+        keeping = f", keeping {_dice_text(tuple(kept))}" if kept else ""
+        return f"re-roll {rolled} (slots {_dice_text(action.slots)}){keeping}"
+    i = SECTOR_INDEX[action.sector]
+    opponent = state.fields[1 - state.seat][i]
+    against = f" against {opponent}" if opponent else ""
+    return f"{state.total} on {display_sector(action.sector)}{against}"

@@ -1,0 +1,341 @@
+"""Seasons of the Sun (Ingo Althöfer, 2007): the rules engine.
+
+Normative reading: ``shared/rules/seasons-of-the-sun.md``. Two players, eleven
+sectors, three dice. A turn is a roll (chance), a re-roll decision over die
+slots, possibly a re-roll (chance), and a placement of the total.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Union
+
+from arena.games.base import (
+    CHANCE_SEAT,
+    NORMAL,
+    DiceRequest,
+    IllegalActionError,
+    InvalidActionError,
+    Observation,
+    Outcome,
+)
+
+GAME_NAME = "seasons"
+SECTORS: tuple[str, ...] = (
+    "max-5", "max-8", "max-9", "max-10", "max-13", "max-15",
+    "min-9", "min-10", "min-11", "min-13", "min-17",
+)
+SECTOR_VALUES: tuple[int, ...] = tuple(int(s.split("-")[1]) for s in SECTORS)
+IS_MAX: tuple[bool, ...] = tuple(s.startswith("max") for s in SECTORS)
+SECTOR_INDEX: dict[str, int] = {s: i for i, s in enumerate(SECTORS)}
+N_SECTORS = len(SECTORS)
+N_DICE = 3
+DIE_FACES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
+TOTAL_POINTS = sum(SECTOR_VALUES)  # 120
+DEFAULT_PLACEMENT_LIMIT = 1000
+PLACEMENT_LIMIT = "placement-limit"
+TERMINAL_SEAT = -2
+
+EMPTY = 0
+ROLL, REROLL, REROLL_ROLL, PLACE, OVER = range(5)
+PHASE_NAMES = ("roll", "reroll", "reroll-roll", "place", "over")
+
+
+def display_sector(sector: str) -> str:
+    """``max-13`` → ``Max-13`` (the author's spelling); ``min-9`` stays."""
+    return "Max" + sector[3:] if sector.startswith("max") else sector
+
+
+@dataclass(frozen=True, slots=True)
+class Reroll:
+    """Re-roll the dice in ``slots`` (sorted, distinct, within 0..2); none is ``keep``."""
+
+    slots: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        return "reroll:" + ",".join(map(str, self.slots)) if self.slots else "keep"
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Place the current total on ``sector`` (a canonical sector id)."""
+
+    sector: str
+
+    def __str__(self) -> str:
+        return f"place:{self.sector}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """A chance outcome: the values of all three dice after a roll or re-roll."""
+
+    values: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return "dice:" + ",".join(map(str, self.values))
+
+
+SeasonsAction = Union[Reroll, Place, Dice]  # noqa: UP007 - a runtime alias, usable in isinstance
+
+ALL_REROLLS: tuple[Reroll, ...] = tuple(
+    Reroll(slots) for k in range(N_DICE + 1) for slots in itertools.combinations(range(N_DICE), k)
+)
+PLACES: tuple[Place, ...] = tuple(Place(s) for s in SECTORS)
+_REROLL_BY_SLOTS = {r.slots: r for r in ALL_REROLLS}
+_ACTION_SYNTAX = "expected 'keep', 'reroll:<slots>', 'place:<sector>' or 'dice:<v>,<v>,<v>'"
+
+
+def _malformed(text: str, why: str = _ACTION_SYNTAX) -> InvalidActionError:
+    return InvalidActionError(f"malformed seasons action {text!r}: {why}")
+
+
+def _parse_ints(text: str, body: str) -> tuple[int, ...]:
+    parts = body.split(",")
+    if not all(p.isdigit() and p.isascii() for p in parts):
+        raise _malformed(text)
+    return tuple(int(p) for p in parts)
+
+
+def parse_action(text: str) -> SeasonsAction:
+    """Parse a canonical action string; raise InvalidActionError naming it if malformed."""
+    if not isinstance(text, str):
+        raise InvalidActionError(f"malformed seasons action {text!r}: not a string")
+    if text == "keep":
+        return ALL_REROLLS[0]
+    kind, sep, body = text.partition(":")
+    if not sep or not body:
+        raise _malformed(text)
+    if kind == "place":
+        if body not in SECTOR_INDEX:
+            raise _malformed(text, "unknown sector; sectors are " + ", ".join(SECTORS))
+        return PLACES[SECTOR_INDEX[body]]
+    if kind == "reroll":
+        slots = _parse_ints(text, body)
+        key = tuple(sorted(slots))
+        if len(set(slots)) != len(slots) or key not in _REROLL_BY_SLOTS:
+            raise _malformed(text, "re-roll slots must be distinct values among 0, 1, 2")
+        return _REROLL_BY_SLOTS[key]
+    if kind == "dice":
+        values = _parse_ints(text, body)
+        if len(values) != N_DICE or not all(1 <= v <= 6 for v in values):
+            raise _malformed(text, "dice need three values from 1 to 6")
+        return Dice(values)
+    raise _malformed(text)
+
+
+class SeasonsState:
+    """A position of Seasons of the Sun. Seat 0 owns the outer circle, seat 1 the inner."""
+
+    __slots__ = ("dice", "fields", "pending", "phase", "placement_limit", "placements",
+                 "seat", "termination", "turns")
+
+    def __init__(self, placement_limit: int = DEFAULT_PLACEMENT_LIMIT) -> None:
+        self.fields: list[list[int]] = [[EMPTY] * N_SECTORS, [EMPTY] * N_SECTORS]
+        self.seat = 0
+        self.phase = ROLL
+        self.dice: tuple[int, ...] = ()
+        self.pending: tuple[int, ...] = ()
+        self.turns = [1, 0]  # turns each seat has started; seat 0's first is under way
+        self.placements = 0
+        self.placement_limit = placement_limit
+        self.termination: str | None = None
+
+    # -- queries -----------------------------------------------------------
+
+    @property
+    def current_seat(self) -> int:
+        if self.phase in (ROLL, REROLL_ROLL):
+            return CHANCE_SEAT
+        return TERMINAL_SEAT if self.phase == OVER else self.seat
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def total(self) -> int:
+        """The total of the current dice (0 before the roll)."""
+        return sum(self.dice)
+
+    def is_chance_node(self) -> bool:
+        return self.phase in (ROLL, REROLL_ROLL)
+
+    def is_full(self, seat: int) -> bool:
+        return EMPTY not in self.fields[seat]
+
+    def winner_of(self, sector: int) -> int | None:
+        """The seat that currently holds a decided sector, or None if it is open."""
+        a, b = self.fields[0][sector], self.fields[1][sector]
+        if a == EMPTY or b == EMPTY:
+            return None
+        return 0 if (a > b) == IS_MAX[sector] else 1
+
+    def scores(self) -> tuple[int, int]:
+        """Points of the decided sectors (the interim score; the final score at the end)."""
+        points = [0, 0]
+        for i in range(N_SECTORS):
+            winner = self.winner_of(i)
+            if winner is not None:
+                points[winner] += SECTOR_VALUES[i]
+        return points[0], points[1]
+
+    def legal_actions(self) -> list[SeasonsAction]:
+        if self.phase == REROLL:
+            return list(ALL_REROLLS)
+        if self.phase == PLACE:
+            own = self.fields[self.seat]
+            return [PLACES[i] for i in range(N_SECTORS) if own[i] == EMPTY]
+        return []
+
+    def chance_request(self) -> DiceRequest:
+        if self.phase == ROLL:
+            slots: tuple[int, ...] = tuple(range(N_DICE))
+            roll = 0
+        elif self.phase == REROLL_ROLL:
+            slots, roll = self.pending, 1
+        else:
+            raise IllegalActionError("not a chance node")
+        return DiceRequest(self.seat, self.turns[self.seat] - 1, roll, slots,
+                           (DIE_FACES,) * len(slots))
+
+    def chance_action(self, values: Sequence[int]) -> Dice:
+        """The chance action that gives the requested slots ``values``."""
+        slots = self.chance_request().slots
+        dice = list(self.dice) if self.dice else [0] * N_DICE
+        for slot, value in zip(slots, values, strict=True):
+            dice[slot] = value
+        return Dice(tuple(dice))
+
+    def chance_outcomes(self) -> list[tuple[Dice, float]]:
+        """Every outcome of the pending roll with its probability."""
+        slots = self.chance_request().slots
+        p = 1.0 / 6 ** len(slots)
+        return [(self.chance_action(vals), p)
+                for vals in itertools.product(DIE_FACES, repeat=len(slots))]
+
+    # -- moves -------------------------------------------------------------
+
+    def apply(self, action: SeasonsAction) -> None:
+        """Play ``action`` in place; raise IllegalActionError if the rules forbid it."""
+        if isinstance(action, Dice):
+            self._apply_dice(action)
+        elif isinstance(action, Reroll):
+            self._apply_reroll(action)
+        elif isinstance(action, Place):
+            self._apply_place(action)
+        else:
+            raise IllegalActionError(f"{action!r} is not a seasons action")
+
+    def _apply_dice(self, action: Dice) -> None:
+        if self.phase == ROLL:
+            self.dice = action.values
+            self.phase = REROLL
+        elif self.phase == REROLL_ROLL:
+            kept = set(range(N_DICE)) - set(self.pending)
+            if any(action.values[i] != self.dice[i] for i in kept):
+                raise IllegalActionError(f"{action} changes a die that was not re-rolled")
+            self.dice, self.pending, self.phase = action.values, (), PLACE
+        else:
+            raise IllegalActionError(f"{action} played when no dice are to be rolled")
+
+    def _apply_reroll(self, action: Reroll) -> None:
+        if self.phase != REROLL:
+            raise IllegalActionError(f"{action} played outside the re-roll decision")
+        if action.slots:
+            self.pending, self.phase = action.slots, REROLL_ROLL
+        else:
+            self.phase = PLACE
+
+    def _apply_place(self, action: Place) -> None:
+        if self.phase != PLACE:
+            raise IllegalActionError(f"{action} played outside the placement decision")
+        i = SECTOR_INDEX[action.sector]
+        seat, own, theirs = self.seat, self.fields[self.seat], self.fields[1 - self.seat]
+        if own[i] != EMPTY:
+            raise IllegalActionError(f"{action}: the field of seat {seat} there is full")
+        total = self.total
+        own[i] = total
+        if theirs[i] == total:
+            own[i] = theirs[i] = EMPTY
+        self.placements += 1
+        self.dice = ()
+        if self.is_full(0) and self.is_full(1):
+            self._finish(NORMAL)
+        elif self.placements >= self.placement_limit:
+            self._finish(PLACEMENT_LIMIT)
+        else:
+            self._start_turn(seat if self.winner_of(i) == seat else 1 - seat)
+
+    def _start_turn(self, seat: int) -> None:
+        if self.is_full(seat):
+            seat = 1 - seat
+        self.seat = seat
+        self.turns[seat] += 1
+        self.phase = ROLL
+
+    def _finish(self, reason: str) -> None:
+        self.phase, self.termination = OVER, reason
+
+    # -- results -----------------------------------------------------------
+
+    def outcome(self) -> Outcome:
+        if self.phase != OVER:
+            raise IllegalActionError("the game is not over")
+        scores = self.scores()
+        ranks = (0, 0) if scores[0] == scores[1] else (
+            (0, 1) if scores[0] > scores[1] else (1, 0))
+        return Outcome(ranks, (float(scores[0]), float(scores[1])), self.termination or NORMAL)
+
+    def copy(self) -> SeasonsState:
+        other = SeasonsState.__new__(SeasonsState)
+        other.fields = [self.fields[0][:], self.fields[1][:]]
+        other.seat, other.phase, other.dice = self.seat, self.phase, self.dice
+        other.pending, other.turns = self.pending, self.turns[:]
+        other.placements, other.placement_limit = self.placements, self.placement_limit
+        other.termination = self.termination
+        return other
+
+    def observation(self, seat: int) -> Observation:
+        actions = tuple(self.legal_actions()) if seat == self.current_seat else ()
+        return Observation(GAME_NAME, seat, self.to_json(), actions)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "phase": PHASE_NAMES[self.phase],
+            "seat_to_move": self.seat,
+            "dice": list(self.dice),
+            "reroll_slots": list(self.pending),
+            "fields": {s: [self.fields[0][i] or None, self.fields[1][i] or None]
+                       for i, s in enumerate(SECTORS)},
+            "turns": list(self.turns),
+            "placements": self.placements,
+            "placement_limit": self.placement_limit,
+            "interim_score": list(self.scores()),
+            "termination": self.termination,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SeasonsState:
+        state = cls(int(data["placement_limit"]))
+        state.phase = PHASE_NAMES.index(data["phase"])
+        state.seat = int(data["seat_to_move"])
+        state.dice = tuple(int(v) for v in data["dice"])
+        state.pending = tuple(int(v) for v in data["reroll_slots"])
+        for i, sector in enumerate(SECTORS):
+            for seat, value in enumerate(data["fields"][sector]):
+                state.fields[seat][i] = int(value) if value else EMPTY
+        state.turns = [int(t) for t in data["turns"]]
+        state.placements = int(data["placements"])
+        state.termination = data["termination"]
+        return state
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SeasonsState) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"SeasonsState({self.to_json()!r})"

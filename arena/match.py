@@ -1,0 +1,175 @@
+"""The referee: plays one game between seated players and returns its record.
+
+The referee never trusts a player. It resolves chance from the seeded dice
+stream, hands each player a fresh observation, and checks every reply: a reply
+that is not one of the legal actions (or not an action at all) loses the game
+for that seat with ``illegal-action``; an exception loses it with ``crash``.
+The other seats are ranked by their standing at that moment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from arena.dice import derive_seed, roll_dice
+from arena.games import find_game
+from arena.games.base import (
+    CHANCE_SEAT,
+    Action,
+    ArenaError,
+    Game,
+    InvalidActionError,
+    Outcome,
+    State,
+    ranks_from_scores,
+)
+from arena.players import Player, PlayerInfo, call_hook
+from arena.record import CRASH, ILLEGAL_ACTION, GameRecord, Move, SeatRecord
+
+STDERR_TAIL = 2000
+
+
+class SeatCountError(ArenaError, ValueError):
+    """A game was asked for with a number of players it does not allow."""
+
+
+class Forfeit(Exception):
+    """Raised inside the referee when a seat loses by failing."""
+
+    def __init__(self, seat: int, status: str, detail: str) -> None:
+        super().__init__(detail)
+        self.seat, self.status, self.detail = seat, status, detail
+
+
+def bot_seed(game_seed: int, seat: int) -> int:
+    """The seed handed to the bot in ``seat``: derived, never the dice seed itself."""
+    return derive_seed(game_seed, "bot", seat)
+
+
+def play_game(
+    game: Game | str,
+    players: Sequence[Player],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    *,
+    time_limit: float | None = None,
+    on_move: Callable[[State, Move], None] | None = None,
+) -> GameRecord:
+    """Play one game; ``players[i]`` sits in seat ``i``. Never raises for a player's fault."""
+    game = find_game(game) if isinstance(game, str) else game
+    check_seat_count(game, len(players))
+    options = game.info.resolve_options(options)
+    state = game.initial_state(options)
+    moves: list[Move] = []
+    statuses = [SeatRecord(p.name, p.version) for p in players]
+    try:
+        _start_players(game, players, seed, options, time_limit)
+        _play_out(game, state, players, seed, moves, time_limit, on_move)
+        outcome = state.outcome()
+    except Forfeit as failure:
+        outcome = forfeit_outcome(state, failure.seat, failure.status)
+        statuses[failure.seat] = dataclasses.replace(
+            statuses[failure.seat], status=failure.status, detail=failure.detail)
+    for player in players:
+        _end_quietly(player, outcome)
+    return GameRecord(game.info.name, options, seed, tuple(statuses), tuple(moves),
+                      outcome.ranks, outcome.scores, outcome.termination)
+
+
+def check_seat_count(game: Game, seats: int) -> None:
+    info = game.info
+    if not info.min_seats <= seats <= info.max_seats:
+        allowed = (str(info.min_seats) if info.min_seats == info.max_seats
+                   else f"{info.min_seats} to {info.max_seats}")
+        raise SeatCountError(f"{info.name} is played by {allowed} players, not {seats}")
+
+
+def _start_players(game: Game, players: Sequence[Player], seed: int,
+                   options: Mapping[str, Any], time_limit: float | None) -> None:
+    for seat, player in enumerate(players):
+        info = PlayerInfo(game.info.name, dict(options), seat, len(players),
+                          bot_seed(seed, seat), time_limit)
+        try:
+            call_hook(player, "start", info)
+        except Exception as exc:
+            raise Forfeit(seat, CRASH, _crash_detail("start", exc)) from None
+
+
+def _play_out(game: Game, state: State, players: Sequence[Player], seed: int,
+              moves: list[Move], time_limit: float | None,
+              on_move: Callable[[State, Move], None] | None) -> None:
+    while not state.is_terminal:
+        if state.is_chance_node():
+            action: Action = state.chance_action(roll_dice(seed, state.chance_request()))
+            move = Move(CHANCE_SEAT, str(action))
+        else:
+            seat = state.current_seat
+            action, seconds = _decide(game, state, players[seat], seat, time_limit)
+            move = Move(seat, str(action), seconds)
+        state.apply(action)
+        moves.append(move)
+        if on_move is not None:
+            on_move(state, move)
+
+
+def _decide(game: Game, state: State, player: Player, seat: int,
+            time_limit: float | None) -> tuple[Action, float]:
+    observation = dataclasses.replace(state.observation(seat), time_left=time_limit)
+    started = time.perf_counter()
+    try:
+        reply = player.act(observation)
+    except Exception as exc:
+        raise Forfeit(seat, CRASH, _crash_detail("act", exc)) from None
+    seconds = time.perf_counter() - started
+    return _legal_reply(game, observation.legal_actions, reply, seat), seconds
+
+
+def _legal_reply(game: Game, legal: Sequence[Action], reply: object, seat: int) -> Action:
+    """The legal action ``reply`` names, or Forfeit with ``illegal-action``."""
+    by_text = {str(a): a for a in legal}
+    if isinstance(reply, str):
+        if reply in by_text:
+            return by_text[reply]
+        try:
+            canonical = str(game.parse_action(reply))
+        except InvalidActionError as exc:
+            raise Forfeit(seat, ILLEGAL_ACTION, str(exc)) from None
+        if canonical in by_text:
+            return by_text[canonical]
+    elif any(type(reply) is type(a) and reply == a for a in legal):
+        return by_text[str(reply)]
+    raise Forfeit(seat, ILLEGAL_ACTION, f"{_safe_repr(reply)} is not a legal action here")
+
+
+def _safe_repr(value: object) -> str:
+    try:
+        text = str(value) if isinstance(value, str) else repr(value)
+    except Exception:
+        text = f"<unprintable {type(value).__name__}>"
+    return repr(text[:200]) if isinstance(value, str) else text[:200]
+
+
+def _crash_detail(hook: str, exc: BaseException) -> str:
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return f"{hook}() raised {type(exc).__name__}: {exc}\n{text[-STDERR_TAIL:]}"
+
+
+def forfeit_outcome(state: State, loser: int, reason: str) -> Outcome:
+    """``loser`` is ranked last; the others by their standing when the game stopped."""
+    scores = tuple(float(s) for s in state.scores())
+    others = [s for seat, s in enumerate(scores) if seat != loser]
+    other_ranks = iter(ranks_from_scores(others))
+    ranks = tuple(len(scores) - 1 if seat == loser else next(other_ranks)
+                  for seat in range(len(scores)))
+    return Outcome(ranks, scores, reason)
+
+
+def _end_quietly(player: Player, outcome: Outcome) -> None:
+    # The game is decided; a failing end() hook cannot change it.
+    with contextlib.suppress(Exception):
+        call_hook(player, "end", outcome)

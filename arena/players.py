@@ -1,0 +1,277 @@
+"""The player protocol and bot loading.
+
+A player has ``name`` and ``version`` (strings) and ``act(observation)``,
+which returns one of ``observation.legal_actions`` (the action itself or its
+canonical string). Optional hooks: ``start(info)`` before the game with a
+:class:`PlayerInfo`, ``end(outcome)`` after it with the game's
+:class:`~arena.games.base.Outcome`.
+
+Bots are named explicitly by a *spec*:
+
+``path/to/bot.py``
+    The file's player: the one class defined in that file that has an ``act``
+    method, or a function named ``make_player``. None, or more than one, is an
+    error that names the candidates.
+``path/to/bot.py:Name``
+    The attribute ``Name`` of that file.
+``package.module:attr``
+    The attribute ``attr`` of an importable module.
+``name``
+    An installed entry point in group ``arena.bots``.
+
+A class or factory is called with the bot's parameters as keyword arguments;
+an object that already has ``act`` is used as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol, runtime_checkable
+
+from arena.games.base import Action, ArenaError, Observation, Outcome
+
+ENTRY_POINT_GROUP = "arena.bots"
+FACTORY_NAME = "make_player"
+
+
+class BotLoadError(ArenaError):
+    """A bot could not be loaded. ``details`` holds the bot's own traceback, if any."""
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message)
+        self.details = details
+
+
+class BotNotFoundError(BotLoadError):
+    """The spec names no file, module, attribute or entry point that exists."""
+
+
+class BotImportError(BotLoadError):
+    """The bot's code raised while being imported or constructed."""
+
+
+class NoPlayerError(BotLoadError):
+    """A bot file defines no player, or more than one (ambiguous)."""
+
+
+class NotAPlayerError(BotLoadError):
+    """The named object does not have the player protocol's shape."""
+
+
+@runtime_checkable
+class Player(Protocol):
+    """What the referee needs from a bot."""
+
+    name: str
+    version: str
+
+    def act(self, observation: Observation) -> Action | str: ...
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    """Handed to ``start(info)``: the game, the bot's seat, and a seed of its own.
+
+    ``seed`` is for the bot's own randomness; it is derived from, but never
+    equal to, anything that decides the dice.
+    """
+
+    game: str
+    options: Mapping[str, Any]
+    seat: int
+    seats: int
+    seed: int
+    time_limit: float | None = None
+
+
+@dataclass(frozen=True)
+class LoadedBot:
+    """A player with where it came from and a hash of its code."""
+
+    player: Player
+    spec: str
+    code_hash: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.player.name
+
+    @property
+    def version(self) -> str:
+        return self.player.version
+
+
+def load_bot(spec: str, params: Mapping[str, Any] | None = None) -> LoadedBot:
+    """Load the player named by ``spec``; raise a BotLoadError subclass on any failure."""
+    params = dict(params or {})
+    target, attr = split_spec(spec)
+    if target.endswith(".py"):
+        module = _import_file(spec, Path(target))
+    elif attr is not None:
+        module = _import_module(spec, target)
+    else:
+        return _load_entry_point(spec, params)
+    obj = _pick_attribute(spec, module, attr) if attr else _find_player(spec, module)
+    player = _instantiate(spec, obj, params)
+    return LoadedBot(player, spec, code_hash(module), params)
+
+
+def split_spec(spec: str) -> tuple[str, str | None]:
+    """``bots/x.py:Greedy`` → (``bots/x.py``, ``Greedy``); ``pkg.mod:attr`` likewise."""
+    target, sep, attr = spec.rpartition(":")
+    if sep and attr and target and (target.endswith(".py") or ".py" not in spec):
+        return target, attr
+    return spec, None
+
+
+def _import_file(spec: str, path: Path) -> ModuleType:
+    if not path.is_file():
+        raise BotNotFoundError(f"bot {spec!r}: no such file {str(path)!r}")
+    resolved = path.resolve()
+    name = "arena_bot_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
+    if name in sys.modules:
+        return sys.modules[name]
+    module_spec = importlib.util.spec_from_file_location(name, resolved)
+    if module_spec is None or module_spec.loader is None:
+        raise BotNotFoundError(f"bot {spec!r}: {str(path)!r} is not a Python file")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except BaseException as exc:
+        del sys.modules[name]
+        raise _import_failure(spec, exc, "failed to import") from None
+    return module
+
+
+def _import_module(spec: str, name: str) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and name.startswith(exc.name):
+            raise BotNotFoundError(f"bot {spec!r}: no module named {name!r}") from None
+        raise _import_failure(spec, exc, "failed to import") from None
+    except BaseException as exc:
+        raise _import_failure(spec, exc, "failed to import") from None
+
+
+def _import_failure(spec: str, exc: BaseException, what: str) -> BotImportError:
+    summary = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return BotImportError(f"bot {spec!r} {what}: {summary}", _bot_frames(details))
+
+
+def _bot_frames(details: str) -> str:
+    """Drop the frames of arena and importlib so the bot's own traceback remains."""
+    kept: list[str] = []
+    skip = False
+    for line in details.splitlines(keepends=True):
+        if line.startswith('  File "'):
+            skip = "<frozen importlib" in line or f'"{__file__}"' in line
+        if not skip:
+            kept.append(line)
+    return "".join(kept)
+
+
+def _load_entry_point(spec: str, params: Mapping[str, Any]) -> LoadedBot:
+    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == spec]
+    if not found:
+        installed = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
+        raise BotNotFoundError(
+            f"bot {spec!r} not found: name a file (path/to/bot.py), path/to/bot.py:Name, "
+            f"module:attr, or an installed entry point in group {ENTRY_POINT_GROUP!r} "
+            f"(installed: {', '.join(installed) or 'none'})")
+    try:
+        obj = found[0].load()
+    except BaseException as exc:
+        raise _import_failure(spec, exc, "failed to import") from None
+    player = _instantiate(spec, obj, params)
+    return LoadedBot(player, spec, code_hash(inspect.getmodule(obj)), params)
+
+
+def _pick_attribute(spec: str, module: ModuleType, attr: str) -> Any:
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise BotNotFoundError(f"bot {spec!r}: the module has no attribute {attr!r}") from None
+
+
+def _find_player(spec: str, module: ModuleType) -> Any:
+    candidates = [
+        obj for name, obj in vars(module).items()
+        if (inspect.isclass(obj) and obj.__module__ == module.__name__
+            and callable(getattr(obj, "act", None)))
+        or (name == FACTORY_NAME and callable(obj))
+    ]
+    if not candidates:
+        raise NoPlayerError(
+            f"bot {spec!r}: no player found (define one class with an act method, "
+            f"or a function named {FACTORY_NAME})")
+    if len(candidates) > 1:
+        names = ", ".join(sorted(obj.__name__ for obj in candidates))
+        raise NoPlayerError(
+            f"bot {spec!r}: several players found ({names}); name one as {spec}:NAME")
+    return candidates[0]
+
+
+def _instantiate(spec: str, obj: Any, params: Mapping[str, Any]) -> Player:
+    if not callable(getattr(obj, "act", None)) or inspect.isclass(obj):
+        if not callable(obj):
+            raise NotAPlayerError(f"bot {spec!r}: {obj!r} is neither a player nor a factory")
+        try:
+            obj = obj(**params)
+        except BaseException as exc:
+            raise _import_failure(spec, exc, "failed to start") from None
+    elif params:
+        raise NotAPlayerError(f"bot {spec!r} is a ready player object and takes no parameters")
+    check_player(spec, obj)
+    return obj
+
+
+def check_player(spec: str, obj: Any) -> None:
+    """Raise NotAPlayerError unless ``obj`` has string name and version and an act method."""
+    problems = [f"{attr!r} is not a non-empty string" for attr in ("name", "version")
+                if not isinstance(getattr(obj, attr, None), str) or not getattr(obj, attr)]
+    if not callable(getattr(obj, "act", None)):
+        problems.append("it has no act(observation) method")
+    if problems:
+        raise NotAPlayerError(
+            f"bot {spec!r} is not a player: " + "; ".join(problems)
+            + " (a player needs name, version and act(observation))")
+
+
+def code_hash(module: ModuleType | None) -> str:
+    """SHA-256 of the module's source file (of every .py file for a package)."""
+    path = getattr(module, "__file__", None)
+    if not path:
+        return ""
+    file = Path(path)
+    files = sorted(file.parent.rglob("*.py")) if file.name == "__init__.py" else [file]
+    digest = hashlib.sha256()
+    for item in files:
+        digest.update(item.read_bytes())
+    return digest.hexdigest()
+
+
+def call_hook(player: Any, hook: str, argument: Any) -> None:
+    """Call ``player.start(info)`` or ``player.end(outcome)`` if the player has it."""
+    method: Callable[[Any], Any] | None = getattr(player, hook, None)
+    if callable(method):
+        method(argument)
+
+
+__all__ = [
+    "BotImportError", "BotLoadError", "BotNotFoundError", "LoadedBot", "NoPlayerError",
+    "NotAPlayerError", "Outcome", "Player", "PlayerInfo", "check_player", "load_bot",
+]

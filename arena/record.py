@@ -1,0 +1,123 @@
+"""Game records: a finished game as frozen, JSON-ready data that replays exactly."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arena.games.base import State
+
+OK = "ok"
+CRASH = "crash"
+TIMEOUT = "timeout"
+ILLEGAL_ACTION = "illegal-action"
+SEAT_STATUSES = (OK, CRASH, TIMEOUT, ILLEGAL_ACTION)
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """Who sat in a seat and how their game ended (``ok`` unless they failed)."""
+
+    name: str
+    version: str
+    status: str = OK
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version, "status": self.status,
+                "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SeatRecord:
+        return cls(data["name"], data["version"], data.get("status", OK), data.get("detail", ""))
+
+
+@dataclass(frozen=True)
+class Move:
+    """One step of a game: a seat's decision (with its time) or a chance outcome (seat -1)."""
+
+    seat: int
+    action: str
+    seconds: float = 0.0
+
+    def to_json(self) -> list[Any]:
+        return [self.seat, self.action, round(self.seconds, 6)]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> Move:
+        return cls(int(data[0]), str(data[1]), float(data[2]))
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """Everything needed to replay and judge one game."""
+
+    game: str
+    options: Mapping[str, Any]
+    seed: int
+    seats: tuple[SeatRecord, ...]
+    moves: tuple[Move, ...]
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...]
+    termination: str
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def decision_times(self, seat: int) -> list[float]:
+        return [m.seconds for m in self.moves if m.seat == seat]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "options": dict(self.options),
+            "seed": self.seed,
+            "seats": [s.to_json() for s in self.seats],
+            "moves": [m.to_json() for m in self.moves],
+            "ranks": list(self.ranks),
+            "scores": list(self.scores),
+            "termination": self.termination,
+            "meta": dict(self.meta),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GameRecord:
+        return cls(
+            game=data["game"],
+            options=dict(data["options"]),
+            seed=int(data["seed"]),
+            seats=tuple(SeatRecord.from_json(s) for s in data["seats"]),
+            moves=tuple(Move.from_json(m) for m in data["moves"]),
+            ranks=tuple(int(r) for r in data["ranks"]),
+            scores=tuple(float(s) for s in data["scores"]),
+            termination=data["termination"],
+            meta=dict(data.get("meta", {})),
+        )
+
+
+def replay(record: GameRecord, *, upto: int | None = None) -> State:
+    """The state after the first ``upto`` moves of ``record`` (all moves by default)."""
+    from arena.games import find_game
+
+    game = find_game(record.game)
+    state = game.initial_state(record.options)
+    for move in record.moves[:upto]:
+        state.apply(game.parse_action(move.action))
+    return state
+
+
+def write_records(path: str, records: Iterable[GameRecord]) -> int:
+    """Write records as JSON Lines (one game per line); return how many were written."""
+    count = 0
+    with open(path, "w", encoding="utf-8") as out:
+        for record in records:
+            out.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
+            count += 1
+    return count
+
+
+def read_records(path: str) -> list[GameRecord]:
+    """Read records written by :func:`write_records`."""
+    with open(path, encoding="utf-8") as lines:
+        return [GameRecord.from_json(json.loads(line)) for line in lines if line.strip()]
