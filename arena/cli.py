@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -17,8 +18,9 @@ import yaml
 from arena.games import GAMES, find_game
 from arena.games.base import ArenaError, Game
 from arena.human import HUMAN_SPEC, HumanPlayer
-from arena.players import BotLoadError, Player, load_bot
+from arena.match import resolve_game_options
 from arena.play import MatchSummary, bot_labels, play_match
+from arena.players import BotLoadError, Player, load_bot
 from arena.record import GameRecord
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -80,18 +82,25 @@ def games() -> None:
               help="Games to play; seats rotate, each rotation group shares its dice.")
 @click.option("--option", "-o", "raw_options", multiple=True, metavar="NAME=VALUE",
               help="A game option (see `arena games`); repeatable.")
+@click.option("--dice", type=click.Choice(["standard", "miwin"]),
+              help="Dice variant, for games that have one (same as -o dice=…).")
+@click.option("--board", type=click.Path(exists=True, dir_okay=False),
+              help="Board file, for games played on a board (same as -o board=…).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write each game's record to this file as JSON Lines.")
 @reports_errors
 def play(game_name: str, bots: Sequence[str], seed: int, count: int,
-         raw_options: Sequence[str], json_path: str | None) -> None:
+         raw_options: Sequence[str], dice: str | None, board: str | None,
+         json_path: str | None) -> None:
     """Play GAME between BOTs: one game as a log, several as a summary.
 
     A BOT is path/to/bot.py, path/to/bot.py:Name, module:attr, an installed
     entry point, or `human` to play yourself in the terminal.
     """
     game = find_game(game_name)
-    options = game.info.resolve_options(dict(parse_option(o) for o in raw_options))
+    given = dict(parse_option(o) for o in raw_options)
+    given.update({k: v for k, v in (("dice", dice), ("board", board)) if v is not None})
+    options = resolve_game_options(game, given, len(bots))
     players = [load_player(game, spec) for spec in bots]
     results = play_match(game, players, seed, count, options)
     out = open(json_path, "w", encoding="utf-8") if json_path else None  # noqa: SIM115
@@ -131,8 +140,7 @@ def show_game(game: Game, record: GameRecord) -> None:
 def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
                  results: Any, out: Any) -> None:
     summary = MatchSummary(bot_labels(players), len(players))
-    with click.progressbar(results, length=count, label="playing", file=click.get_text_stream(
-            "stderr")) as bar:
+    with click.progressbar(results, length=count, label="playing", file=sys.stderr) as bar:
         for order, record in bar:
             _save(out, record)
             summary.add(order, record)

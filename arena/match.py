@@ -32,6 +32,7 @@ from arena.players import Player, PlayerInfo, call_hook
 from arena.record import CRASH, ILLEGAL_ACTION, GameRecord, Move, SeatRecord
 
 STDERR_TAIL = 2000
+SEATS_OPTION = "seats"
 
 
 class SeatCountError(ArenaError, ValueError):
@@ -62,8 +63,7 @@ def play_game(
 ) -> GameRecord:
     """Play one game; ``players[i]`` sits in seat ``i``. Never raises for a player's fault."""
     game = find_game(game) if isinstance(game, str) else game
-    check_seat_count(game, len(players))
-    options = game.info.resolve_options(options)
+    options = resolve_game_options(game, options, len(players))
     state = game.initial_state(options)
     moves: list[Move] = []
     statuses = [SeatRecord(p.name, p.version) for p in players]
@@ -79,6 +79,16 @@ def play_game(
         _end_quietly(player, outcome)
     return GameRecord(game.info.name, options, seed, tuple(statuses), tuple(moves),
                       outcome.ranks, outcome.scores, outcome.termination)
+
+
+def resolve_game_options(game: Game, options: Mapping[str, Any] | None,
+                         seats: int) -> dict[str, Any]:
+    """Complete the options; a game with a ``seats`` option gets the number of players."""
+    check_seat_count(game, seats)
+    given = dict(options or {})
+    if any(option.name == SEATS_OPTION for option in game.info.options):
+        given[SEATS_OPTION] = seats
+    return game.info.resolve_options(given)
 
 
 def check_seat_count(game: Game, seats: int) -> None:

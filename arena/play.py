@@ -97,7 +97,7 @@ class MatchSummary:
             self.by_seat[bot][seat].add(*args)
 
     def lines(self) -> list[str]:
-        width = max(12, *(len(label) for label in self.labels))
+        width = max(12, *(len(label) + len(" seat 0") for label in self.labels))
         head = f"{'bot':<{width}}  games  wins  draws  losses  score   mean points"
         rows = [head]
         for label, tally in zip(self.labels, self.overall, strict=True):

@@ -44,7 +44,7 @@ class Move:
     seconds: float = 0.0
 
     def to_json(self) -> list[Any]:
-        return [self.seat, self.action, round(self.seconds, 6)]
+        return [self.seat, self.action, self.seconds]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Move:

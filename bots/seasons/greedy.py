@@ -10,6 +10,7 @@ every outcome of the re-rolled dice; the bot picks the subset with the
 highest expectation (keeping on ties).
 """
 
+from functools import cache
 from itertools import product
 
 TOTALS = range(3, 19)
@@ -25,6 +26,7 @@ def _total_distribution():
 P_TOTAL = _total_distribution()
 
 
+@cache
 def win_chance(total, sector, opponent):
     """Chance that ``total`` wins ``sector`` against the opponent's field (None = empty)."""
     is_max = sector.startswith("max")
@@ -37,6 +39,14 @@ def win_chance(total, sector, opponent):
     if opponent is not None:
         return against(opponent)
     return sum(p * against(t) for t, p in P_TOTAL.items())
+
+
+@cache
+def sector_gain(total, sector, opponent):
+    """Value of the sector times the rise in winning chance over an average roll."""
+    value = int(sector.split("-")[1])
+    baseline = sum(p * win_chance(t, sector, opponent) for t, p in P_TOTAL.items())
+    return value * (win_chance(total, sector, opponent) - baseline)
 
 
 class GreedyPlayer:
@@ -53,11 +63,8 @@ class GreedyPlayer:
                    key=lambda a: self.gain(state, a.sector, total))
 
     def gain(self, state, sector, total):
-        seat = state["seat_to_move"]
-        opponent = state["fields"][sector][1 - seat]
-        value = int(sector.split("-")[1])
-        baseline = sum(p * win_chance(t, sector, opponent) for t, p in P_TOTAL.items())
-        return value * (win_chance(total, sector, opponent) - baseline)
+        opponent = state["fields"][sector][1 - state["seat_to_move"]]
+        return sector_gain(total, sector, opponent)
 
     def gains_by_total(self, state):
         seat = state["seat_to_move"]

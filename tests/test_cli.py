@@ -1,0 +1,126 @@
+"""The command line, driven through click's CliRunner."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.record import read_records, replay
+
+GREEDY = "bots/seasons/greedy.py"
+RANDOM = "bots/seasons/random_bot.py"
+
+
+@pytest.fixture
+def run(root, monkeypatch):
+    monkeypatch.chdir(root)
+
+    def invoke(*args, input=None):
+        return CliRunner().invoke(cli, list(args), input=input)
+
+    return invoke
+
+
+def test_games_lists_the_games_and_their_options(run):
+    result = run("games")
+    assert result.exit_code == 0
+    assert "seasons: Seasons of the Sun (2 players)" in result.output
+    assert "placement_limit" in result.output
+
+
+def test_play_one_game_prints_the_log_identically_every_time(run):
+    first = run("play", "seasons", GREEDY, RANDOM, "--seed", "7")
+    second = run("play", "seasons", GREEDY, RANDOM, "--seed", "7")
+    assert first.exit_code == 0, first.output
+    assert first.output == second.output
+    lines = first.output.splitlines()
+    assert lines[0].startswith("Seasons of the Sun, seed ")
+    assert lines[1].startswith("1. seat 0: ")
+    assert " on " in lines[1]
+    assert lines[-1].startswith("Result: ")
+    assert run("play", "seasons", GREEDY, RANDOM, "--seed", "8").output != first.output
+
+
+def test_play_many_games_prints_a_summary_and_writes_records(run, tmp_path):
+    out = tmp_path / "games.jsonl"
+    result = run("play", "seasons", GREEDY, RANDOM, "--seed", "1", "--games", "6",
+                 "--json", str(out))
+    assert result.exit_code == 0, result.output
+    assert "6 games of Seasons of the Sun" in result.output
+    assert "greedy@1.0" in result.output and "random@1.0" in result.output
+    assert "greedy@1.0 seat 1" in result.output
+    records = read_records(str(out))
+    assert len(records) == 6
+    assert records[0].seed == records[1].seed != records[2].seed
+    assert [s.name for s in records[0].seats] == ["greedy", "random"]
+    assert [s.name for s in records[1].seats] == ["random", "greedy"]
+    assert replay(records[3]).is_terminal
+    json.loads(out.read_text().splitlines()[0])
+
+
+def test_the_same_bot_twice_is_told_apart(run):
+    result = run("play", "seasons", GREEDY, GREEDY, "--games", "2")
+    assert result.exit_code == 0
+    assert "greedy@1.0 #1" in result.output and "greedy@1.0 #2" in result.output
+
+
+def test_game_options_on_the_command_line(run):
+    result = run("play", "seasons", GREEDY, RANDOM, "-o", "placement_limit=4")
+    assert result.exit_code == 0
+    assert "[placement-limit]" in result.output
+    bad = run("play", "seasons", GREEDY, RANDOM, "-o", "placement_limt=4")
+    assert bad.exit_code == 1
+    assert "did you mean 'placement_limit'" in bad.output
+    wrong = run("play", "seasons", GREEDY, RANDOM, "-o", "placement_limit=many")
+    assert wrong.exit_code == 1 and "must be an integer" in wrong.output
+    assert run("play", "seasons", GREEDY, RANDOM, "-o", "oops").exit_code == 2
+    assert run("play", "seasons", GREEDY, RANDOM, "--dice", "miwin").exit_code == 1
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("play", "chess", GREEDY, RANDOM), "unknown game 'chess'"),
+    (("play", "seasons", "bots/seasons/nope.py", RANDOM), "no such file"),
+    (("play", "seasons", GREEDY), "2 players, not 1"),
+    (("play", "seasons", GREEDY, RANDOM, RANDOM), "2 players, not 3"),
+    (("play", "seasons", GREEDY + ":Nope", RANDOM), "no attribute 'Nope'"),
+])
+def test_errors_are_one_line_and_exit_1(run, args, message):
+    result = run(*args)
+    assert result.exit_code == 1
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_broken_bot_shows_its_own_traceback_after_the_line(run, tmp_path):
+    bot = tmp_path / "crashy.py"
+    bot.write_text("def load():\n    raise ValueError('bad weights')\n\nload()\n")
+    result = run("play", "seasons", str(bot), RANDOM)
+    assert result.exit_code == 1
+    assert "Error: bot" in result.output and "ValueError: bad weights" in result.output
+    assert "crashy.py\", line 2" in result.output
+
+
+def test_unknown_games_list_the_known_ones(run):
+    result = run("play", "sesons", GREEDY, RANDOM)
+    assert "did you mean 'seasons'" in result.output and "known: " in result.output
+
+
+def test_a_person_can_play_in_the_terminal(run):
+    answers = "nonsense\n0\n99\n" + "1\n" * 200
+    result = run("play", "seasons", "human", RANDOM, "--seed", "3", input=answers)
+    assert result.exit_code == 0, result.output
+    assert "seat 0 (outer)" in result.output and "seat 1 (inner)" in result.output
+    assert "1. keep" in result.output
+    assert "'nonsense' is not a choice" in result.output
+    assert "'99' is not a choice" in result.output
+    assert "Result: " in result.output
+
+
+def test_a_person_may_type_the_action_itself(run):
+    answers = "reroll:0,1,2\n" + "place:max-15\n" + "1\n" * 200
+    result = run("play", "seasons", "human", RANDOM, "--seed", "3", input=answers)
+    assert result.exit_code == 0
+    assert "1. seat 0: " in result.output and "reroll slots 0,1,2" in result.output
+    assert "on Max-15" in result.output
