@@ -236,7 +236,8 @@ def _instantiate(spec: str, obj: Any, params: Mapping[str, Any]) -> Player:
     elif params:
         raise NotAPlayerError(f"bot {spec!r} is a ready player object and takes no parameters")
     check_player(spec, obj)
-    return obj
+    player: Player = obj
+    return player
 
 
 def check_player(spec: str, obj: Any) -> None:
