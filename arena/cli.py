@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 import yaml
 
+from arena.config import load_config
 from arena.games import GAMES, find_game
 from arena.games.base import ArenaError, Game
 from arena.human import HUMAN_SPEC, HumanPlayer
@@ -148,6 +149,36 @@ def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
                f"(each group of {len(players)} games shares its dice)")
     for line in summary.lines():
         click.echo(line)
+
+
+@cli.command()
+@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
+@click.option("--seed", type=int, help="Override the config's seed.")
+@click.option("--workers", type=click.IntRange(min=0),
+              help="Worker processes (0 = one per CPU; default from the config).")
+@click.option("--rounds", type=click.IntRange(min=1), help="Override the number of rounds.")
+@click.option("--games-per-pairing", type=click.IntRange(min=1),
+              help="Override how many seat-rotation sets each pairing plays.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
+              help="Override the per-decision time limit (seconds).")
+@click.option("--db", help="Results database (default results/arena.db).")
+@click.option("--output", help="Output folder (default results/<name>).")
+@click.option("--name", help="Override the tournament's name.")
+@click.option("--dry-run", is_flag=True, help="Print the schedule size and first pairings.")
+@click.option("--progress/--no-progress", default=True, show_default=True)
+@click.option("-v", "--verbose", is_flag=True, help="Echo the log to the terminal.")
+@reports_errors
+def run(config_path: str, dry_run: bool, progress: bool, verbose: bool,
+        **overrides: Any) -> None:
+    """Run (or resume) the tournament described by CONFIG."""
+    from arena.runner import dry_run_lines, run_from_cli
+
+    config = load_config(config_path, **overrides)
+    if dry_run:
+        for line in dry_run_lines(config):
+            click.echo(line)
+        return
+    run_from_cli(config, progress=progress, verbose=verbose)
 
 
 def main() -> None:

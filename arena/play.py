@@ -17,7 +17,8 @@ from arena.dice import derive_seed
 from arena.games.base import Game
 from arena.match import check_seat_count, play_game
 from arena.players import Player
-from arena.record import OK, GameRecord
+from arena.record import GameRecord
+from arena.standings import BotResults, table_lines, tally_games
 
 
 def match_seed(seed: int, index: int, seats: int) -> int:
@@ -41,85 +42,28 @@ def play_match(game: Game, players: Sequence[Player], seed: int, games: int,
 
 
 @dataclass
-class Tally:
-    """Wins, draws, losses and points of one bot (overall or in one seat)."""
-
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    points: float = 0.0
-    failures: Counter[str] = field(default_factory=Counter)
-
-    def add(self, rank: int, ranks: Sequence[int], points: float, status: str) -> None:
-        self.games += 1
-        self.points += points
-        shared = list(ranks).count(rank) > 1
-        if rank == 0 and not shared:
-            self.wins += 1
-        elif rank == 0:
-            self.draws += 1
-        else:
-            self.losses += 1
-        if status != OK:
-            self.failures[status] += 1
-
-    @property
-    def score(self) -> float:
-        """Fraction of the available points: a win is 1, a draw 1/2."""
-        return (self.wins + self.draws / 2) / self.games if self.games else 0.0
-
-    @property
-    def mean_points(self) -> float:
-        return self.points / self.games if self.games else 0.0
-
-
-@dataclass
 class MatchSummary:
-    """Per-bot and per-bot-per-seat tallies, plus termination reasons."""
+    """Per-bot and per-bot-per-seat results, plus termination reasons."""
 
     labels: list[str]
     seats: int
-    overall: list[Tally] = field(init=False)
-    by_seat: list[list[Tally]] = field(init=False)
+    results: list[BotResults] = field(init=False)
     terminations: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
-        self.overall = [Tally() for _ in self.labels]
-        self.by_seat = [[Tally() for _ in range(self.seats)] for _ in self.labels]
+        self.results = tally_games(self.labels, self.seats, [])
 
     def add(self, order: Sequence[int], record: GameRecord) -> None:
         self.terminations[record.termination] += 1
+        statuses = [s.status for s in record.seats]
         for seat, bot in enumerate(order):
-            args = (record.ranks[seat], record.ranks, record.scores[seat],
-                    record.seats[seat].status)
-            self.overall[bot].add(*args)
-            self.by_seat[bot][seat].add(*args)
+            self.results[bot].overall.add(seat, record.ranks, record.scores, statuses[seat])
+            self.results[bot].by_seat[seat].add(seat, record.ranks, record.scores,
+                                                statuses[seat])
 
     def lines(self) -> list[str]:
-        width = max(12, *(len(label) + len(" seat 0") for label in self.labels))
-        head = f"{'bot':<{width}}  games  wins  draws  losses  score   mean points"
-        rows = [head]
-        for label, tally in zip(self.labels, self.overall, strict=True):
-            rows.append(_tally_row(label, tally, width))
-        rows.append("")
-        rows.append(head.replace("bot ", "seat", 1))
-        for label, seats in zip(self.labels, self.by_seat, strict=True):
-            for seat, tally in enumerate(seats):
-                rows.append(_tally_row(f"{label} seat {seat}", tally, width))
-        rows.append("")
-        rows.append("terminations: " + ", ".join(
-            f"{reason} {count}" for reason, count in sorted(self.terminations.items())))
-        failures = [f"{label}: " + ", ".join(f"{k} {v}" for k, v in sorted(t.failures.items()))
-                    for label, t in zip(self.labels, self.overall, strict=True) if t.failures]
-        if failures:
-            rows.append("failures: " + "; ".join(failures))
-        return rows
-
-
-def _tally_row(label: str, tally: Tally, width: int) -> str:
-    return (f"{label:<{width}}  {tally.games:5d}  {tally.wins:4d}  {tally.draws:5d}  "
-            f"{tally.losses:6d}  {100 * tally.score:5.1f}%  {tally.mean_points:11.2f}")
+        return [*table_lines(self.results), "", "terminations: " + ", ".join(
+            f"{reason} {count}" for reason, count in sorted(self.terminations.items()))]
 
 
 def bot_labels(players: Sequence[Player]) -> list[str]:

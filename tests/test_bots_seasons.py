@@ -19,8 +19,9 @@ def test_greedy_beats_random_clearly_over_seat_balanced_games(root):
     for order, record in play_match(GAME, [greedy, rand], seed=2024, games=60):
         assert all(seat.status == "ok" for seat in record.seats)
         summary.add(order, record)
-    assert summary.overall[0].score >= 0.9
-    assert summary.by_seat[0][0].wins > 0 and summary.by_seat[0][1].wins > 0
+    greedy_results = summary.results[0]
+    assert greedy_results.overall.score >= 0.9
+    assert greedy_results.by_seat[0].wins > 0 and greedy_results.by_seat[1].wins > 0
 
 
 def test_the_random_bot_is_deterministic_given_its_seed(root):

@@ -50,13 +50,20 @@ def sector_gain(total, sector, opponent):
 
 
 class GreedyPlayer:
+    """``rerolls=False`` makes a weaker variant that always keeps its first roll."""
+
     name = "greedy"
     version = "1.0"
+
+    def __init__(self, rerolls=True):
+        self.rerolls = rerolls
 
     def act(self, observation):
         state = observation.state
         gains = self.gains_by_total(state)
         if state["phase"] == "reroll":
+            if not self.rerolls:
+                return "keep"
             return self.best_reroll(observation.legal_actions, state["dice"], gains)
         total = sum(state["dice"])
         return max(observation.legal_actions,

@@ -1,0 +1,1 @@
+"""Reports over stored results: CSV files (and, later, HTML)."""

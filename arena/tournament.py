@@ -1,0 +1,171 @@
+"""Running a tournament: schedule, play, store, resume.
+
+The schedule is a pure function of the config and the results so far: a
+round-robin is known up front; a Swiss round is paired from the stored results
+of the rounds before it. Games already in the database are never played again,
+so running a tournament a second time resumes it (or reports it complete).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from arena.config import TournamentConfig
+from arena.executor import GameResult, MatchSetup, identity_hash, load_entry, run_local
+from arena.match import resolve_game_options
+from arena.games import find_game
+from arena.schedule import GameTask, Table, game_points, round_robin_tables, tasks_for
+from arena.standings import BotResults, tally_games
+from arena.store import BotIdentity, GameRow, Store
+
+log = logging.getLogger("arena.tournament")
+
+
+@dataclass
+class Progress:
+    """Callbacks a front end may set to follow a run."""
+
+    started: Callable[[int, int], None] = lambda total, done: None
+    game_done: Callable[[GameResult], None] = lambda result: None
+    round_done: Callable[[int, list[BotResults]], None] = lambda index, standings: None
+
+
+@dataclass
+class RunReport:
+    tournament_id: int
+    total: int
+    already_done: int
+    played: int = 0
+    standings: list[BotResults] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.already_done + self.played >= self.total
+
+
+@dataclass(frozen=True)
+class Entrants:
+    labels: list[str]
+    identities: list[BotIdentity]
+
+
+def load_entrants(config: TournamentConfig) -> Entrants:
+    """Load every bot once in the parent: it checks them and gives their identities."""
+    identities = []
+    for entry in config.bots:
+        bot = load_entry(entry)
+        identities.append(BotIdentity(bot.name, bot.version, identity_hash(bot), entry.spec))
+    labels = [f"{i.name}@{i.version}" for i in identities]
+    return Entrants(labels, identities)
+
+
+def match_setup(config: TournamentConfig) -> MatchSetup:
+    options = resolve_game_options(find_game(config.game), config.options, config.seats)
+    return MatchSetup(config.game, options, config.bots, config.time_limit)
+
+
+def total_games(config: TournamentConfig) -> int:
+    if config.format == "round-robin":
+        return len(round_robin_tasks(config))
+    tables = len(config.bots) // config.seats
+    return config.rounds * tables * config.seats * config.games_per_pairing
+
+
+def round_robin_tasks(config: TournamentConfig) -> list[GameTask]:
+    tables = round_robin_tables(len(config.bots), config.seats, config.rounds, config.seed)
+    return tasks_for(tables, config.games_per_pairing, config.seed)
+
+
+def run_tournament(config: TournamentConfig, store: Store,
+                   progress: Progress | None = None) -> RunReport:
+    """Play every game of the tournament not yet in ``store``; return the standings."""
+    progress = progress or Progress()
+    entrants = load_entrants(config)
+    bot_ids = [store.register_bot(identity) for identity in entrants.identities]
+    tid = store.open_tournament(config, bot_ids)
+    report = RunReport(tid, total_games(config), len(store.finished_keys(tid)))
+    progress.started(report.total, report.already_done)
+    setup = match_setup(config)
+    if config.format == "round-robin":
+        _play(setup, config, store, tid, round_robin_tasks(config), report, progress)
+    else:
+        _play_swiss(setup, config, store, tid, entrants, report, progress)
+    report.standings = standings(store, tid, entrants.labels, config)
+    if report.complete:
+        store.set_status(tid, "complete")
+    return report
+
+
+def _play(setup: MatchSetup, config: TournamentConfig, store: Store, tid: int,
+          tasks: Sequence[GameTask], report: RunReport, progress: Progress) -> None:
+    done = store.finished_keys(tid)
+    todo = [task for task in tasks if task.key not in done]
+    for result in run_local(setup, todo, config.worker_count):
+        store.save_game(tid, result.task, result.record, result.duration)
+        report.played += 1
+        progress.game_done(result)
+
+
+def _play_swiss(setup: MatchSetup, config: TournamentConfig, store: Store, tid: int,
+                entrants: Entrants, report: RunReport, progress: Progress) -> None:
+    for round_index in range(config.rounds):
+        tables = swiss_round_tables(store, tid, config, round_index)
+        tasks = tasks_for(tables, config.games_per_pairing, config.seed)
+        _play(setup, config, store, tid, tasks, report, progress)
+        progress.round_done(round_index, standings(store, tid, entrants.labels, config,
+                                                   upto_round=round_index + 1))
+
+
+def swiss_round_tables(store: Store, tid: int, config: TournamentConfig,
+                       round_index: int) -> list[Table]:
+    """Round ``round_index``'s tables, paired from the results of the rounds before it."""
+    return [Table(round_index, i, bots)
+            for i, bots in enumerate(swiss_pairings(store, tid, config, round_index + 1)[-1][0])]
+
+
+def swiss_pairings(store: Store, tid: int, config: TournamentConfig,
+                   rounds: int) -> list[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]]:
+    """The (tables, byes) of the first ``rounds`` rounds, recomputed from the results."""
+    from arena.swiss import TableResult, pair_round
+
+    n = len(config.bots)
+    history: list[list[TableResult]] = []
+    byes: list[list[int]] = []
+    pairings = []
+    bye_points = float(config.seats * config.games_per_pairing)
+    for round_index in range(rounds):
+        pairing = pair_round(n, config.seats, history, byes, bye_points)
+        pairings.append((pairing.tables, pairing.byes))
+        history.append(_table_results(store.games(tid, round_index=round_index), TableResult))
+        byes.append(list(pairing.byes))
+    return pairings
+
+
+def _table_results(rows: Iterator[GameRow], result_type: type) -> list:  # type: ignore[type-arg]
+    points: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for row in rows:
+        for seat, gained in enumerate(game_points(row.ranks)):
+            points[row.table][row.seats[seat]] += gained
+    return [result_type(tuple(sorted(p)), tuple(p[b] for b in sorted(p)))
+            for _table, p in sorted(points.items())]
+
+
+def standings(store: Store, tid: int, labels: Sequence[str], config: TournamentConfig,
+              upto_round: int | None = None) -> list[BotResults]:
+    """Every bot's results so far, best first (points, then mean score)."""
+    rows = [row for row in store.games(tid)
+            if upto_round is None or row.round < upto_round]
+    results = tally_games(labels, config.seats,
+                          ((row.seats, row.ranks, row.scores, row.statuses) for row in rows))
+    if config.format == "swiss":
+        rounds = upto_round if upto_round is not None else config.rounds
+        for _tables, byes in swiss_pairings(store, tid, config, rounds):
+            for bot in byes:
+                results[bot].byes += 1
+                results[bot].bye_points += config.seats * config.games_per_pairing
+    order = sorted(range(len(results)), key=lambda i: (
+        -results[i].total_points, -results[i].overall.mean_score, i))
+    return [results[i] for i in order]
