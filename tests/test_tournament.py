@@ -1,0 +1,165 @@
+"""Running tournaments: storage, resume, reproducibility across workers and kills."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.config import parse_config
+from arena.store import BotIdentity, Store, StoreError
+from arena.tournament import run_tournament
+
+GREEDY = "bots/seasons/greedy.py"
+RANDOM = "bots/seasons/random_bot.py"
+KEEP = {"spec": GREEDY, "name": "greedy-keep", "params": {"rerolls": False}}
+
+
+@pytest.fixture(autouse=True)
+def at_root(root, monkeypatch):
+    monkeypatch.chdir(root)
+
+
+def config(tmp_path, **changes):
+    data = {"name": "t", "game": "seasons", "bots": [GREEDY, KEEP, RANDOM],
+            "games_per_pairing": 4, "seed": 11, "workers": 1,
+            "db": str(tmp_path / "arena.db"), "output": str(tmp_path / "out")}
+    data.update(changes)
+    return parse_config(data, "test.yaml")
+
+
+def results(db_path, name="t"):
+    """Every stored game, without timings, in schedule order."""
+    with Store(db_path) as store:
+        tid = store.db.execute("SELECT id FROM tournaments WHERE name = ?", (name,)).fetchone()[0]
+        return [(g.key, g.seed, g.seats, g.ranks, g.scores, g.statuses, g.termination, g.moves)
+                for g in store.games(tid)]
+
+
+def test_a_round_robin_stores_every_game_and_a_second_run_plays_none(tmp_path):
+    cfg = config(tmp_path)
+    with Store(cfg.db) as store:
+        report = run_tournament(cfg, store)
+        assert (report.total, report.played, report.already_done) == (24, 24, 0)
+        assert report.complete and store.status(report.tournament_id) == "complete"
+        assert [r.label for r in report.standings][0] == "greedy@1.0"
+        assert sum(r.overall.games for r in report.standings) == 48
+        again = run_tournament(cfg, store)
+        assert (again.played, again.already_done) == (0, 24)
+    rows = results(cfg.db)
+    assert len(rows) == 24 and len({r[0] for r in rows}) == 24
+
+
+def test_two_workers_give_the_same_results_as_one(tmp_path):
+    one = config(tmp_path / "a", workers=1)
+    two = config(tmp_path / "b", workers=2)
+    for cfg in (one, two):
+        with Store(cfg.db) as store:
+            run_tournament(cfg, store)
+    assert results(one.db) == results(two.db)
+
+
+def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path):
+    full, partial = config(tmp_path / "full"), config(tmp_path / "partial", workers=2)
+    for cfg in (full, partial):
+        with Store(cfg.db) as store:
+            run_tournament(cfg, store)
+    db = sqlite3.connect(partial.db)
+    db.execute("DELETE FROM games WHERE id % 3 = 0")
+    db.commit()
+    db.close()
+    with Store(partial.db) as store:
+        report = run_tournament(partial, store)
+    assert report.played == 8 and report.already_done == 16
+    assert results(partial.db) == results(full.db)
+
+
+def test_the_same_name_and_version_with_other_code_is_refused(tmp_path):
+    with Store(tmp_path / "x.db") as store:
+        store.register_bot(BotIdentity("b", "1", "aaa", "b.py"))
+        assert store.register_bot(BotIdentity("b", "1", "aaa", "elsewhere.py")) == 1
+        with pytest.raises(StoreError, match="different code"):
+            store.register_bot(BotIdentity("b", "1", "bbb", "b.py"))
+
+
+def test_a_changed_tournament_under_the_same_name_is_refused(tmp_path):
+    with Store(tmp_path / "arena.db") as store:
+        run_tournament(config(tmp_path), store)
+        with pytest.raises(StoreError, match="other settings"):
+            run_tournament(config(tmp_path, seed=12), store)
+
+
+def test_arena_run_shows_standings_writes_csv_and_resumes(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: cli\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
+                    "games_per_pairing: 3\nworkers: 1\n")
+    args = ["run", str(path), "--db", str(tmp_path / "a.db"), "--output", str(tmp_path / "o"),
+            "--no-progress"]
+    first = CliRunner().invoke(cli, args)
+    assert first.exit_code == 0, first.output
+    assert "played 6 games" in first.output and "greedy@1.0" in first.output
+    standings = (tmp_path / "o" / "standings.csv").read_text().splitlines()
+    assert standings[0].startswith("place,bot,version,games,wins,draws,losses,points")
+    assert standings[1].startswith("1,greedy,1.0,6,")
+    assert len((tmp_path / "o" / "games.csv").read_text().splitlines()) == 7
+    assert (tmp_path / "o" / "arena.log").exists()
+    second = CliRunner().invoke(cli, args)
+    assert "is complete (6 games" in second.output and "nothing to play" in second.output
+
+
+def test_dry_run_plays_nothing(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: dry\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
+                    f"db: {tmp_path / 'a.db'}\n")
+    result = CliRunner().invoke(cli, ["run", str(path), "--dry-run", "--games-per-pairing", "5"])
+    assert result.exit_code == 0
+    assert "10 games: 1 tables of 10 games" in result.output
+    assert "greedy@1.0 vs random@1.0" in result.output
+    assert not (tmp_path / "a.db").exists()
+
+
+def test_config_errors_are_one_line(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("name: x\ngame: seasons\nbots: [a.py, b.py]\n")
+    result = CliRunner().invoke(cli, ["run", str(path)])
+    assert result.exit_code == 1 and "bots[0].spec: no such bot file 'a.py'" in result.output
+
+
+def count_games(db_path):
+    try:
+        db = sqlite3.connect(db_path, timeout=5)
+        try:
+            return db.execute("SELECT count(*) FROM games").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_a_killed_run_resumes_to_the_same_results(tmp_path, root):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: killed\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
+                    "games_per_pairing: 300\nworkers: 2\nseed: 4\n")
+    killed_db, clean_db = tmp_path / "killed.db", tmp_path / "clean.db"
+    command = [sys.executable, "-m", "arena", "run", str(path), "--no-progress",
+               "--output", str(tmp_path / "out")]
+    process = subprocess.Popen([*command, "--db", str(killed_db)], cwd=root,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while count_games(killed_db) < 100 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    stored = count_games(killed_db)
+    assert 100 <= stored < 600, "the run should be killed half-way"
+    subprocess.run([*command, "--db", str(killed_db)], cwd=root, check=True,
+                   capture_output=True)
+    subprocess.run([*command, "--db", str(clean_db)], cwd=root, check=True,
+                   capture_output=True)
+    assert len(results(killed_db, "killed")) == 600
+    assert results(killed_db, "killed") == results(clean_db, "killed")
