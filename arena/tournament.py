@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from arena.config import TournamentConfig
 from arena.executor import GameResult, MatchSetup, identity_hash, load_entry, run_local
-from arena.match import resolve_game_options
 from arena.games import find_game
+from arena.match import resolve_game_options
 from arena.schedule import GameTask, Table, game_points, round_robin_tables, tasks_for
 from arena.standings import BotResults, tally_games
 from arena.store import BotIdentity, GameRow, Store

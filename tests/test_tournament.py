@@ -47,7 +47,7 @@ def test_a_round_robin_stores_every_game_and_a_second_run_plays_none(tmp_path):
         report = run_tournament(cfg, store)
         assert (report.total, report.played, report.already_done) == (24, 24, 0)
         assert report.complete and store.status(report.tournament_id) == "complete"
-        assert [r.label for r in report.standings][0] == "greedy@1.0"
+        assert report.standings[0].label == "greedy@1.0"
         assert sum(r.overall.games for r in report.standings) == 48
         again = run_tournament(cfg, store)
         assert (again.played, again.already_done) == (0, 24)
