@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/arena play seasons bots/seasons/greedy.py bots/seasons/random_bot.py --games 200 --seed 1
+	$(BIN)/arena run configs/seasons-round-robin.yaml
 
 lint: $(STAMP)
 	$(BIN)/ruff check arena bots tests

@@ -98,7 +98,7 @@ def play_task(setup: MatchSetup, task: GameTask) -> GameResult:
     record = play_game(setup.game, players, task.seed, setup.options,
                        time_limit=setup.time_limit)
     duration = time.perf_counter() - started
-    log.debug("game %s done: ranks %s, %s", task.key, record.ranks, record.termination)
+    log.info("game %s done: ranks %s, %s", task.key, record.ranks, record.termination)
     return GameResult(task, record, duration)
 
 

@@ -163,3 +163,25 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path, root):
                    capture_output=True)
     assert len(results(killed_db, "killed")) == 600
     assert results(killed_db, "killed") == results(clean_db, "killed")
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path, root):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: interrupted\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
+                    "games_per_pairing: 300\nworkers: 2\n")
+    db = tmp_path / "i.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(path), "--no-progress", "--db", str(db),
+         "--output", str(tmp_path / "out")], cwd=root, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while count_games(db) < 50 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _out, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert "interrupted" in err and "run the same command again to resume" in err
+    assert "Traceback" not in err
+    kept = count_games(db)
+    assert 50 <= kept < 600
+    assert len(results(db, "interrupted")) == kept
