@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -149,6 +150,28 @@ def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
                f"(each group of {len(players)} games shares its dice)")
     for line in summary.lines():
         click.echo(line)
+
+
+@cli.command()
+@click.option("--board", "board_path", type=click.Path(exists=True, dir_okay=False),
+              help="Board file (default: the Sonnentau board).")
+@click.option("--record", "record_path", type=click.Path(exists=True, dir_okay=False),
+              help="A game record file (JSON Lines, from `arena play --json`).")
+@click.option("--game", "game_index", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Which game of the record file.")
+@click.option("--move", type=click.IntRange(min=0),
+              help="Show the position after this many moves (default: the end).")
+@click.option("--svg", "svg_path", required=True, type=click.Path(dir_okay=False),
+              help="Where to write the drawing.")
+@reports_errors
+def board(board_path: str | None, record_path: str | None, game_index: int,
+          move: int | None, svg_path: str) -> None:
+    """Draw a Sonnentau board, or a recorded game's position on it, as SVG."""
+    from arena.boards import draw
+
+    Path(svg_path).write_text(draw(board_path, record_path, game_index, move),
+                              encoding="utf-8")
+    click.echo(f"wrote {svg_path}")
 
 
 @cli.command()

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from arena.games.base import ArenaError
+
 if TYPE_CHECKING:
     from arena.games.base import State
 
@@ -117,7 +119,19 @@ def write_records(path: str, records: Iterable[GameRecord]) -> int:
     return count
 
 
+class RecordError(ArenaError, ValueError):
+    """A file that does not hold game records."""
+
+
 def read_records(path: str) -> list[GameRecord]:
-    """Read records written by :func:`write_records`."""
+    """Read records written by :func:`write_records` (JSON Lines, one game per line)."""
+    records = []
     with open(path, encoding="utf-8") as lines:
-        return [GameRecord.from_json(json.loads(line)) for line in lines if line.strip()]
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(GameRecord.from_json(json.loads(line)))
+            except (ValueError, KeyError, TypeError, IndexError) as exc:
+                raise RecordError(f"{path}, line {number}: not a game record ({exc})") from None
+    return records

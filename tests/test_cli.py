@@ -124,3 +124,45 @@ def test_a_person_may_type_the_action_itself(run):
     assert result.exit_code == 0
     assert "1. seat 0: " in result.output and "reroll slots 0,1,2" in result.output
     assert "on Max-15" in result.output
+
+
+HEURISTIC = "bots/sonnentau/heuristic.py"
+ST_RANDOM = "bots/sonnentau/random_bot.py"
+
+
+@pytest.mark.parametrize("dice", ["standard", "miwin"])
+@pytest.mark.parametrize("bots", [(HEURISTIC, ST_RANDOM), (HEURISTIC, ST_RANDOM, ST_RANDOM,
+                                                         HEURISTIC)])
+def test_sonnentau_games_with_two_and_four_bots_are_identical_per_seed(run, dice, bots):
+    args = ["play", "sonnentau", *bots, "--dice", dice, "--seed", "4"]
+    first, second = run(*args), run(*args)
+    assert first.exit_code == 0, first.output
+    assert first.output == second.output
+    assert first.output.splitlines()[-1].startswith("Result: ")
+    if dice == "miwin":
+        assert "rolls " in first.output
+
+
+def test_sonnentau_summary_over_many_games(run):
+    result = run("play", "sonnentau", HEURISTIC, ST_RANDOM, ST_RANDOM, "--games", "3")
+    assert result.exit_code == 0, result.output
+    assert "3 games of Sonnentau" in result.output and "mean rank" in result.output
+
+
+def test_the_board_drawing_and_a_recorded_position(run, tmp_path):
+    plain = tmp_path / "board.svg"
+    assert run("board", "--svg", str(plain)).exit_code == 0
+    assert plain.read_text().startswith("<svg") or "<svg" in plain.read_text()[:300]
+    records = tmp_path / "games.jsonl"
+    assert run("play", "sonnentau", HEURISTIC, ST_RANDOM, "--json", str(records)).exit_code == 0
+    at_move = tmp_path / "move.svg"
+    result = run("board", "--record", str(records), "--move", "30", "--svg", str(at_move))
+    assert result.exit_code == 0, result.output
+    assert at_move.read_text() != plain.read_text()
+    too_far = run("board", "--record", str(records), "--move", "100000", "--svg", str(at_move))
+    assert too_far.exit_code == 1 and "moves, not 100000" in too_far.output
+    assert run("board", "--move", "3", "--svg", str(at_move)).exit_code == 1
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n")
+    broken = run("board", "--record", str(bad), "--svg", str(at_move))
+    assert broken.exit_code == 1 and "line 1: not a game record" in broken.output

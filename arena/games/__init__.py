@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from arena.games import seasons
+from arena.games import seasons, sonnentau
 from arena.games.base import Game, UnknownGameError, unknown_name_message
 
 GAMES: dict[str, Game] = {
     seasons.GAME.info.name: seasons.GAME,
+    sonnentau.GAME.info.name: sonnentau.GAME,
 }
 
 
