@@ -51,7 +51,7 @@ def seat_value(state, seat):
     return HOME_BONUS * state.home[seat] - race
 
 
-def evaluate(state, me):
+def evaluate(state, me, leader_weight=LEADER_WEIGHT):
     """The position from ``me``'s point of view."""
     if state.phase == OVER:
         winner = state.winner()
@@ -60,7 +60,7 @@ def evaluate(state, me):
     own = seat_value(state, me)
     others = [seat_value(state, s) for s in range(state.n_seats) if s != me]
     field = sum(others) / len(others)
-    return own - LEADER_WEIGHT * max(others) - FIELD_WEIGHT * field
+    return own - leader_weight * max(others) - FIELD_WEIGHT * field
 
 
 def best_follow_up(state, me):
@@ -114,8 +114,19 @@ def _hit_target_gain(state, me, occupant, target, origin):
 
 
 class HeuristicPlayer:
+    """Parameters make weaker variants for tournaments.
+
+    ``lookahead=False`` drops the second ply (the best relocation of a hit and
+    the follow-up of the remaining dice); ``leader_weight`` is how much sending
+    the leading opponent back is worth (0: a pure racer).
+    """
+
     name = "heuristic"
     version = "1.0"
+
+    def __init__(self, lookahead=True, leader_weight=LEADER_WEIGHT):
+        self.lookahead = lookahead
+        self.leader_weight = leader_weight
 
     def act(self, observation):
         state = SonnentauState.from_json(observation.state)
@@ -128,9 +139,9 @@ class HeuristicPlayer:
     def score(self, state, action, me, *, deep=True):
         after = state.copy()
         after.apply(action)
-        if after.phase == RELOCATE and after.seat == me and deep:
+        if after.phase == RELOCATE and after.seat == me and deep and self.lookahead:
             return max(self.score(after, r, me, deep=False) for r in after.legal_actions())
-        value = evaluate(after, me)
-        if after.phase in (MOVE, RELOCATE) and after.seat == me:
+        value = evaluate(after, me, self.leader_weight)
+        if self.lookahead and after.phase in (MOVE, RELOCATE) and after.seat == me:
             value += OPPORTUNITY_WEIGHT * best_follow_up(after, me)
         return value
