@@ -16,14 +16,16 @@ from typing import Any, TypeVar
 import click
 import yaml
 
-from arena.config import load_config
+from arena.config import DEFAULT_DB, load_config
 from arena.games import GAMES, find_game
 from arena.games.base import ArenaError, Game
 from arena.human import HUMAN_SPEC, HumanPlayer
 from arena.match import resolve_game_options
 from arena.play import MatchSummary, bot_labels, play_match
 from arena.players import BotLoadError, Player, load_bot
+from arena.ratings import SYSTEMS, RatingSettings
 from arena.record import GameRecord
+from arena.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -202,6 +204,137 @@ def run(config_path: str, dry_run: bool, progress: bool, verbose: bool,
             click.echo(line)
         return
     run_from_cli(config, progress=progress, verbose=verbose)
+
+
+DB_OPTION = click.option("--db", default=DEFAULT_DB, show_default=True,
+                         help="Results database.")
+SYSTEM_OPTION = click.option("--system", type=click.Choice(SYSTEMS), default="trueskill",
+                             show_default=True, help="Rating system.")
+
+
+@cli.command()
+@click.option("--game", "game_name", help="Only this game (default: every game played).")
+@DB_OPTION
+@SYSTEM_OPTION
+@reports_errors
+def ratings(game_name: str | None, db: str, system: str) -> None:
+    """The all-time leaderboard of every bot version."""
+    from arena.versions import games_played, leaderboard
+
+    with open_store(db) as store:
+        names = [find_game(game_name).info.name] if game_name else games_played(store)
+        for name in names:
+            rows = leaderboard(store, name, RatingSettings(system=system))
+            click.echo(f"{name} ({system}, {len(rows)} versions)")
+            click.echo(f"  {'#':>3}  {'bot':<20} {'version':<10} {'mu':>7} {'sigma':>6} "
+                       f"{'mu-3sigma':>9} {'games':>6} {'wins':>5} {'draws':>5} {'losses':>6}")
+            for place, row in enumerate(rows, 1):
+                bot, r, t = row.bot.identity, row.rating, row.tally
+                click.echo(f"  {place:>3}  {bot.name:<20} {bot.version:<10} {r.mu:7.2f} "
+                           f"{r.sigma:6.2f} {r.conservative:9.2f} {t.games:6d} {t.wins:5d} "
+                           f"{t.draws:5d} {t.losses:6d}")
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--game", "game_name", help="Only this game (default: every game it played).")
+@DB_OPTION
+@SYSTEM_OPTION
+@reports_errors
+def history(name: str, game_name: str | None, db: str, system: str) -> None:
+    """Each version of bot NAME: its rating and games after every tournament."""
+    import datetime
+
+    from arena.versions import games_played, history as version_history
+
+    with open_store(db) as store:
+        names = [find_game(game_name).info.name] if game_name else games_played(store)
+        shown = 0
+        for game in names:
+            rows = version_history(store, name, game, RatingSettings(system=system))
+            if not rows:
+                continue
+            shown += 1
+            click.echo(f"{name} in {game} ({system})")
+            click.echo(f"  {'version':<10} {'tournament':<32} {'when':<16} {'mu':>7} "
+                       f"{'sigma':>6} {'mu-3sigma':>9} {'games':>6}")
+            for row in rows:
+                when = datetime.datetime.fromtimestamp(row.finished).strftime("%Y-%m-%d %H:%M")
+                r = row.rating
+                click.echo(f"  {row.version:<10} {row.tournament:<32} {when:<16} {r.mu:7.2f} "
+                           f"{r.sigma:6.2f} {r.conservative:9.2f} {row.games:6d}")
+        if not shown:
+            raise ArenaError(f"bot {name!r} has no rated games in {db}")
+
+
+@cli.command()
+@click.argument("first", metavar="NAME@V1")
+@click.argument("second", metavar="NAME@V2")
+@click.option("--game", "game_name", help="The game (needed when both play several).")
+@click.option("--games", "pairs", type=click.IntRange(min=1),
+              help="Play this many seat-swapped pairs now (with --sprt: at most this many).")
+@click.option("--sprt", "use_sprt", is_flag=True,
+              help="Play pairs until a sequential test decides (elo0 vs elo1).")
+@click.option("--elo0", type=float, default=0.0, show_default=True)
+@click.option("--elo1", type=float, default=10.0, show_default=True)
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--beta", type=float, default=0.05, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--workers", type=click.IntRange(min=0), default=0,
+              help="Worker processes (0 = one per CPU).")
+@click.option("--progress/--no-progress", default=True, show_default=True)
+@DB_OPTION
+@reports_errors
+def compare(first: str, second: str, game_name: str | None, pairs: int | None,
+            use_sprt: bool, elo0: float, elo1: float, alpha: float, beta: float, seed: int,
+            workers: int, progress: bool, db: str) -> None:
+    """Compare two bot versions: score, Elo difference, LOS, and an SPRT verdict.
+
+    Without --games or --sprt the stored games in which the two met are used.
+    """
+    from arena.compare import parse_version, play_comparison, stored_comparison
+    from arena.console import ProgressBar
+    from arena.stats import SprtSettings
+
+    settings = SprtSettings(elo0, elo1, alpha, beta) if use_sprt else None
+    with open_store(db) as store:
+        game = _common_game(store, game_name, first, second)
+        bots = [store.find_bot(game, *parse_version(label)) for label in (first, second)]
+        if pairs is None and not use_sprt:
+            result = stored_comparison(store, game, *bots)
+            if result.score.games == 0:
+                raise ArenaError(f"{first} and {second} have not met in {db}; "
+                                 "play some with --games N or --sprt")
+        else:
+            bar = ProgressBar(enabled=progress)
+            try:
+                result = play_comparison(store, game, *bots, pairs=pairs or 5000, seed=seed,
+                                         workers=workers, db=db, settings=settings,
+                                         progress=bar)
+            finally:
+                bar.close()
+        for line in result.lines():
+            click.echo(line)
+
+
+def _common_game(store: Store, game_name: str | None, *labels: str) -> str:
+    from arena.compare import parse_version
+
+    if game_name:
+        return find_game(game_name).info.name
+    names = [parse_version(label)[0] for label in labels]
+    games = [g for g in sorted({b.game for b in store.bots()})
+             if all(any(b.identity.name == n for b in store.bots(g)) for n in names)]
+    if len(games) != 1:
+        found = ", ".join(games) if games else "none"
+        raise ArenaError(f"name the game with --game (games with both bots: {found})")
+    return games[0]
+
+
+def open_store(db: str) -> Store:
+    if not Path(db).exists():
+        raise ArenaError(f"no results database at {db} (run a tournament first, or pass --db)")
+    return Store(db)
 
 
 def main() -> None:

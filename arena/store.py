@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from arena.games.base import ArenaError
 from arena.record import GameRecord
 from arena.schedule import GameTask
 
+SCHEMA_VERSION = 1
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
     id INTEGER PRIMARY KEY,
@@ -34,12 +35,14 @@ CREATE TABLE IF NOT EXISTS tournaments (
 );
 CREATE TABLE IF NOT EXISTS bots (
     id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
     name TEXT NOT NULL,
     version TEXT NOT NULL,
     code_hash TEXT NOT NULL,
     spec TEXT NOT NULL,
+    params TEXT NOT NULL DEFAULT '{}',
     created REAL NOT NULL,
-    UNIQUE (name, version)
+    UNIQUE (game, name, version)
 );
 CREATE TABLE IF NOT EXISTS entrants (
     tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
@@ -68,6 +71,16 @@ CREATE TABLE IF NOT EXISTS games (
     UNIQUE (tournament_id, key)
 );
 CREATE INDEX IF NOT EXISTS games_by_round ON games (tournament_id, round);
+CREATE TABLE IF NOT EXISTS ratings (
+    system TEXT NOT NULL,
+    game TEXT NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    computed REAL NOT NULL,
+    PRIMARY KEY (system, game, bot_id)
+);
 """
 
 
@@ -81,6 +94,31 @@ class BotIdentity:
     version: str
     code_hash: str
     spec: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}@{self.version}"
+
+
+@dataclass(frozen=True)
+class StoredBot:
+    id: int
+    game: str
+    identity: BotIdentity
+    created: float
+
+
+@dataclass(frozen=True)
+class TournamentRow:
+    id: int
+    name: str
+    game: str
+    seed: int
+    status: str
+    created: float
+    finished: float | None
+    config: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -102,6 +140,20 @@ class GameRow:
     duration: float
 
 
+@dataclass(frozen=True)
+class PlayedGame:
+    """A stored game with the bots' ids (across tournaments)."""
+
+    tournament: int
+    round: int
+    table: int
+    set: int
+    rotation: int
+    bots: tuple[int, ...]
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...]
+
+
 class Store:
     """A connection to the results database."""
 
@@ -112,9 +164,19 @@ class Store:
             self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
+            self._check_schema()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
+
+    def _check_schema(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if version == 0 and tables == 0:
+            self.db.executescript(SCHEMA)
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        elif version != SCHEMA_VERSION:
+            raise StoreError(f"{self.path} was written by another version of arena (schema "
+                             f"{version}, this one reads {SCHEMA_VERSION}); use a new --db")
 
     def close(self) -> None:
         self.db.close()
@@ -127,22 +189,66 @@ class Store:
 
     # -- bots ----------------------------------------------------------------
 
-    def register_bot(self, bot: BotIdentity) -> int:
-        """The bot's id; the same name and version with other code is refused."""
-        row = self.db.execute("SELECT id, code_hash FROM bots WHERE name = ? AND version = ?",
-                              (bot.name, bot.version)).fetchone()
+    def register_bot(self, game: str, bot: BotIdentity) -> int:
+        """The bot's id; the same name and version with other code is refused.
+
+        Bots are told apart per game: a Seasons bot and a Sonnentau bot may share a name.
+        """
+        row = self.db.execute("SELECT id, code_hash FROM bots WHERE game = ? AND name = ?"
+                              " AND version = ?", (game, bot.name, bot.version)).fetchone()
         if row is None:
             cursor = self.db.execute(
-                "INSERT INTO bots (name, version, code_hash, spec, created) VALUES (?,?,?,?,?)",
-                (bot.name, bot.version, bot.code_hash, bot.spec, time.time()))
+                "INSERT INTO bots (game, name, version, code_hash, spec, params, created)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (game, bot.name, bot.version, bot.code_hash, bot.spec,
+                 json.dumps(dict(bot.params), sort_keys=True), time.time()))
             return int(cursor.lastrowid or 0)
         if row[1] != bot.code_hash:
             raise StoreError(
-                f"bot {bot.name} version {bot.version} is already in {self.path} with different "
-                f"code or parameters; give the changed bot a new version")
+                f"{game} bot {bot.name} version {bot.version} is already in {self.path} with "
+                "different code or parameters; give the changed bot a new version")
         return int(row[0])
 
+    def bots(self, game: str | None = None) -> list[StoredBot]:
+        rows = self.db.execute(
+            "SELECT id, game, name, version, code_hash, spec, params, created FROM bots"
+            " WHERE ? IS NULL OR game = ? ORDER BY game, name, created, version", (game, game))
+        return [StoredBot(r[0], r[1], BotIdentity(r[2], r[3], r[4], r[5], json.loads(r[6])),
+                          r[7]) for r in rows]
+
+    def find_bot(self, game: str, name: str, version: str) -> StoredBot:
+        for bot in self.bots(game):
+            if (bot.identity.name, bot.identity.version) == (name, version):
+                return bot
+        versions = [b.identity.version for b in self.bots(game) if b.identity.name == name]
+        known = f"; known versions: {', '.join(versions)}" if versions else ""
+        raise StoreError(f"no {game} bot {name}@{version} in {self.path}{known}")
+
     # -- tournaments -----------------------------------------------------------
+
+    def tournaments(self, game: str | None = None) -> list[TournamentRow]:
+        query = ("SELECT id, name, game, seed, status, created, finished, config"
+                 " FROM tournaments")
+        args: tuple[Any, ...] = ()
+        if game is not None:
+            query += " WHERE game = ?"
+            args = (game,)
+        rows = self.db.execute(query + " ORDER BY id", args)
+        return [TournamentRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]))
+                for r in rows]
+
+    def find_tournament(self, key: str | int) -> TournamentRow:
+        """A tournament by id or name."""
+        for row in self.tournaments():
+            if str(row.id) == str(key) or row.name == key:
+                return row
+        raise StoreError(f"no tournament {key!r} in {self.path}")
+
+    def entrants(self, tournament: int) -> list[int]:
+        """Bot ids of the tournament's entrants, by position."""
+        rows = self.db.execute("SELECT bot_id FROM entrants WHERE tournament_id = ?"
+                               " ORDER BY position", (tournament,))
+        return [r[0] for r in rows]
 
     def open_tournament(self, config: TournamentConfig, bot_ids: Sequence[int]) -> int:
         """The tournament's id: created, or found with the same defining settings."""
@@ -209,6 +315,34 @@ class Store:
                           tuple(json.loads(row[6])), tuple(json.loads(row[7])),
                           tuple(json.loads(row[8])), tuple(json.loads(row[9])), row[10],
                           row[11], row[12])
+
+    def played_games(self, game: str) -> Iterator[PlayedGame]:
+        """Every stored game of ``game`` with bot ids, in canonical order: tournament
+        (oldest first), round, table, set, rotation."""
+        query = ("SELECT g.tournament_id, g.round, g.table_no, g.set_no, g.rotation, g.seats,"
+                 " g.ranks, g.scores FROM games g JOIN tournaments t ON t.id = g.tournament_id"
+                 " WHERE t.game = ?"
+                 " ORDER BY g.tournament_id, g.round, g.table_no, g.set_no, g.rotation")
+        entrants: dict[int, list[int]] = {}
+        for tid, round_no, table, game_set, rotation, seats, ranks, scores in self.db.execute(
+                query, (game,)).fetchall():
+            if tid not in entrants:
+                entrants[tid] = self.entrants(tid)
+            bots = tuple(entrants[tid][position] for position in json.loads(seats))
+            yield PlayedGame(tid, round_no, table, game_set, rotation, bots,
+                             tuple(json.loads(ranks)), tuple(json.loads(scores)))
+
+    def save_ratings(self, system: str, game: str,
+                     ratings: Mapping[int, tuple[float, float, int]]) -> None:
+        """Replace the stored ratings of ``game`` by ``system``: bot id -> (μ, σ, games)."""
+        now = time.time()
+        with self.transaction():
+            self.db.execute("DELETE FROM ratings WHERE system = ? AND game = ?", (system, game))
+            self.db.executemany(
+                "INSERT INTO ratings (system, game, bot_id, mu, sigma, games, computed)"
+                " VALUES (?,?,?,?,?,?,?)",
+                [(system, game, bot, mu, sigma, n, now)
+                 for bot, (mu, sigma, n) in ratings.items()])
 
     def record(self, tournament: int, key: str) -> GameRecord:
         row = self.db.execute("SELECT record FROM games WHERE tournament_id = ? AND key = ?",

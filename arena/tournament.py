@@ -57,7 +57,8 @@ def load_entrants(config: TournamentConfig) -> Entrants:
     identities = []
     for entry in config.bots:
         bot = load_entry(entry)
-        identities.append(BotIdentity(bot.name, bot.version, identity_hash(bot), entry.spec))
+        identities.append(BotIdentity(bot.name, bot.version, identity_hash(bot), entry.spec,
+                                      dict(entry.params)))
     labels = [f"{i.name}@{i.version}" for i in identities]
     return Entrants(labels, identities)
 
@@ -79,44 +80,61 @@ def round_robin_tasks(config: TournamentConfig) -> list[GameTask]:
     return tasks_for(tables, config.games_per_pairing, config.seed)
 
 
+@dataclass(frozen=True)
+class TournamentRun:
+    """An opened tournament: its id in the store, its bots and what its games share."""
+
+    config: TournamentConfig
+    store: Store
+    tid: int
+    entrants: Entrants
+    setup: MatchSetup
+
+
+def open_run(config: TournamentConfig, store: Store) -> TournamentRun:
+    """Load and register the bots, and find or create the tournament in ``store``."""
+    entrants = load_entrants(config)
+    bot_ids = [store.register_bot(config.game, bot) for bot in entrants.identities]
+    tid = store.open_tournament(config, bot_ids)
+    return TournamentRun(config, store, tid, entrants, match_setup(config))
+
+
 def run_tournament(config: TournamentConfig, store: Store,
                    progress: Progress | None = None) -> RunReport:
     """Play every game of the tournament not yet in ``store``; return the standings."""
     progress = progress or Progress()
-    entrants = load_entrants(config)
-    bot_ids = [store.register_bot(identity) for identity in entrants.identities]
-    tid = store.open_tournament(config, bot_ids)
-    report = RunReport(tid, total_games(config), len(store.finished_keys(tid)))
+    run = open_run(config, store)
+    report = RunReport(run.tid, total_games(config), len(store.finished_keys(run.tid)))
     progress.started(report.total, report.already_done)
-    setup = match_setup(config)
     if config.format == "round-robin":
-        _play(setup, config, store, tid, round_robin_tasks(config), report, progress)
+        play_tasks(run, round_robin_tasks(config), report, progress)
     else:
-        _play_swiss(setup, config, store, tid, entrants, report, progress)
-    report.standings = standings(store, tid, entrants.labels, config)
+        _play_swiss(run, report, progress)
+    report.standings = standings(store, run.tid, run.entrants.labels, config)
     if report.complete:
-        store.set_status(tid, "complete")
+        store.set_status(run.tid, "complete")
     return report
 
 
-def _play(setup: MatchSetup, config: TournamentConfig, store: Store, tid: int,
-          tasks: Sequence[GameTask], report: RunReport, progress: Progress) -> None:
-    done = store.finished_keys(tid)
+def play_tasks(run: TournamentRun, tasks: Sequence[GameTask], report: RunReport,
+               progress: Progress) -> None:
+    """Play the tasks not yet stored, committing each game as it finishes."""
+    done = run.store.finished_keys(run.tid)
     todo = [task for task in tasks if task.key not in done]
-    for result in run_local(setup, todo, config.worker_count):
-        store.save_game(tid, result.task, result.record, result.duration)
+    for result in run_local(run.setup, todo, run.config.worker_count):
+        run.store.save_game(run.tid, result.task, result.record, result.duration)
         report.played += 1
         progress.game_done(result)
 
 
-def _play_swiss(setup: MatchSetup, config: TournamentConfig, store: Store, tid: int,
-                entrants: Entrants, report: RunReport, progress: Progress) -> None:
+def _play_swiss(run: TournamentRun, report: RunReport, progress: Progress) -> None:
+    config = run.config
     for round_index in range(config.rounds):
-        tables = swiss_round_tables(store, tid, config, round_index)
-        tasks = tasks_for(tables, config.games_per_pairing, config.seed)
-        _play(setup, config, store, tid, tasks, report, progress)
-        progress.round_done(round_index, standings(store, tid, entrants.labels, config,
-                                                   upto_round=round_index + 1))
+        tables = swiss_round_tables(run.store, run.tid, config, round_index)
+        play_tasks(run, tasks_for(tables, config.games_per_pairing, config.seed), report,
+                   progress)
+        progress.round_done(round_index, standings(run.store, run.tid, run.entrants.labels,
+                                                   config, upto_round=round_index + 1))
 
 
 def swiss_round_tables(store: Store, tid: int, config: TournamentConfig,

@@ -81,10 +81,11 @@ def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path):
 
 def test_the_same_name_and_version_with_other_code_is_refused(tmp_path):
     with Store(tmp_path / "x.db") as store:
-        store.register_bot(BotIdentity("b", "1", "aaa", "b.py"))
-        assert store.register_bot(BotIdentity("b", "1", "aaa", "elsewhere.py")) == 1
+        store.register_bot("seasons", BotIdentity("b", "1", "aaa", "b.py"))
+        assert store.register_bot("seasons", BotIdentity("b", "1", "aaa", "elsewhere.py")) == 1
         with pytest.raises(StoreError, match="different code"):
-            store.register_bot(BotIdentity("b", "1", "bbb", "b.py"))
+            store.register_bot("seasons", BotIdentity("b", "1", "bbb", "b.py"))
+        assert store.register_bot("sonnentau", BotIdentity("b", "1", "bbb", "b.py")) == 2
 
 
 def test_a_changed_tournament_under_the_same_name_is_refused(tmp_path):
