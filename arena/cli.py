@@ -9,8 +9,8 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from pathlib import Path
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -245,7 +245,8 @@ def history(name: str, game_name: str | None, db: str, system: str) -> None:
     """Each version of bot NAME: its rating and games after every tournament."""
     import datetime
 
-    from arena.versions import games_played, history as version_history
+    from arena.versions import games_played
+    from arena.versions import history as version_history
 
     with open_store(db) as store:
         names = [find_game(game_name).info.name] if game_name else games_played(store)

@@ -20,6 +20,7 @@ from arena.games import find_game
 from arena.games.base import ArenaError, GameOptionError, UnknownGameError, unknown_name_message
 from arena.match import SEATS_OPTION
 from arena.players import split_spec
+from arena.ratings import RatingSettings, RatingSettingsError
 
 FORMATS = ("round-robin", "swiss")
 DEFAULT_DB = "results/arena.db"
@@ -61,6 +62,7 @@ class TournamentConfig:
     time_limit: float | None = None
     output: str = ""
     db: str = DEFAULT_DB
+    ratings: RatingSettings = field(default_factory=RatingSettings)
     source: str = "<config>"
 
     @property
@@ -74,10 +76,14 @@ class TournamentConfig:
     def defining(self) -> dict[str, Any]:
         """The settings that decide the results (not where they go or how fast)."""
         data = asdict(self)
-        for key in ("workers", "output", "db", "source"):
+        for key in ("workers", "output", "db", "source", "ratings"):
             data.pop(key)
         data["bots"] = [bot.to_json() for bot in self.bots]
         return data
+
+    def to_json(self) -> dict[str, Any]:
+        """The defining settings plus the rating settings (stored with the tournament)."""
+        return {**self.defining(), "ratings": asdict(self.ratings)}
 
     def fingerprint(self) -> str:
         text = json.dumps(self.defining(), sort_keys=True, separators=(",", ":"))
@@ -99,6 +105,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "time_limit": ((int, float), False),
     "output": ((str,), False),
     "db": ((str,), False),
+    "ratings": ((dict,), False),
 }
 _BOT_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "spec": ((str,), True),
@@ -135,7 +142,9 @@ def parse_config(data: Any, source: str = "<config>",
     bots = tuple(_parse_bot(item, source, i) for i, item in enumerate(data["bots"]))
     config = TournamentConfig(
         name=data["name"], game=data["game"], bots=bots,
-        **{k: data[k] for k in _TOP_KEYS if k in data and k not in ("name", "game", "bots")},
+        **{k: data[k] for k in _TOP_KEYS
+           if k in data and k not in ("name", "game", "bots", "ratings")},
+        ratings=_parse_ratings(data.get("ratings", {}), source),
         source=source)
     if config.time_limit is not None:
         config = replace(config, time_limit=float(config.time_limit))
@@ -163,6 +172,13 @@ def _check_keys(data: Mapping[str, Any], schema: Mapping[str, tuple[tuple[type, 
             wanted = " or ".join(_TYPE_NAMES[t] for t in types)
             raise ConfigError(f"{_where(source, prefix + key)}: must be {wanted}, "
                               f"got {value!r}")
+
+
+def _parse_ratings(data: Mapping[str, Any], source: str) -> RatingSettings:
+    try:
+        return RatingSettings.from_mapping(data)
+    except (RatingSettingsError, ValueError, TypeError) as exc:
+        raise ConfigError(f"{source}: ratings: {exc}") from None
 
 
 def _parse_bot(item: Any, source: str, index: int) -> BotEntry:

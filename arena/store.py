@@ -265,7 +265,7 @@ class Store:
                 "INSERT INTO tournaments (name, game, seed, fingerprint, config, status, created)"
                 " VALUES (?,?,?,?,?,?,?)",
                 (config.name, config.game, config.seed, config.fingerprint(),
-                 json.dumps(config.defining()), "running", time.time()))
+                 json.dumps(config.to_json()), "running", time.time()))
             tid = int(cursor.lastrowid or 0)
             self.db.executemany(
                 "INSERT INTO entrants (tournament_id, position, bot_id) VALUES (?,?,?)",

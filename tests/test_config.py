@@ -93,3 +93,16 @@ def test_unreadable_and_invalid_files(tmp_path):
         load_config(tmp_path / "missing.yaml")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_config(write(tmp_path, "name: [unclosed\n"))
+
+
+def test_rating_settings_are_read_and_checked():
+    config = parse_config(base(ratings={"system": "openskill", "draw_probability": 0.1}))
+    assert config.ratings.system == "openskill" and config.ratings.draw_probability == 0.1
+    assert parse_config(base()).ratings.system == "trueskill"
+    assert config.fingerprint() == parse_config(base()).fingerprint()
+    with pytest.raises(ConfigError, match="ratings: rating system must be one of"):
+        parse_config(base(ratings={"system": "elo"}))
+    with pytest.raises(ConfigError, match="ratings: draw_probability must be above 0"):
+        parse_config(base(ratings={"draw_probability": 0}))
+    with pytest.raises(ConfigError, match="unknown rating setting"):
+        parse_config(base(ratings={"mu0": 3}))
