@@ -111,7 +111,7 @@ def play_comparison(store: Store, game: str, first: StoredBot, second: StoredBot
         game=game, bots=(_entry(first), _entry(second)), games_per_pairing=pairs,
         seed=seed, workers=workers, db=db)
     run = open_run(config, store)
-    tasks = round_robin_tasks(config)
+    tasks = round_robin_tasks(config, run.entrants.labels)
     report = RunReport(run.tid, len(tasks), len(store.finished_keys(run.tid)))
     progress = progress or Progress()
     progress.started(report.total, report.already_done)

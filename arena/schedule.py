@@ -6,8 +6,10 @@ is ``k`` games on one game seed, one per seat rotation (seat ``i`` gets
 ``table.bots[(i + r) % k]`` in rotation ``r``) — the duplicate format: every
 bot plays every seat with the same dice, so luck cancels between the bots.
 
-Seeds: the game seed of set ``s`` of table ``t`` in round ``r`` is
-``derive_seed(tournament seed, "game", r, t, s)``.
+Seeds: the game seed of set ``s`` of a table in round ``r`` is
+``derive_seed(tournament seed, "game", r, "name@version|name@version…", s)``, the
+table's bots in entrant order — a pure function of who meets, so adding or
+removing other bots never changes the dice of a pairing.
 
 Round-robin: every pair of bots for two-player games; for ``k``-player tables
 every ``k``-subset of the bots while there are at most ``MAX_SUBSETS`` of them.
@@ -61,8 +63,8 @@ class GameTask:
         return f"r{self.round}-t{self.table}-s{self.set}-o{self.rotation}"
 
 
-def game_seed(seed: int, round_index: int, table: int, game_set: int) -> int:
-    return derive_seed(seed, "game", round_index, table, game_set)
+def game_seed(seed: int, round_index: int, bots: Sequence[str], game_set: int) -> int:
+    return derive_seed(seed, "game", round_index, "|".join(bots), game_set)
 
 
 def rotate(bots: Sequence[int], rotation: int) -> tuple[int, ...]:
@@ -71,18 +73,25 @@ def rotate(bots: Sequence[int], rotation: int) -> tuple[int, ...]:
     return tuple(bots[(seat + rotation) % k] for seat in range(k))
 
 
-def table_tasks(table: Table, games_per_pairing: int, seed: int) -> list[GameTask]:
-    """All games of a table: each set in every seat rotation on the set's seed."""
+def table_tasks(table: Table, games_per_pairing: int, seed: int,
+                labels: Sequence[str]) -> list[GameTask]:
+    """All games of a table: each set in every seat rotation on the set's seed.
+
+    ``labels`` name every entrant (``name@version``); they key the seeds.
+    """
+    names = [labels[bot] for bot in table.bots]
     return [
         GameTask(table.round, table.index, game_set, rotation, rotate(table.bots, rotation),
-                 game_seed(seed, table.round, table.index, game_set))
+                 game_seed(seed, table.round, names, game_set))
         for game_set in range(games_per_pairing)
         for rotation in range(len(table.bots))
     ]
 
 
-def tasks_for(tables: Iterable[Table], games_per_pairing: int, seed: int) -> list[GameTask]:
-    return [task for table in tables for task in table_tasks(table, games_per_pairing, seed)]
+def tasks_for(tables: Iterable[Table], games_per_pairing: int, seed: int,
+              labels: Sequence[str]) -> list[GameTask]:
+    return [task for table in tables
+            for task in table_tasks(table, games_per_pairing, seed, labels)]
 
 
 def round_robin_tables(n_bots: int, seats: int, rounds: int, seed: int) -> list[Table]:

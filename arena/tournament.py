@@ -70,14 +70,15 @@ def match_setup(config: TournamentConfig) -> MatchSetup:
 
 def total_games(config: TournamentConfig) -> int:
     if config.format == "round-robin":
-        return len(round_robin_tasks(config))
+        return len(round_robin_tables(len(config.bots), config.seats, config.rounds,
+                                      config.seed)) * config.seats * config.games_per_pairing
     tables = len(config.bots) // config.seats
     return config.rounds * tables * config.seats * config.games_per_pairing
 
 
-def round_robin_tasks(config: TournamentConfig) -> list[GameTask]:
+def round_robin_tasks(config: TournamentConfig, labels: Sequence[str]) -> list[GameTask]:
     tables = round_robin_tables(len(config.bots), config.seats, config.rounds, config.seed)
-    return tasks_for(tables, config.games_per_pairing, config.seed)
+    return tasks_for(tables, config.games_per_pairing, config.seed, labels)
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def run_tournament(config: TournamentConfig, store: Store,
     report = RunReport(run.tid, total_games(config), len(store.finished_keys(run.tid)))
     progress.started(report.total, report.already_done)
     if config.format == "round-robin":
-        play_tasks(run, round_robin_tasks(config), report, progress)
+        play_tasks(run, round_robin_tasks(config, run.entrants.labels), report, progress)
     else:
         _play_swiss(run, report, progress)
     report.standings = standings(store, run.tid, run.entrants.labels, config)
@@ -131,8 +132,8 @@ def _play_swiss(run: TournamentRun, report: RunReport, progress: Progress) -> No
     config = run.config
     for round_index in range(config.rounds):
         tables = swiss_round_tables(run.store, run.tid, config, round_index)
-        play_tasks(run, tasks_for(tables, config.games_per_pairing, config.seed), report,
-                   progress)
+        tasks = tasks_for(tables, config.games_per_pairing, config.seed, run.entrants.labels)
+        play_tasks(run, tasks, report, progress)
         progress.round_done(round_index, standings(run.store, run.tid, run.entrants.labels,
                                                    config, upto_round=round_index + 1))
 

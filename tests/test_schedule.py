@@ -16,15 +16,26 @@ from arena.schedule import (
 )
 
 
+LABELS = [f"bot{i}@1" for i in range(50)]
+
+
+def test_a_pairing_has_the_same_dice_whoever_else_plays():
+    small = tasks_for(round_robin_tables(3, 2, 1, seed=0), 1, 5, ["a@1", "b@1", "c@1"])
+    large = tasks_for(round_robin_tables(5, 2, 1, seed=0), 1, 5,
+                      ["x@1", "a@1", "b@1", "y@1", "c@1"])
+    seeds = {t.seed for t in small}
+    assert len(seeds) == 3 and seeds <= {t.seed for t in large}
+
+
 def test_a_two_player_table_is_two_games_with_seats_swapped_on_one_seed():
-    tasks = table_tasks(Table(0, 3, (4, 7)), games_per_pairing=1, seed=1)
+    tasks = table_tasks(Table(0, 3, (4, 7)), games_per_pairing=1, seed=1, labels=LABELS)
     assert [t.seats for t in tasks] == [(4, 7), (7, 4)]
     assert tasks[0].seed == tasks[1].seed
     assert [t.key for t in tasks] == ["r0-t3-s0-o0", "r0-t3-s0-o1"]
 
 
 def test_a_four_player_table_plays_every_rotation_and_every_bot_every_seat():
-    tasks = table_tasks(Table(1, 0, (0, 1, 2, 3)), games_per_pairing=2, seed=1)
+    tasks = table_tasks(Table(1, 0, (0, 1, 2, 3)), games_per_pairing=2, seed=1, labels=LABELS)
     assert len(tasks) == 8
     for game_set in (0, 1):
         rotations = [t for t in tasks if t.set == game_set]
@@ -36,10 +47,10 @@ def test_a_four_player_table_plays_every_rotation_and_every_bot_every_seat():
 
 def test_seeds_follow_the_tournament_seed_and_keys_are_unique():
     tables = round_robin_tables(5, 2, rounds=2, seed=1)
-    a, b = tasks_for(tables, 2, seed=1), tasks_for(tables, 2, seed=2)
+    a, b = tasks_for(tables, 2, 1, LABELS), tasks_for(tables, 2, 2, LABELS)
     assert len({t.key for t in a}) == len(a) == 10 * 2 * 2 * 2
     assert {t.seed for t in a}.isdisjoint({t.seed for t in b})
-    assert tasks_for(tables, 2, seed=1) == a
+    assert tasks_for(tables, 2, 1, LABELS) == a
 
 
 def test_two_player_round_robin_is_every_pair():
