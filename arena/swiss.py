@@ -29,20 +29,33 @@ Round 1 (no table played yet)
     ``0 v n/2, 1 v n/2 + 1, ...``.
 
 Two-player rounds
-    A maximum-weight perfect matching (``networkx.max_weight_matching`` with
-    ``maxcardinality=True``) on integer weights that order three goals
-    lexicographically: fewest rematches (each earlier meeting of the pair
-    counts), then the smallest sum of squared point differences (score groups
-    kept together), then the smallest sum of squared distances in standing
-    order. The last goal pairs neighbours inside a score group, 1 v 2, 3 v 4
-    (the Monrad system), which keeps every useful edge short, so the graph is
-    sparse: each bot is joined to the next bots in standing order until
-    ``window`` of them are bots it has not met, plus always its immediate
-    successor (so a perfect matching exists). If the best matching still has a
-    rematch, the window doubles until the graph is complete or
-    ``_MAX_WINDOW`` is reached. Fields up to ``window + 1`` bots get the
-    complete graph at once, so there the result is optimal: a rematch-free
-    round is found whenever one exists.
+    The best pairing minimises, in this order (lexicographically, as integer
+    weights): rematches (each earlier meeting of the pair counts), the sum of
+    squared point differences (top bots meet top bots), and the sum of squared
+    distances in standing order. Without rematches the optimum is simply
+    neighbours in standing order, 1 v 2, 3 v 4, ... (the Monrad system: with
+    convex costs on a sorted line, adjacent pairs are optimal), so only the
+    surroundings of rematches need a real matching:
+
+    * Fields of up to ``_BLOCK_BOTS`` bots are matched as a whole: a
+      maximum-weight perfect matching (``networkx.max_weight_matching`` with
+      ``maxcardinality=True``). The graph joins each bot to the next
+      ``_MATCHING_WINDOW`` bots in standing order (its successor among them,
+      so a perfect matching exists) and, beyond those, to the next bots it has
+      not met until it has that many unmet partners; while the result has a
+      rematch the window doubles, up to the complete graph. So here the
+      result is optimal, and rematch-free whenever that is possible.
+    * Larger fields start from the adjacent pairs. Each pair that would be a
+      rematch is re-matched together with ``_REPAIR_RADIUS`` pairs on either
+      side (overlapping ranges merged); a range that still holds a rematch
+      doubles in size and is matched again, until it covers the field. A range
+      of up to ``_WHOLE_MATCHING_BOTS`` bots is matched at once (window at most
+      ``_MAX_WINDOW``); a longer one block by block with a receding horizon
+      (match ``_BLOCK_BOTS`` bots, keep the pairs of the top half, carry the
+      rest over into the next block). This keeps a 1,000-bot round well under
+      a second (``bench/swiss_pairing.py``); the price is that beyond
+      ``_BLOCK_BOTS`` bots the score-difference goal is met near the rematches
+      only approximately.
 
 Three- and four-player rounds
     1. *Greedy from the top*: the best-ranked unseated bot opens a table and
@@ -53,8 +66,9 @@ Three- and four-player rounds
        point differences, then the squared standing distances.
     2. *Repair by exchange*: while some table has a repeat meeting, swap one of
        its bots with a bot of another table when that lowers the number of
-       repeats of the two tables (nearest tables in standing order first, the
-       cheapest such swap wins). Each swap removes a repeat, so this ends.
+       repeats of the two tables: the nearest table in standing order that
+       offers such a swap, and there the swap with the lowest cost. Each swap
+       removes a repeat, so this ends.
     3. *Exact search for small fields*: if repeats remain and at most
        ``_EXACT_SEARCH_BOTS`` bots are seated, a depth-first branch and bound
        over all partitions (best tables first, bounded by
@@ -83,8 +97,8 @@ import networkx as nx
 
 _POINT_STEPS = 12  # points are multiples of 1/2, 1/4 or 1/6 for k = 2, 3, 4: 1/12 is exact
 _TIE_DIGITS = 9  # points and tie-breaks equal to this many decimals share a rank
-_BLOCK_BOTS = 64  # two-player matchings take at most this many bots at once ...
-_WHOLE_MATCHING_BOTS = 160  # ... unless that leaves a rematch in a run of at most this many
+_BLOCK_BOTS = 64  # two-player fields matched as a whole (exactly); block size beyond
+_WHOLE_MATCHING_BOTS = 128  # longer runs of bots to re-match are matched block by block
 _REPAIR_RADIUS = 2  # pairs on each side of a rematch that are matched again with it
 _MATCHING_WINDOW = 12
 _MAX_WINDOW = 48
@@ -200,8 +214,14 @@ def standings(
     byes: Sequence[Sequence[int]],
     bye_points: float,
 ) -> list[Standing]:
-    """The standings after the rounds in ``history`` and ``byes``, best first."""
+    """The standings after the rounds in ``history`` and ``byes``, best first.
+
+    ``history[r]`` holds the tables of round ``r`` and ``byes[r]`` its byes, each
+    bye worth ``bye_points``.
+    """
     _check_history(n_bots, history, byes)
+    if not math.isfinite(bye_points) or bye_points < 0:
+        raise SwissError(f"bye_points must be finite and >= 0, got {bye_points}")
     points = _points(n_bots, history, byes, bye_points)
     buchholz = [0.0] * n_bots
     berger = [0.0] * n_bots
@@ -297,7 +317,8 @@ def pair_round(
     if not any(history):
         tables = _fold(seated, table_size)
     else:
-        field = _Field.build(seated, table_size, history, {s.bot: s.points for s in ranking})
+        points = {line.bot: line.points for line in ranking}
+        field = _Field.build(seated, table_size, history, points)
         tables = _pair_tables(field)
     return _normalised(tables, resting, [line.bot for line in ranking])
 
@@ -387,7 +408,7 @@ def _pair_two_player(field: _Field) -> list[tuple[int, ...]]:
     """Adjacent pairs in standing order, re-matched around the pairs that would be rematches."""
     order = field.order
     if len(order) <= _BLOCK_BOTS:
-        return _matching(field, order)
+        return _widening_matching(field, order, len(order) - 1)
     adjacent = [(order[i], order[i + 1]) for i in range(0, len(order), 2)]
     conflicts = [index for index, (a, b) in enumerate(adjacent) if field.met(a, b)]
     solved: dict[tuple[int, int], list[tuple[int, ...]]] = {}
@@ -439,18 +460,12 @@ def _absorb(solved: dict[tuple[int, int], list[tuple[int, ...]]],
 def _matching(field: _Field, bots: list[int]) -> list[tuple[int, ...]]:
     """A perfect matching of ``bots`` (an even number, in standing order).
 
-    Up to ``_BLOCK_BOTS`` bots are matched at once. Longer runs are matched block
-    by block (:func:`_receding_matching`); if that leaves a rematch, runs of up to
-    ``_WHOLE_MATCHING_BOTS`` bots are matched at once as well and the better
-    result is kept.
+    Runs of up to ``_WHOLE_MATCHING_BOTS`` bots are matched at once; longer runs
+    block by block (:func:`_receding_matching`).
     """
-    if len(bots) <= _BLOCK_BOTS:
-        return _widening_matching(field, bots)
-    pairs = _receding_matching(field, bots)
-    if field.repeats_of(pairs) and len(bots) <= _WHOLE_MATCHING_BOTS:
-        whole = _widening_matching(field, bots)
-        pairs = min(pairs, whole, key=lambda matched: field.total_cost(matched))
-    return pairs
+    if len(bots) <= _WHOLE_MATCHING_BOTS:
+        return _widening_matching(field, bots, _MAX_WINDOW)
+    return _receding_matching(field, bots)
 
 
 def _receding_matching(field: _Field, bots: list[int]) -> list[tuple[int, ...]]:
@@ -460,24 +475,24 @@ def _receding_matching(field: _Field, bots: list[int]) -> list[tuple[int, ...]]:
     while len(pending) > _BLOCK_BOTS:
         block = pending[:_BLOCK_BOTS]
         top = set(block[:_BLOCK_BOTS // 2])
-        kept = [pair for pair in _widening_matching(field, block) if top.intersection(pair)]
+        matched = _widening_matching(field, block, _MAX_WINDOW)
+        kept = [pair for pair in matched if top.intersection(pair)]
         pairs += kept
         seated = {bot for pair in kept for bot in pair}
         pending = [bot for bot in pending if bot not in seated]
-    return pairs + _widening_matching(field, pending)
+    return pairs + _widening_matching(field, pending, _MAX_WINDOW)
 
 
-def _widening_matching(field: _Field, bots: list[int]) -> list[tuple[int, ...]]:
-    """The best perfect matching of ``bots``, widening a sparse graph while rematches remain.
+def _widening_matching(field: _Field, bots: list[int], limit: int) -> list[tuple[int, ...]]:
+    """The best perfect matching of ``bots`` on a sparse graph.
 
-    The window doubles up to the complete graph for at most ``_BLOCK_BOTS`` bots and
-    up to ``_MAX_WINDOW`` beyond that.
+    While the result has a rematch, the window doubles, up to ``limit`` (or the
+    complete graph, whichever comes first).
     """
     window = _MATCHING_WINDOW
-    limit = len(bots) - 1 if len(bots) <= _BLOCK_BOTS else _MAX_WINDOW
     while True:
         pairs = _sparse_matching(field, bots, window)
-        if not field.repeats_of(pairs) or window >= limit:
+        if not field.repeats_of(pairs) or window >= min(limit, len(bots) - 1):
             return pairs
         window *= 2
 
@@ -497,15 +512,14 @@ def _sparse_matching(field: _Field, bots: list[int], window: int) -> list[tuple[
 
 
 def _sparse_edges(field: _Field, bots: list[int], window: int) -> Iterable[tuple[int, int]]:
-    """Each bot to its successor and to later bots until ``window`` unmet ones are joined."""
+    """Each bot to the next ``window`` bots, and beyond them to unmet ones up to ``window``."""
     for index, bot in enumerate(bots):
         unmet = 0
-        for later_index in range(index + 1, len(bots)):
-            if unmet >= window:
-                break
-            later = bots[later_index]
+        for offset, later in enumerate(itertools.islice(bots, index + 1, None)):
             is_new = not field.met(bot, later)
-            if is_new or later_index == index + 1:
+            if offset >= window and unmet >= window:
+                break
+            if offset < window or is_new:
                 yield bot, later
             unmet += is_new
 
@@ -531,8 +545,7 @@ def _table_candidates(field: _Field, anchor: int, rest: list[int]) -> list[int]:
     """The next unseated bots, plus the next ones the anchor has not met, in standing order."""
     size = _TABLE_WINDOW * (field.k - 1)
     near = rest[:size]
-    unmet = [bot for bot in itertools.islice(
-        (bot for bot in rest if not field.met(anchor, bot)), size)]
+    unmet = itertools.islice((bot for bot in rest if not field.met(anchor, bot)), size)
     chosen = set(near) | set(unmet)
     return [bot for bot in rest if bot in chosen]
 
@@ -580,7 +593,12 @@ def _swaps(here: tuple[int, ...], there: tuple[int, ...]) -> Iterable[tuple[tupl
 
 def _exact_tables(field: _Field, incumbent: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
     """Branch and bound over all partitions into tables, within a budget of tables tried."""
-    best_cost = sum(field.table_cost(table) for table in incumbent)
+    pair_costs = {(a, b): field.pair_cost(a, b) for a, b in itertools.permutations(field.order, 2)}
+
+    def cost_of(table: tuple[int, ...]) -> int:
+        return sum(pair_costs[pair] for pair in itertools.combinations(table, 2))
+
+    best_cost = field.total_cost(incumbent)
     best_tables = list(incumbent)
     budget = _EXACT_SEARCH_BUDGET
 
@@ -590,8 +608,8 @@ def _exact_tables(field: _Field, incumbent: list[tuple[int, ...]]) -> list[tuple
             best_cost, best_tables = cost, list(chosen)
             return
         anchor, rest = unseated[0], unseated[1:]
-        options = sorted((field.table_cost((anchor, *group)), (anchor, *group))
-                         for group in itertools.combinations(rest, field.k - 1))
+        options = sorted((cost_of(table), table) for table in
+                         ((anchor, *group) for group in itertools.combinations(rest, field.k - 1)))
         for table_cost, table in options:
             if budget <= 0 or cost + table_cost >= best_cost:
                 return

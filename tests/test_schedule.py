@@ -15,7 +15,6 @@ from arena.schedule import (
     tasks_for,
 )
 
-
 LABELS = [f"bot{i}@1" for i in range(50)]
 
 
