@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
+import shutil
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -23,6 +25,8 @@ from arena.players import split_spec
 from arena.ratings import RatingSettings, RatingSettingsError
 
 FORMATS = ("round-robin", "swiss")
+ISOLATIONS = ("process", "none")
+COMMAND_PREFIX = "command:"
 DEFAULT_DB = "results/arena.db"
 DEFAULT_OUTPUT_ROOT = "results"
 
@@ -39,10 +43,11 @@ class BotEntry:
     name: str | None = None
     version: str | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    isolation: str = "process"
 
     def to_json(self) -> dict[str, Any]:
         return {"spec": self.spec, "name": self.name, "version": self.version,
-                "params": dict(self.params)}
+                "params": dict(self.params), "isolation": self.isolation}
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,10 @@ class TournamentConfig:
     seed: int = 0
     workers: int = 0
     time_limit: float | None = None
+    time_bank: float = 0.0
+    memory_limit: int | None = 1024
+    cpu_limit: float | None = 120.0
+    isolation: str = "process"
     output: str = ""
     db: str = DEFAULT_DB
     ratings: RatingSettings = field(default_factory=RatingSettings)
@@ -103,6 +112,10 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "seed": ((int,), False),
     "workers": ((int,), False),
     "time_limit": ((int, float), False),
+    "time_bank": ((int, float), False),
+    "memory_limit": ((int,), False),
+    "cpu_limit": ((int, float), False),
+    "isolation": ((str,), False),
     "output": ((str,), False),
     "db": ((str,), False),
     "ratings": ((dict,), False),
@@ -112,6 +125,7 @@ _BOT_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "name": ((str,), False),
     "version": ((str, int, float), False),
     "params": ((dict,), False),
+    "isolation": ((str,), False),
 }
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list",
                dict: "a mapping"}
@@ -139,7 +153,9 @@ def parse_config(data: Any, source: str = "<config>",
         raise ConfigError(f"{source}: the config must be a mapping of keys to values")
     data = {**data, **(overrides or {})}
     _check_keys(data, _TOP_KEYS, source, "")
-    bots = tuple(_parse_bot(item, source, i) for i, item in enumerate(data["bots"]))
+    isolation = data.get("isolation", "process")
+    bots = tuple(_parse_bot(item, source, i, isolation)
+                 for i, item in enumerate(data["bots"]))
     config = TournamentConfig(
         name=data["name"], game=data["game"], bots=bots,
         **{k: data[k] for k in _TOP_KEYS
@@ -148,6 +164,7 @@ def parse_config(data: Any, source: str = "<config>",
         source=source)
     if config.time_limit is not None:
         config = replace(config, time_limit=float(config.time_limit))
+    config = replace(config, time_bank=float(config.time_bank))
     _check_semantics(config)
     return config
 
@@ -181,7 +198,7 @@ def _parse_ratings(data: Mapping[str, Any], source: str) -> RatingSettings:
         raise ConfigError(f"{source}: ratings: {exc}") from None
 
 
-def _parse_bot(item: Any, source: str, index: int) -> BotEntry:
+def _parse_bot(item: Any, source: str, index: int, isolation: str) -> BotEntry:
     prefix = f"bots[{index}]"
     if isinstance(item, str):
         item = {"spec": item}
@@ -190,12 +207,28 @@ def _parse_bot(item: Any, source: str, index: int) -> BotEntry:
     _check_keys(item, _BOT_KEYS, source, prefix + ".")
     version = item.get("version")
     entry = BotEntry(item["spec"], item.get("name"),
-                     None if version is None else str(version), dict(item.get("params", {})))
+                     None if version is None else str(version), dict(item.get("params", {})),
+                     item.get("isolation", isolation))
+    if entry.isolation not in ISOLATIONS:
+        raise ConfigError(f"{source}: {prefix}.isolation: must be one of "
+                          f"{', '.join(ISOLATIONS)}, got {entry.isolation!r}")
+    if entry.spec.startswith(COMMAND_PREFIX):
+        _check_command(entry.spec, source, prefix)
+        return entry
     target, _attr = split_spec(entry.spec)
     if target.endswith(".py") and not Path(target).is_file():
         raise ConfigError(f"{source}: {prefix}.spec: no such bot file {target!r} "
                           f"(paths are relative to the current directory, {Path.cwd()})")
     return entry
+
+
+def _check_command(spec: str, source: str, prefix: str) -> None:
+    words = shlex.split(spec[len(COMMAND_PREFIX):])
+    if not words:
+        raise ConfigError(f"{source}: {prefix}.spec: 'command:' needs a program to run")
+    if shutil.which(words[0]) is None:
+        raise ConfigError(f"{source}: {prefix}.spec: no program {words[0]!r} to run "
+                          "(not found, or not executable)")
 
 
 def _check_semantics(config: TournamentConfig) -> None:
@@ -218,6 +251,13 @@ def _check_semantics(config: TournamentConfig) -> None:
         (config.workers >= 0, "workers", "must be 0 (one per CPU) or more"),
         (config.time_limit is None or config.time_limit > 0, "time_limit",
          "must be a positive number of seconds"),
+        (config.time_bank >= 0, "time_bank", "must be 0 or more seconds"),
+        (config.memory_limit is None or config.memory_limit >= 64, "memory_limit",
+         "must be at least 64 (MB)"),
+        (config.cpu_limit is None or config.cpu_limit > 0, "cpu_limit",
+         "must be a positive number of seconds"),
+        (config.isolation in ISOLATIONS, "isolation",
+         f"must be one of {', '.join(ISOLATIONS)}, got {config.isolation!r}"),
     ]
     for ok, key, message in checks:
         if not ok:

@@ -14,6 +14,7 @@ import dataclasses
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from arena.dice import derive_seed, roll_dice
@@ -28,8 +29,8 @@ from arena.games.base import (
     State,
     ranks_from_scores,
 )
-from arena.players import Player, PlayerInfo, call_hook
-from arena.record import CRASH, ILLEGAL_ACTION, GameRecord, Move, SeatRecord
+from arena.players import Player, PlayerFailure, PlayerInfo, call_hook
+from arena.record import CRASH, ILLEGAL_ACTION, TIMEOUT, GameRecord, Move, SeatRecord
 
 STDERR_TAIL = 2000
 SEATS_OPTION = "seats"
@@ -59,9 +60,14 @@ def play_game(
     options: Mapping[str, Any] | None = None,
     *,
     time_limit: float | None = None,
+    time_bank: float = 0.0,
     on_move: Callable[[State, Move], None] | None = None,
 ) -> GameRecord:
-    """Play one game; ``players[i]`` sits in seat ``i``. Never raises for a player's fault."""
+    """Play one game; ``players[i]`` sits in seat ``i``. Never raises for a player's fault.
+
+    With a ``time_limit``, each decision may take that long plus what is left of the
+    seat's ``time_bank`` for the game; more loses the game with ``timeout``.
+    """
     game = find_game(game) if isinstance(game, str) else game
     options = resolve_game_options(game, options, len(players))
     state = game.initial_state(options)
@@ -69,7 +75,8 @@ def play_game(
     statuses = [SeatRecord(p.name, p.version) for p in players]
     try:
         _start_players(game, players, seed, options, time_limit)
-        _play_out(game, state, players, seed, moves, time_limit, on_move)
+        clock = Clock(time_limit, [time_bank] * len(players))
+        _play_out(game, state, players, seed, moves, clock, on_move)
         outcome = state.outcome()
     except Forfeit as failure:
         outcome = forfeit_outcome(state, failure.seat, failure.status)
@@ -106,12 +113,34 @@ def _start_players(game: Game, players: Sequence[Player], seed: int,
                           bot_seed(seed, seat), time_limit)
         try:
             call_hook(player, "start", info)
+        except PlayerFailure as failure:
+            raise Forfeit(seat, failure.status, failure.detail) from None
         except Exception as exc:
             raise Forfeit(seat, CRASH, _crash_detail("start", exc)) from None
 
 
+@dataclass
+class Clock:
+    """Per-decision limit plus a per-game bank for each seat (Kaggle's overage time)."""
+
+    limit: float | None
+    banks: list[float]
+
+    def time_left(self, seat: int) -> float | None:
+        return None if self.limit is None else self.limit + max(0.0, self.banks[seat])
+
+    def charge(self, seat: int, seconds: float) -> None:
+        """Take what a decision used beyond the limit from the bank; Forfeit when it is out."""
+        if self.limit is None or seconds <= self.limit:
+            return
+        self.banks[seat] -= seconds - self.limit
+        if self.banks[seat] < 0:
+            raise Forfeit(seat, TIMEOUT, f"took {seconds:.3f} s for a decision "
+                                         f"(limit {self.limit} s, time bank used up)")
+
+
 def _play_out(game: Game, state: State, players: Sequence[Player], seed: int,
-              moves: list[Move], time_limit: float | None,
+              moves: list[Move], clock: Clock,
               on_move: Callable[[State, Move], None] | None) -> None:
     while not state.is_terminal:
         if state.is_chance_node():
@@ -119,7 +148,7 @@ def _play_out(game: Game, state: State, players: Sequence[Player], seed: int,
             move = Move(CHANCE_SEAT, str(action))
         else:
             seat = state.current_seat
-            action, seconds = _decide(game, state, players[seat], seat, time_limit)
+            action, seconds = _decide(game, state, players[seat], seat, clock)
             move = Move(seat, str(action), seconds)
         state.apply(action)
         moves.append(move)
@@ -128,14 +157,17 @@ def _play_out(game: Game, state: State, players: Sequence[Player], seed: int,
 
 
 def _decide(game: Game, state: State, player: Player, seat: int,
-            time_limit: float | None) -> tuple[Action, float]:
-    observation = dataclasses.replace(state.observation(seat), time_left=time_limit)
+            clock: Clock) -> tuple[Action, float]:
+    observation = dataclasses.replace(state.observation(seat), time_left=clock.time_left(seat))
     started = time.perf_counter()
     try:
         reply = player.act(observation)
+    except PlayerFailure as failure:
+        raise Forfeit(seat, failure.status, failure.detail) from None
     except Exception as exc:
         raise Forfeit(seat, CRASH, _crash_detail("act", exc)) from None
     seconds = time.perf_counter() - started
+    clock.charge(seat, seconds)
     return _legal_reply(game, observation.legal_actions, reply, seat), seconds
 
 

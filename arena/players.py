@@ -68,6 +68,15 @@ class NotAPlayerError(BotLoadError):
     """The named object does not have the player protocol's shape."""
 
 
+class PlayerFailure(Exception):
+    """Raised by a player wrapper when its bot failed: ``status`` is what the referee records
+    (``crash`` or ``timeout``), ``detail`` says why (with the tail of the bot's stderr)."""
+
+    def __init__(self, status: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.detail = status, detail
+
+
 @runtime_checkable
 class Player(Protocol):
     """What the referee needs from a bot."""

@@ -53,9 +53,10 @@ Two-player rounds
       ``_MAX_WINDOW``); a longer one block by block with a receding horizon
       (match ``_BLOCK_BOTS`` bots, keep the pairs of the top half, carry the
       rest over into the next block). This keeps a 1,000-bot round well under
-      a second (``bench/swiss_pairing.py``); the price is that beyond
-      ``_BLOCK_BOTS`` bots the score-difference goal is met near the rematches
-      only approximately.
+      a second (``bench/swiss_pairing.py``). The price: beyond ``_BLOCK_BOTS``
+      bots the result is a local optimum around each rematch, not a proven
+      global one (in long Swisses of mid-sized fields a rematch can remain
+      that a whole-field matching would avoid).
 
 Three- and four-player rounds
     1. *Greedy from the top*: the best-ranked unseated bot opens a table and
@@ -309,7 +310,19 @@ def pair_round(
     byes: Sequence[Sequence[int]],
     bye_points: float,
 ) -> RoundPairing:
-    """The tables and byes of the next round (see the module docstring for the method)."""
+    """The tables and byes of the next round (the method is in the module docstring).
+
+    ``history[r]`` and ``byes[r]`` are the tables and byes of round ``r``, as for
+    :func:`standings`. Deterministic: standings ties are broken by bot index, and
+    equally good pairings are settled by the deterministic matching over a graph
+    built in standing order.
+
+    >>> pair_round(4, 2, [], [], bye_points=2.0)
+    RoundPairing(tables=((0, 2), (1, 3)), byes=())
+    >>> played = [[TableResult((0, 2), (2, 0)), TableResult((1, 3), (0, 2))]]
+    >>> pair_round(4, 2, played, [[]], bye_points=2.0)
+    RoundPairing(tables=((0, 3), (1, 2)), byes=())
+    """
     _check_field(n_bots, table_size)
     ranking = standings(n_bots, history, byes, bye_points)
     resting = _choose_byes(ranking, n_bots % table_size)

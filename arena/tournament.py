@@ -12,11 +12,21 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from arena.config import TournamentConfig
-from arena.executor import GameResult, MatchSetup, identity_hash, load_entry, run_local
+from arena.config import BotEntry, TournamentConfig
+from arena.executor import (
+    GameResult,
+    MatchSetup,
+    identity_hash,
+    load_entry,
+    run_local,
+    source_hash,
+)
 from arena.games import find_game
 from arena.match import resolve_game_options
+from arena.players import BotLoadError, PlayerFailure, split_spec
+from arena.sandbox import Limits, identify, is_command
 from arena.schedule import GameTask, Table, game_points, round_robin_tables, tasks_for
 from arena.standings import BotResults, tally_games
 from arena.store import BotIdentity, GameRow, Store
@@ -50,22 +60,47 @@ class RunReport:
 class Entrants:
     labels: list[str]
     identities: list[BotIdentity]
+    problems: list[str]
 
 
 def load_entrants(config: TournamentConfig) -> Entrants:
-    """Load every bot once in the parent: it checks them and gives their identities."""
-    identities = []
+    """Name every bot: isolated bots say who they are in their own process, trusted ones
+    are loaded here. A bot that cannot load is reported, and its games are forfeited."""
+    identities, problems = [], []
+    limits = limits_of(config)
     for entry in config.bots:
+        try:
+            name, version = identify_entry(entry, limits)
+        except (PlayerFailure, BotLoadError) as exc:
+            name = entry.name or Path(split_spec(entry.spec)[0]).stem
+            version = entry.version or "unloadable"
+            detail = exc.detail if isinstance(exc, PlayerFailure) else str(exc)
+            problems.append(f"bot {entry.spec} cannot be loaded; its games are forfeited: "
+                            + detail.splitlines()[0])
+        identities.append(BotIdentity(name, version,
+                                      identity_hash(source_hash(entry.spec), entry.params),
+                                      entry.spec, dict(entry.params)))
+    for problem in problems:
+        log.warning("%s", problem)
+    return Entrants([i.label for i in identities], identities, problems)
+
+
+def identify_entry(entry: BotEntry, limits: Limits) -> tuple[str, str]:
+    if entry.isolation == "none" and not is_command(entry.spec):
         bot = load_entry(entry)
-        identities.append(BotIdentity(bot.name, bot.version, identity_hash(bot), entry.spec,
-                                      dict(entry.params)))
-    labels = [f"{i.name}@{i.version}" for i in identities]
-    return Entrants(labels, identities)
+        return bot.name, bot.version
+    name, version = identify(entry.spec, entry.params, limits)
+    return entry.name or name, entry.version or version
+
+
+def limits_of(config: TournamentConfig) -> Limits:
+    return Limits(config.memory_limit, config.cpu_limit)
 
 
 def match_setup(config: TournamentConfig) -> MatchSetup:
     options = resolve_game_options(find_game(config.game), config.options, config.seats)
-    return MatchSetup(config.game, options, config.bots, config.time_limit)
+    return MatchSetup(config.game, options, config.bots, config.time_limit, config.time_bank,
+                      limits_of(config))
 
 
 def total_games(config: TournamentConfig) -> int:
