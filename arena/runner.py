@@ -14,6 +14,7 @@ from arena.reports.csv_export import write_games, write_standings
 from arena.schedule import Table
 from arena.standings import BotResults, table_lines
 from arena.store import Store
+from arena.swiss import pair_round
 from arena.tournament import (
     RunReport,
     load_entrants,
@@ -39,8 +40,6 @@ def dry_run_lines(config: TournamentConfig) -> list[str]:
         tables = round_robin_tables(len(labels), config.seats, config.rounds, config.seed)
         lines.append("first tables:")
     else:
-        from arena.swiss import pair_round
-
         pairing = pair_round(len(labels), config.seats, [], [], float(per_table))
         tables = [Table(0, i, bots) for i, bots in enumerate(pairing.tables)]
         lines.append("round 1 tables:" + (

@@ -71,6 +71,7 @@ class BotResults:
     by_seat: list[Tally]
     byes: int = 0
     bye_points: float = 0.0
+    buchholz: float | None = None
 
     @property
     def total_points(self) -> float:
@@ -95,7 +96,11 @@ def table_lines(results: Sequence[BotResults], *, seats: bool = True) -> list[st
     width = max(12, *(len(r.label) + len(" seat 0") for r in results))
     head = (f"{'bot':<{width}}  games  wins  draws  losses  points  score  "
             "mean score  mean rank")
-    rows = [head] + [_row(r.label, r.overall, width, r.total_points) for r in results]
+    swiss = any(r.buchholz is not None for r in results)
+    extra = "  byes  buchholz" if swiss else ""
+    rows = [head + extra] + [
+        _row(r.label, r.overall, width, r.total_points)
+        + (f"  {r.byes:4d}  {r.buchholz or 0.0:8.1f}" if swiss else "") for r in results]
     if seats:
         rows += ["", head.replace("bot ", "seat", 1)]
         rows += [_row(f"{r.label} seat {seat}", tally, width, tally.points)

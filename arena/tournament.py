@@ -30,6 +30,8 @@ from arena.sandbox import Limits, identify, is_command
 from arena.schedule import GameTask, Table, game_points, round_robin_tables, tasks_for
 from arena.standings import BotResults, tally_games
 from arena.store import BotIdentity, GameRow, Store
+from arena.swiss import RoundPairing, TableResult, pair_round
+from arena.swiss import standings as swiss_standings
 
 log = logging.getLogger("arena.tournament")
 
@@ -176,50 +178,61 @@ def _play_swiss(run: TournamentRun, report: RunReport, progress: Progress) -> No
 def swiss_round_tables(store: Store, tid: int, config: TournamentConfig,
                        round_index: int) -> list[Table]:
     """Round ``round_index``'s tables, paired from the results of the rounds before it."""
-    return [Table(round_index, i, bots)
-            for i, bots in enumerate(swiss_pairings(store, tid, config, round_index + 1)[-1][0])]
+    pairings = swiss_rounds(store, tid, config, round_index + 1).pairings
+    return [Table(round_index, i, bots) for i, bots in enumerate(pairings[-1].tables)]
 
 
-def swiss_pairings(store: Store, tid: int, config: TournamentConfig,
-                   rounds: int) -> list[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]]:
-    """The (tables, byes) of the first ``rounds`` rounds, recomputed from the results."""
-    from arena.swiss import TableResult, pair_round
+@dataclass(frozen=True)
+class SwissRounds:
+    pairings: list[RoundPairing]
+    history: list[list[TableResult]]
+    byes: list[list[int]]
 
+
+def swiss_rounds(store: Store, tid: int, config: TournamentConfig, rounds: int) -> SwissRounds:
+    """The pairings of the first ``rounds`` rounds and their results, recomputed from the
+    stored games: the Swiss schedule is a pure function of the config and the results."""
     n = len(config.bots)
-    history: list[list[TableResult]] = []
-    byes: list[list[int]] = []
-    pairings = []
-    bye_points = float(config.seats * config.games_per_pairing)
+    result = SwissRounds([], [], [])
     for round_index in range(rounds):
-        pairing = pair_round(n, config.seats, history, byes, bye_points)
-        pairings.append((pairing.tables, pairing.byes))
-        history.append(_table_results(store.games(tid, round_index=round_index), TableResult))
-        byes.append(list(pairing.byes))
-    return pairings
+        pairing = pair_round(n, config.seats, result.history, result.byes, bye_points(config))
+        result.pairings.append(pairing)
+        result.history.append(_table_results(store.games(tid, round_index=round_index)))
+        result.byes.append(list(pairing.byes))
+    return result
 
 
-def _table_results(rows: Iterator[GameRow], result_type: type) -> list:  # type: ignore[type-arg]
+def bye_points(config: TournamentConfig) -> float:
+    """A bye counts as a win: all the points a table could give."""
+    return float(config.seats * config.games_per_pairing)
+
+
+def _table_results(rows: Iterator[GameRow]) -> list[TableResult]:
     points: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
     for row in rows:
         for seat, gained in enumerate(game_points(row.ranks)):
             points[row.table][row.seats[seat]] += gained
-    return [result_type(tuple(sorted(p)), tuple(p[b] for b in sorted(p)))
+    return [TableResult(tuple(sorted(p)), tuple(p[b] for b in sorted(p)))
             for _table, p in sorted(points.items())]
 
 
 def standings(store: Store, tid: int, labels: Sequence[str], config: TournamentConfig,
               upto_round: int | None = None) -> list[BotResults]:
-    """Every bot's results so far, best first (points, then mean score)."""
+    """Every bot's results so far, best first: points, then (Swiss) Buchholz, then mean
+    score."""
     rows = [row for row in store.games(tid)
             if upto_round is None or row.round < upto_round]
     results = tally_games(labels, config.seats,
                           ((row.seats, row.ranks, row.scores, row.statuses) for row in rows))
     if config.format == "swiss":
         rounds = upto_round if upto_round is not None else config.rounds
-        for _tables, byes in swiss_pairings(store, tid, config, rounds):
-            for bot in byes:
-                results[bot].byes += 1
-                results[bot].bye_points += config.seats * config.games_per_pairing
+        played = swiss_rounds(store, tid, config, rounds)
+        for line in swiss_standings(len(labels), played.history, played.byes,
+                                    bye_points(config)):
+            results[line.bot].byes = line.byes
+            results[line.bot].bye_points = line.byes * bye_points(config)
+            results[line.bot].buchholz = line.buchholz
     order = sorted(range(len(results)), key=lambda i: (
-        -results[i].total_points, -results[i].overall.mean_score, i))
+        -results[i].total_points, -(results[i].buchholz or 0.0),
+        -results[i].overall.mean_score, i))
     return [results[i] for i in order]

@@ -186,3 +186,38 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path, root):
     kept = count_games(db)
     assert 50 <= kept < 600
     assert len(results(db, "interrupted")) == kept
+
+
+SWISS_BOTS = [GREEDY, KEEP, RANDOM, {"spec": RANDOM, "name": "random-b"},
+              {"spec": RANDOM, "name": "random-c"}]
+
+
+def test_a_swiss_gives_byes_to_different_bots_and_resumes_to_the_same_results(tmp_path):
+    full = config(tmp_path / "full", format="swiss", rounds=3, bots=SWISS_BOTS,
+                  games_per_pairing=2)
+    partial = config(tmp_path / "partial", format="swiss", rounds=3, bots=SWISS_BOTS,
+                     games_per_pairing=2, workers=2)
+    with Store(full.db) as store:
+        report = run_tournament(full, store)
+    assert report.total == 3 * 2 * 2 * 2 and report.complete
+    assert sorted(r.byes for r in report.standings) == [0, 0, 1, 1, 1]
+    assert all(r.buchholz is not None for r in report.standings)
+    assert report.standings[0].label == "greedy@1.0"
+    with Store(partial.db) as store:
+        run_tournament(partial, store)
+    db = sqlite3.connect(partial.db)
+    db.execute("DELETE FROM games WHERE round >= 1 AND id % 2 = 0")
+    db.commit()
+    db.close()
+    with Store(partial.db) as store:
+        assert run_tournament(partial, store).played > 0
+    assert results(partial.db) == results(full.db)
+
+
+def test_swiss_rounds_avoid_rematches(tmp_path):
+    bots = [*SWISS_BOTS, {"spec": GREEDY, "name": "greedy-b"}]
+    cfg = config(tmp_path, format="swiss", rounds=3, bots=bots, games_per_pairing=1)
+    with Store(cfg.db) as store:
+        run_tournament(cfg, store)
+    meetings = [tuple(sorted(row[2])) for row in results(cfg.db) if row[0].endswith("-o0")]
+    assert len(meetings) == 9 and len(set(meetings)) == 9
