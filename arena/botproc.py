@@ -26,7 +26,8 @@ WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
 
 def _allowed_roots() -> tuple[str, ...]:
-    roots = {os.path.realpath(os.getcwd()), os.path.realpath(tempfile.gettempdir()), "/dev/null"}
+    roots = {os.path.realpath(os.getcwd()), os.path.realpath(tempfile.gettempdir()),
+             "/dev/null"}
     return tuple(sorted(roots))
 
 
@@ -36,12 +37,20 @@ def _is_write(mode: Any, flags: Any) -> bool:
     return isinstance(flags, int) and flags & WRITE_FLAGS != 0
 
 
+def _is_other_process(path: str) -> bool:
+    parts = path.split(os.sep)
+    return (len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit()
+            and int(parts[2]) != os.getpid())
+
+
 def make_audit_hook(roots: tuple[str, ...]) -> Callable[[str, tuple[Any, ...]], None]:
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event in SPAWN_EVENTS:
             raise PermissionError(f"arena: bots may not start processes ({event})")
         if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
             path = os.path.realpath(os.fsdecode(args[0]))
+            if _is_other_process(path):
+                raise PermissionError(f"arena: bots may not look into other processes ({path})")
             if _is_write(args[1] if len(args) > 1 else None, args[2] if len(args) > 2 else 0) \
                     and not any(path == r or path.startswith(r + os.sep) for r in roots):
                 raise PermissionError(f"arena: bots may not write outside their folder ({path})")

@@ -72,14 +72,18 @@ def play_game(
     options = resolve_game_options(game, options, len(players))
     state = game.initial_state(options)
     moves: list[Move] = []
-    statuses = [SeatRecord(p.name, p.version) for p in players]
+    failure: Forfeit | None = None
     try:
         _start_players(game, players, seed, options, time_limit)
         clock = Clock(time_limit, [time_bank] * len(players))
         _play_out(game, state, players, seed, moves, clock, on_move)
         outcome = state.outcome()
-    except Forfeit as failure:
-        outcome = forfeit_outcome(state, failure.seat, failure.status)
+    except Forfeit as forfeit:
+        failure = forfeit
+        outcome = forfeit_outcome(state, forfeit.seat, forfeit.status)
+    # Names are read after start(): a bot process says who it is in its handshake.
+    statuses = [SeatRecord(p.name, p.version) for p in players]
+    if failure is not None:
         statuses[failure.seat] = dataclasses.replace(
             statuses[failure.seat], status=failure.status, detail=failure.detail)
     for player in players:

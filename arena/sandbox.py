@@ -119,6 +119,7 @@ class ProcessPlayer:
         self.close()
         self.folder = Path(tempfile.mkdtemp(prefix="arena-bot-"))
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.folder),
+               "TMPDIR": str(self.folder),
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "LANG": "C.UTF-8"}
         for key in ("PYTHONPATH", "VIRTUAL_ENV"):
             if key in os.environ:
@@ -230,8 +231,8 @@ class ProcessPlayer:
         """Kill the process, keep the tail of its stderr, and raise PlayerFailure."""
         tail = ""
         if self.process is not None:
+            code = self.process.poll()
             self._kill_group()
-            code = self.process.returncode
             if code is not None and code != 0 and status == CRASH:
                 reason += f" (exit status {_exit_text(code)})"
             tail = self.stderr_tail()

@@ -1,0 +1,5 @@
+class Garbage:
+    name, version = "garbage", "1"
+
+    def act(self, observation):
+        return {"not": ["an", "action"]}

@@ -1,0 +1,1 @@
+raise ImportError("this bot cannot even be imported")
