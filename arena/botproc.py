@@ -94,8 +94,12 @@ class Session:
             sys.stderr.write(exc.details)
             _send(self.out, {"error": str(exc)})
             raise SystemExit(3) from None
-        _send(self.out, {"name": self.player.name, "version": self.player.version,
-                         "protocol": PROTOCOL})
+        hello = {"name": self.player.name, "version": self.player.version,
+                 "protocol": PROTOCOL}
+        games = getattr(self.player, "games", None)
+        if isinstance(games, (list, tuple)) and all(isinstance(g, str) for g in games):
+            hello["games"] = list(games)
+        _send(self.out, hello)
 
     def start(self, info: dict[str, Any]) -> None:
         from arena.players import PlayerInfo, call_hook

@@ -22,9 +22,17 @@ from arena.games.base import ArenaError, Game
 from arena.human import HUMAN_SPEC, HumanPlayer
 from arena.match import resolve_game_options
 from arena.play import MatchSummary, bot_labels, play_match
-from arena.players import BotLoadError, Player, load_bot
+from arena.players import (
+    BotLoadError,
+    BotNotFoundError,
+    Player,
+    PlayerFailure,
+    load_bot,
+    split_spec,
+)
 from arena.ratings import SYSTEMS, RatingSettings
 from arena.record import GameRecord
+from arena.sandbox import ProcessPlayer, bot_command, is_command
 from arena.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -92,10 +100,15 @@ def games() -> None:
               help="Board file, for games played on a board (same as -o board=…).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write each game's record to this file as JSON Lines.")
+@click.option("--isolation", type=click.Choice(["process", "none"]), default="process",
+              show_default=True,
+              help="Run each bot in a process of its own, or inside arena (trusted bots).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
+              help="Seconds per decision (default: no limit).")
 @reports_errors
 def play(game_name: str, bots: Sequence[str], seed: int, count: int,
          raw_options: Sequence[str], dice: str | None, board: str | None,
-         json_path: str | None) -> None:
+         json_path: str | None, isolation: str, time_limit: float | None) -> None:
     """Play GAME between BOTs: one game as a log, several as a summary.
 
     A BOT is path/to/bot.py, path/to/bot.py:Name, module:attr, an installed
@@ -105,10 +118,12 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
     given = dict(parse_option(o) for o in raw_options)
     given.update({k: v for k, v in (("dice", dice), ("board", board)) if v is not None})
     options = resolve_game_options(game, given, len(bots))
-    players = [load_player(game, spec) for spec in bots]
-    results = play_match(game, players, seed, count, options)
-    out = open(json_path, "w", encoding="utf-8") if json_path else None  # noqa: SIM115
+    players: list[Player] = []
+    out = None
     try:
+        players.extend(load_player(game, spec, isolation) for spec in bots)
+        results = play_match(game, players, seed, count, options, time_limit=time_limit)
+        out = open(json_path, "w", encoding="utf-8") if json_path else None  # noqa: SIM115
         if count == 1:
             _order, record = next(results)
             _save(out, record)
@@ -118,10 +133,28 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
     finally:
         if out:
             out.close()
+        for player in players:
+            if isinstance(player, ProcessPlayer):
+                player.close()
 
 
-def load_player(game: Game, spec: str) -> Player:
-    return HumanPlayer(game) if spec == HUMAN_SPEC else load_bot(spec).player
+def load_player(game: Game, spec: str, isolation: str = "process") -> Player:
+    """A human, a bot in its own process (its handshake done), or a trusted in-process bot."""
+    if spec == HUMAN_SPEC:
+        return HumanPlayer(game)
+    if isolation == "none" and not is_command(spec):
+        return load_bot(spec).player
+    if not is_command(spec):
+        target, _attr = split_spec(spec)
+        if target.endswith(".py") and not Path(target).is_file():
+            raise BotNotFoundError(f"bot {spec!r}: no such file {target!r}")
+    player = ProcessPlayer(bot_command(spec, {}), label=spec)
+    try:
+        player.ensure_running()
+    except PlayerFailure as failure:
+        head, _, tail = failure.detail.partition("\n--- stderr ---\n")
+        raise BotLoadError(f"bot {spec!r} cannot be loaded: {head}", tail) from None
+    return player
 
 
 def _save(out: Any, record: GameRecord) -> None:
@@ -330,6 +363,72 @@ def _common_game(store: Store, game_name: str | None, *labels: str) -> str:
         found = ", ".join(games) if games else "none"
         raise ArenaError(f"name the game with --game (games with both bots: {found})")
     return games[0]
+
+
+@cli.group()
+def bots() -> None:
+    """Write a new bot from a template, or check one."""
+
+
+@bots.command("new")
+@click.argument("name")
+@click.option("--game", "game_name", required=True, help="The game the bot plays.")
+@click.option("--folder", default="bots", show_default=True, type=click.Path(file_okay=False))
+@reports_errors
+def bots_new(name: str, game_name: str, folder: str) -> None:
+    """Write bots/NAME.py (a bot that plays legal moves) and a test for it."""
+    from arena.submit import new_bot
+
+    for path in new_bot(name, game_name, Path(folder)):
+        click.echo(f"wrote {path}")
+
+
+@bots.command("validate")
+@click.argument("spec")
+@click.option("--game", "game_name", help="The game to check (default: the bot's own "
+              "`games`, else every game).")
+@click.option("--games", "count", type=click.IntRange(min=2), default=6, show_default=True)
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=1.0,
+              show_default=True)
+@reports_errors
+def bots_validate(spec: str, game_name: str | None, count: int, time_limit: float) -> None:
+    """Load SPEC in isolation, play it against random, and give a verdict."""
+    from arena.submit import validate
+
+    _check_bot_file(spec)
+    verdict = validate(spec, game=game_name, games=count, time_limit=time_limit)
+    for line in verdict.lines():
+        click.echo(line)
+    if not verdict.valid:
+        raise SystemExit(1)
+
+
+@cli.command()
+@click.argument("spec")
+@click.option("--game", "game_name", help="The game (default: the bot's own `games`).")
+@click.option("--db", default=DEFAULT_DB, show_default=True, help="Results database.")
+@click.option("--folder", default="results/submissions", show_default=True,
+              help="Where submitted code is kept.")
+@reports_errors
+def submit(spec: str, game_name: str | None, db: str, folder: str) -> None:
+    """Validate SPEC, keep a copy of its code and register it for tournaments and ratings."""
+    from arena.submit import submit as submit_bot
+
+    _check_bot_file(spec)
+    with Store(db) as store:
+        verdict, copy = submit_bot(spec, store, game=game_name, folder=Path(folder))
+    for line in verdict.lines():
+        click.echo(line)
+    if copy is None:
+        raise SystemExit(1)
+    click.echo(f"submitted {verdict.name}@{verdict.version} for {', '.join(verdict.games)}: "
+               f"code kept as {copy}; use that path as the bot's spec in a tournament")
+
+
+def _check_bot_file(spec: str) -> None:
+    target, _attr = split_spec(spec)
+    if not is_command(spec) and target.endswith(".py") and not Path(target).is_file():
+        raise BotNotFoundError(f"bot {spec!r}: no such file {target!r}")
 
 
 def open_store(db: str) -> Store:

@@ -31,14 +31,15 @@ def rotation(index: int, seats: int) -> list[int]:
 
 
 def play_match(game: Game, players: Sequence[Player], seed: int, games: int,
-               options: Mapping[str, Any] | None = None,
+               options: Mapping[str, Any] | None = None, *, time_limit: float | None = None,
                ) -> Iterator[tuple[list[int], GameRecord]]:
     """Yield (bot index of each seat, record) for each game, as it is played."""
     check_seat_count(game, len(players))
     for index in range(games):
         order = rotation(index, len(players))
         seated = [players[bot] for bot in order]
-        yield order, play_game(game, seated, match_seed(seed, index, len(players)), options)
+        yield order, play_game(game, seated, match_seed(seed, index, len(players)), options,
+                               time_limit=time_limit)
 
 
 @dataclass

@@ -85,6 +85,8 @@ def _show_round(index: int, results: Sequence[BotResults]) -> None:
 
 
 def _finish(config: TournamentConfig, store: Store, report: RunReport) -> None:
+    for problem in report.problems:
+        click.echo(f"warning: {problem}", err=True)
     if report.played == 0 and report.complete:
         click.echo(f"tournament {config.name!r} is complete ({report.total} games in "
                    f"{config.db}); nothing to play")

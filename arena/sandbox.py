@@ -3,7 +3,8 @@
 The protocol (one JSON object or one action string per line; see the README):
 
 - arena sends ``{"type": "hello", "protocol": 1}``; the bot answers with one
-  line ``{"name": …, "version": …}``;
+  line ``{"name": …, "version": …}`` (optionally ``"games": [...]``, the games
+  it plays);
 - before each game ``{"type": "start", "info": {game, options, seat, seats,
   seed, time_limit}}``, after it ``{"type": "end", "outcome": {ranks, scores,
   termination}}`` — no answer to either;
@@ -108,7 +109,7 @@ class ProcessPlayer:
         self.process: subprocess.Popen[bytes] | None = None
         self.folder: Path | None = None
         self.buffer = b""
-        self.failure: str | None = None
+        self.games: tuple[str, ...] | None = None
 
     # -- process life ----------------------------------------------------------
 
@@ -152,6 +153,8 @@ class ProcessPlayer:
         if not (isinstance(name, str) and name and isinstance(version, str | int | float)):
             self._fail(CRASH, f"handshake without name and version: {line[:200]!r}")
         self.name, self.version = name, str(version)
+        games = reply.get("games")
+        self.games = tuple(games) if isinstance(games, list) else None
 
     def close(self) -> None:
         """Stop the bot process (and everything it started) and remove its folder."""

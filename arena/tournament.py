@@ -52,6 +52,7 @@ class RunReport:
     already_done: int
     played: int = 0
     standings: list[BotResults] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -142,7 +143,8 @@ def run_tournament(config: TournamentConfig, store: Store,
     """Play every game of the tournament not yet in ``store``; return the standings."""
     progress = progress or Progress()
     run = open_run(config, store)
-    report = RunReport(run.tid, total_games(config), len(store.finished_keys(run.tid)))
+    report = RunReport(run.tid, total_games(config), len(store.finished_keys(run.tid)),
+                       problems=list(run.entrants.problems))
     progress.started(report.total, report.already_done)
     if config.format == "round-robin":
         play_tasks(run, round_robin_tasks(config, run.entrants.labels), report, progress)

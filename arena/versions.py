@@ -71,8 +71,11 @@ def leaderboard(store: Store, game: str,
     """Every rated version of every bot, best first by μ − 3σ."""
     result = all_time(store, game, settings)
     bots = {bot.id: bot for bot in store.bots(game)}
-    return [LeaderboardRow(bots[bot_id], rating, result.tallies[bot_id])
-            for bot_id, rating in result.table.leaderboard()]
+    rated = [LeaderboardRow(bots[bot_id], rating, result.tallies[bot_id])
+             for bot_id, rating in result.table.leaderboard()]
+    unrated = [LeaderboardRow(bot, result.table.rater.initial(), Tally())
+               for bot_id, bot in bots.items() if bot_id not in result.table.ratings]
+    return rated + unrated
 
 
 def history(store: Store, name: str, game: str,
@@ -95,5 +98,5 @@ def history(store: Store, name: str, game: str,
 
 
 def games_played(store: Store) -> list[str]:
-    """The games that have stored tournaments."""
-    return sorted({t.game for t in store.tournaments()})
+    """The games that have stored bots (played in tournaments, or submitted)."""
+    return sorted({bot.game for bot in store.bots()})

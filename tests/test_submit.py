@@ -1,0 +1,75 @@
+"""arena bots new / validate and arena submit, as a new user runs them."""
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import cli
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_new_validate_submit_as_printed_in_the_readme(workdir):
+    new = run("bots", "new", "mybot", "--game", "seasons")
+    assert new.exit_code == 0, new.output
+    assert (workdir / "bots/mybot.py").exists() and (workdir / "bots/test_mybot.py").exists()
+    valid = run("bots", "validate", "bots/mybot.py")
+    assert valid.exit_code == 0, valid.output
+    assert valid.output.startswith("VALID: bots/mybot.py (mybot@0.1)")
+    assert "seasons: 6 games" in valid.output
+    submitted = run("submit", "bots/mybot.py")
+    assert submitted.exit_code == 0, submitted.output
+    copy = workdir / "results/submissions/mybot/0.1/mybot.py"
+    assert copy.read_text() == (workdir / "bots/mybot.py").read_text()
+    assert "mybot" in run("ratings").output
+    again = run("submit", "bots/mybot.py")
+    assert again.exit_code == 0  # the same code again is fine
+    bot = workdir / "bots/mybot.py"
+    bot.write_text(bot.read_text().replace("# outcome.ranks", "# changed: outcome.ranks"))
+    changed = run("submit", "bots/mybot.py")
+    assert changed.exit_code == 1 and "give the changed bot a new version" in changed.output
+    assert copy.read_text() != bot.read_text()  # the kept copy is untouched
+
+
+def test_the_template_test_passes(workdir):
+    import subprocess
+    import sys
+
+    run("bots", "new", "other-bot", "--game", "sonnentau")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "bots/test_other_bot.py"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_new_refuses_bad_names_and_overwrites(workdir):
+    assert run("bots", "new", "Bad Name", "--game", "seasons").exit_code == 1
+    assert run("bots", "new", "x", "--game", "chess").exit_code == 1
+    run("bots", "new", "x", "--game", "seasons")
+    again = run("bots", "new", "x", "--game", "seasons")
+    assert again.exit_code == 1 and "exists already" in again.output
+
+
+def test_validate_explains_what_is_wrong(workdir, root):
+    raiser = root / "tests/hostile/raiser.py"
+    result = run("bots", "validate", str(raiser), "--game", "seasons", "--games", "2")
+    assert result.exit_code == 1
+    assert result.output.startswith("NOT VALID")
+    assert "2 of 2 games lost by a failure; first: crash" in result.output
+    broken = run("bots", "validate", str(root / "tests/hostile/unloadable.py"))
+    assert broken.exit_code == 1 and "it does not start" in broken.output
+    assert run("bots", "validate", "nope.py").exit_code == 1
+    assert "NOT VALID" in run("submit", str(raiser), "--game", "seasons").output
+
+
+def test_a_shell_bot_validates_for_every_game(root):
+    spec = f"command:{root / 'bots/examples/first_legal.sh'}"
+    result = run("bots", "validate", spec, "--games", "2")
+    assert result.exit_code == 0, result.output
+    assert "seasons: 2 games" in result.output and "sonnentau: 2 games" in result.output
