@@ -21,7 +21,7 @@ Conventions:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -259,11 +259,13 @@ def sprt_llr(wins: int, draws: int, losses: int, settings: SprtSettings) -> floa
         llr = 0.5 * (s1 - s0) * (2 * m - s0 - s1) / var * n
 
     with ``n`` games, ``m`` the mean per-game score and ``var`` its per-game
-    variance (:attr:`MatchScore.variance`). 0.0 with no games or ``var == 0``
-    (e.g. only draws, or only wins: the approximation has nothing to measure).
+    variance. When all results are the same the variance is 0; then every
+    outcome not seen counts as half an observation, so that a bot that only
+    wins still ends the test. 0.0 with no games.
     """
     ms = MatchScore(wins, draws, losses)
-    return _llr(ms.score, ms.variance, ms.games, settings)
+    mean, variance = _regularized((1.0, 0.5, 0.0), (wins, draws, losses))
+    return _llr(mean, variance, ms.games, settings)
 
 
 def sprt_llr_pentanomial(p: Pentanomial, settings: SprtSettings) -> float:
@@ -273,7 +275,30 @@ def sprt_llr_pentanomial(p: Pentanomial, settings: SprtSettings) -> float:
     and ``var`` the per-pair variance of the per-game score of a pair
     (:attr:`Pentanomial.variance`). 0.0 with no pairs or ``var == 0``.
     """
-    return _llr(p.score, p.variance, p.pairs, settings)
+    mean, variance = _regularized((0.0, 0.25, 0.5, 0.75, 1.0), p.counts)
+    return _llr(mean, variance, p.pairs, settings)
+
+
+ONE_SIDED_PRIOR = 0.5
+
+
+def _regularized(values: tuple[float, ...], counts: Sequence[int]) -> tuple[float, float]:
+    """Mean and variance of the outcomes. When every observation is the same (only
+    wins, say) the variance is 0 and the test could never end; then each outcome not
+    seen counts as half an observation, a weak prior that fades as results come in."""
+    mean, variance = _moments(values, counts)
+    if variance == 0.0 and sum(counts) > 0:
+        mean, variance = _moments(values, [c or ONE_SIDED_PRIOR for c in counts])
+    return mean, variance
+
+
+def _moments(values: tuple[float, ...], counts: Sequence[float]) -> tuple[float, float]:
+    total = sum(counts)
+    if total == 0:
+        return 0.5, 0.0
+    mean = sum(c * v for c, v in zip(counts, values, strict=True)) / total
+    variance = sum(c * (v - mean) ** 2 for c, v in zip(counts, values, strict=True)) / total
+    return mean, variance
 
 
 def sprt(result: MatchScore | Pentanomial,

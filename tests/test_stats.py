@@ -357,10 +357,20 @@ def test_sprt_pentanomial_decides_sooner_on_correlated_pairs():
 def test_sprt_zero_games_and_zero_variance_do_not_crash():
     settings = SprtSettings()
     assert sprt_llr(0, 0, 0, settings) == 0.0
-    assert sprt_llr(0, 50, 0, settings) == 0.0
-    assert sprt_llr(50, 0, 0, settings) == 0.0
     assert sprt_llr_pentanomial(Pentanomial(), settings) == 0.0
-    assert sprt_llr_pentanomial(Pentanomial((0, 0, 30, 0, 0)), settings) == 0.0
+    # One-sided results get a weak prior (half an observation per unseen outcome):
+    # only draws lean to H0, only wins to H1, and both stay finite.
+    assert -5 < sprt_llr(0, 50, 0, settings) < 0
+    assert 0 < sprt_llr(1, 0, 0, settings) < 0.1  # one win decides nothing
+    assert sprt_llr_pentanomial(Pentanomial((0, 0, 30, 0, 0)), settings) < 0
+
+
+def test_sprt_ends_for_a_bot_that_only_wins():
+    """Regression: with zero variance the LLR stayed 0 and the test never ended."""
+    settings = SprtSettings(elo0=0, elo1=10)
+    assert sprt(Pentanomial((0, 0, 0, 0, 200)), settings).verdict == H1_ACCEPTED
+    assert sprt(MatchScore(wins=200), settings).verdict == H1_ACCEPTED
+    assert sprt(MatchScore(wins=3), settings).verdict == CONTINUE
     assert sprt(MatchScore()).verdict == CONTINUE
     assert sprt(Pentanomial()).verdict == CONTINUE
 
@@ -383,9 +393,11 @@ def test_llr_sign_follows_the_score(wins, draws, losses):
     ms = MatchScore(wins, draws, losses)
     llr = sprt_llr(wins, draws, losses, settings)
     midpoint = (expected_score(0.0) + expected_score(10.0)) / 2
-    if ms.variance > 0 and ms.score > midpoint:
+    if ms.games == 0:
+        assert llr == 0.0
+    elif ms.variance > 0 and ms.score > midpoint:
         assert llr > 0
     elif ms.variance > 0 and ms.score < midpoint:
         assert llr < 0
-    else:
-        assert llr == 0.0 or math.isclose(ms.score, midpoint)
+    else:  # one-sided: the weak prior pulls the mean towards the middle, not across it
+        assert (llr > 0) == (ms.score > midpoint) or math.isclose(ms.score, midpoint)
