@@ -222,6 +222,9 @@ def board(board_path: str | None, record_path: str | None, game_index: int,
 @click.option("--db", help="Results database (default results/arena.db).")
 @click.option("--output", help="Output folder (default results/<name>).")
 @click.option("--name", help="Override the tournament's name.")
+@click.option("--executor", type=click.Choice(["local", "dask"]),
+              help="Where games run: local worker processes, or a Dask cluster.")
+@click.option("--scheduler", help="The Dask scheduler's address, e.g. tcp://host:8786.")
 @click.option("--dry-run", is_flag=True, help="Print the schedule size and first pairings.")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @click.option("-v", "--verbose", is_flag=True, help="Echo the log to the terminal.")

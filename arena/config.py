@@ -26,6 +26,7 @@ from arena.ratings import RatingSettings, RatingSettingsError
 
 FORMATS = ("round-robin", "swiss")
 ISOLATIONS = ("process", "none")
+EXECUTORS = ("local", "dask")
 COMMAND_PREFIX = "command:"
 DEFAULT_DB = "results/arena.db"
 DEFAULT_OUTPUT_ROOT = "results"
@@ -69,6 +70,8 @@ class TournamentConfig:
     memory_limit: int | None = 1024
     cpu_limit: float | None = 120.0
     isolation: str = "process"
+    executor: str = "local"
+    scheduler: str | None = None
     output: str = ""
     db: str = DEFAULT_DB
     ratings: RatingSettings = field(default_factory=RatingSettings)
@@ -85,7 +88,7 @@ class TournamentConfig:
     def defining(self) -> dict[str, Any]:
         """The settings that decide the results (not where they go or how fast)."""
         data = asdict(self)
-        for key in ("workers", "output", "db", "source", "ratings"):
+        for key in ("workers", "output", "db", "source", "ratings", "executor", "scheduler"):
             data.pop(key)
         data["bots"] = [bot.to_json() for bot in self.bots]
         return data
@@ -116,6 +119,8 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "memory_limit": ((int,), False),
     "cpu_limit": ((int, float), False),
     "isolation": ((str,), False),
+    "executor": ((str,), False),
+    "scheduler": ((str,), False),
     "output": ((str,), False),
     "db": ((str,), False),
     "ratings": ((dict,), False),
@@ -256,6 +261,10 @@ def _check_semantics(config: TournamentConfig) -> None:
          "must be at least 64 (MB)"),
         (config.cpu_limit is None or config.cpu_limit > 0, "cpu_limit",
          "must be a positive number of seconds"),
+        (config.executor in EXECUTORS, "executor",
+         f"must be one of {', '.join(EXECUTORS)}, got {config.executor!r}"),
+        (config.executor != "dask" or bool(config.scheduler), "scheduler",
+         "the dask executor needs the scheduler's address, e.g. tcp://host:8786"),
         (config.isolation in ISOLATIONS, "isolation",
          f"must be one of {', '.join(ISOLATIONS)}, got {config.isolation!r}"),
     ]

@@ -20,6 +20,7 @@ import multiprocessing
 import shlex
 import shutil
 import signal
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.config import BotEntry
-from arena.games.base import Action, Observation
+from arena.games.base import Action, ArenaError, Observation
 from arena.match import play_game
 from arena.players import LoadedBot, PlayerFailure, load_bot, split_spec
 from arena.record import CRASH, GameRecord
@@ -36,6 +37,7 @@ from arena.schedule import GameTask
 
 log = logging.getLogger("arena.executor")
 PROCESS, NONE = "process", "none"
+CONNECT_TIMEOUT = "20s"
 ISOLATIONS = (PROCESS, NONE)
 
 
@@ -150,14 +152,17 @@ def source_hash(spec: str) -> str:
     return digest.hexdigest()
 
 
-_players: dict[str, Any] = {}
+_players: dict[tuple[int, str], Any] = {}
 
 
 def player_for(setup: MatchSetup, bot: int) -> Any:
-    """This process's player for entrant ``bot``, created on first use and kept."""
+    """This thread's player for entrant ``bot``, created on first use and kept.
+
+    Per thread, because a Dask worker may run several tasks at once in threads.
+    """
     entry = setup.bots[bot]
-    key = entry_key(entry) + json.dumps([setup.limits.memory_mb,
-                                         setup.limits.cpu_seconds_per_game])
+    key = (threading.get_ident(), entry_key(entry) + json.dumps(
+        [setup.limits.memory_mb, setup.limits.cpu_seconds_per_game]))
     if key not in _players:
         _players[key] = _make_player(entry, setup.limits)
     return _players[key]
@@ -248,3 +253,39 @@ def run_local(setup: MatchSetup, tasks: Sequence[GameTask] | Iterable[GameTask],
     context = multiprocessing.get_context("fork")
     with context.Pool(workers, initializer=_worker_init) as pool:
         yield from pool.imap_unordered(functools.partial(play_task, setup), tasks)
+
+
+def run_dask(setup: MatchSetup, tasks: Sequence[GameTask], scheduler: str
+             ) -> Iterator[GameResult]:
+    """Send the tasks to a Dask cluster and yield the results as they come back.
+
+    The workers need arena installed and the bots' files at the same paths (a shared
+    file system, or the same checkout on every machine). Run workers with one thread
+    each (``dask worker ADDRESS --nthreads 1``).
+    """
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise ArenaError("the dask executor needs Dask: pip install 'arena[dask]'") from None
+    try:
+        client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+    except OSError as exc:
+        raise ArenaError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+    futures = []
+    try:
+        futures = client.map(play_task, [setup] * len(tasks), list(tasks), pure=False)
+        for future in as_completed(futures):
+            yield future.result()
+    finally:
+        client.cancel(futures)
+        client.close()
+
+
+def run_tasks(setup: MatchSetup, tasks: Sequence[GameTask], *, workers: int,
+              executor: str = "local", scheduler: str | None = None) -> Iterator[GameResult]:
+    """The executor the config names: local worker processes, or a Dask cluster."""
+    if executor == "dask":
+        if not scheduler:
+            raise ArenaError("the dask executor needs a scheduler address (--scheduler)")
+        return run_dask(setup, tasks, scheduler)
+    return run_local(setup, tasks, workers)

@@ -8,6 +8,7 @@ so running a tournament a second time resumes it (or reports it complete).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -20,7 +21,7 @@ from arena.executor import (
     MatchSetup,
     identity_hash,
     load_entry,
-    run_local,
+    run_tasks,
     source_hash,
 )
 from arena.games import find_game
@@ -102,8 +103,18 @@ def limits_of(config: TournamentConfig) -> Limits:
 
 def match_setup(config: TournamentConfig) -> MatchSetup:
     options = resolve_game_options(find_game(config.game), config.options, config.seats)
-    return MatchSetup(config.game, options, config.bots, config.time_limit, config.time_bank,
+    bots = tuple(dataclasses.replace(entry, spec=absolute_spec(entry.spec))
+                 for entry in config.bots)
+    return MatchSetup(config.game, options, bots, config.time_limit, config.time_bank,
                       limits_of(config))
+
+
+def absolute_spec(spec: str) -> str:
+    """A bot file spec with an absolute path, so that it works from any working folder."""
+    target, attr = split_spec(spec)
+    if is_command(spec) or not target.endswith(".py"):
+        return spec
+    return str(Path(target).resolve()) + (f":{attr}" if attr else "")
 
 
 def total_games(config: TournamentConfig) -> int:
@@ -161,7 +172,8 @@ def play_tasks(run: TournamentRun, tasks: Sequence[GameTask], report: RunReport,
     """Play the tasks not yet stored, committing each game as it finishes."""
     done = run.store.finished_keys(run.tid)
     todo = [task for task in tasks if task.key not in done]
-    for result in run_local(run.setup, todo, run.config.worker_count):
+    for result in run_tasks(run.setup, todo, workers=run.config.worker_count,
+                            executor=run.config.executor, scheduler=run.config.scheduler):
         run.store.save_game(run.tid, result.task, result.record, result.duration)
         report.played += 1
         progress.game_done(result)

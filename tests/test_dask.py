@@ -1,0 +1,60 @@
+"""The Dask executor gives exactly the results of the local one."""
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from arena.config import parse_config  # noqa: E402
+from arena.store import Store  # noqa: E402
+from arena.tournament import run_tournament  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as local:
+        yield local
+
+
+def results(path):
+    with Store(path) as store:
+        return [(g.key, g.seed, g.seats, g.ranks, g.scores, g.statuses) for g in store.games(1)]
+
+
+@pytest.mark.parametrize("isolation", ["process", "none"])
+def test_a_tournament_on_a_local_dask_cluster_equals_the_local_run(tmp_path, root, monkeypatch,
+                                                                  cluster, isolation):
+    monkeypatch.chdir(root)
+    base = {"name": "dask", "game": "seasons", "seed": 5, "games_per_pairing": 3,
+            "isolation": isolation,
+            "bots": ["bots/seasons/greedy.py", "bots/seasons/random_bot.py",
+                     {"spec": "bots/seasons/greedy.py", "name": "keep",
+                      "params": {"rerolls": False}}]}
+    local = parse_config({**base, "workers": 2, "db": str(tmp_path / "local.db")})
+    remote = parse_config({**base, "executor": "dask", "scheduler": cluster.scheduler_address,
+                           "db": str(tmp_path / "dask.db")})
+    for config in (local, remote):
+        with Store(config.db) as store:
+            assert run_tournament(config, store).complete
+    assert len(results(remote.db)) == 18
+    assert results(remote.db) == results(local.db)
+
+
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, root, monkeypatch):
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    monkeypatch.chdir(root)
+    monkeypatch.setattr("arena.executor.CONNECT_TIMEOUT", "2s")
+    config = tmp_path / "t.yaml"
+    config.write_text("name: x\ngame: seasons\nbots: [bots/seasons/greedy.py, "
+                      "bots/seasons/random_bot.py]\n")
+    result = CliRunner().invoke(cli, ["run", str(config), "--executor", "dask", "--scheduler",
+                                      "tcp://127.0.0.1:1", "--db", str(tmp_path / "a.db"),
+                                      "--output", str(tmp_path / "o"), "--no-progress"])
+    assert result.exit_code == 1
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in result.output
+    missing = CliRunner().invoke(cli, ["run", str(config), "--executor", "dask",
+                                       "--db", str(tmp_path / "b.db")])
+    assert missing.exit_code == 1 and "needs the scheduler's address" in missing.output
