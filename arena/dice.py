@@ -5,16 +5,20 @@ within the turn, die slot)``: no state, no global ``random``, no salted
 ``hash()``. Playing the same seed with the bots swapped between seats hands
 each bot exactly the luck its opponent had.
 
-The function, fixed for all versions of arena (``v1``):
+The function, fixed for all versions of arena (``v2``):
 
-1. Encode the key as ASCII ``"arena-dice-v1:{seed}:{seat}:{turn}:{roll}:{slot}"``
-   (decimal integers, no padding).
-2. Take SHA-256 of it; read the first 8 bytes as a big-endian unsigned integer
-   ``x``.
+1. Encode the roll's key as ASCII ``"arena-dice-v2:{seed}:{seat}:{turn}:{roll}"``
+   (decimal integers, no padding) and take its SHA-512 digest: 64 bytes.
+2. Die slot ``i`` (0 to 7) reads bytes ``8*i`` to ``8*i+7`` of the digest as a
+   big-endian unsigned integer ``x``.
 3. With ``n`` faces, accept ``x`` if ``x < 2**64 - (2**64 % n)`` and return face
-   number ``x % n`` (0-based, into the die's face list); otherwise append
-   ``":{attempt}"`` (1, 2, …) to the key and repeat — rejection keeps the
-   result exactly uniform.
+   number ``x % n`` (0-based, into the die's face list). Otherwise (probability
+   below 1e-18) take SHA-256 of ``"{key}:{slot}:{attempt}"`` for attempt 1, 2, …,
+   its first 8 bytes as ``x``, until one is accepted — rejection keeps the result
+   exactly uniform.
+
+One hash per roll serves all its dice, and a die depends only on its own slot's
+bytes, so re-rolling slot ``i`` gives the same value whatever else is re-rolled.
 
 Seeds for games and bots are derived the same way by :func:`derive_seed`.
 """
@@ -30,21 +34,44 @@ STANDARD_DIE: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
 _WORD = 2**64
 
 
-def _uniform(key: str, n: int) -> int:
-    limit = _WORD - (_WORD % n)
+MAX_SLOTS = 8
+
+
+def _accept(x: int, n: int) -> int | None:
+    return x % n if x < _WORD - (_WORD % n) else None
+
+
+def _retry(key: str, slot: int, n: int) -> int:
     attempt = 0
-    text = key
     while True:
-        x = int.from_bytes(hashlib.sha256(text.encode("ascii")).digest()[:8], "big")
-        if x < limit:
-            return x % n
         attempt += 1
-        text = f"{key}:{attempt}"
+        text = f"{key}:{slot}:{attempt}".encode("ascii")
+        face = _accept(int.from_bytes(hashlib.sha256(text).digest()[:8], "big"), n)
+        if face is not None:
+            return face
+
+
+def _roll_key(seed: int, seat: int, turn: int, roll: int) -> str:
+    return f"arena-dice-v2:{seed}:{seat}:{turn}:{roll}"
+
+
+def face_indices(seed: int, seat: int, turn: int, roll: int,
+                 slots: Sequence[int], n_faces: Sequence[int]) -> list[int]:
+    """The 0-based faces shown by ``slots`` in roll ``roll`` of turn ``turn`` of ``seat``."""
+    key = _roll_key(seed, seat, turn, roll)
+    digest = hashlib.sha512(key.encode("ascii")).digest()
+    faces = []
+    for slot, n in zip(slots, n_faces, strict=True):
+        if not 0 <= slot < MAX_SLOTS:
+            raise ValueError(f"die slot {slot} is outside 0..{MAX_SLOTS - 1}")
+        face = _accept(int.from_bytes(digest[8 * slot:8 * slot + 8], "big"), n)
+        faces.append(face if face is not None else _retry(key, slot, n))
+    return faces
 
 
 def face_index(seed: int, seat: int, turn: int, roll: int, slot: int, n_faces: int) -> int:
     """The 0-based face shown by die ``slot`` in roll ``roll`` of turn ``turn`` of ``seat``."""
-    return _uniform(f"arena-dice-v1:{seed}:{seat}:{turn}:{roll}:{slot}", n_faces)
+    return face_indices(seed, seat, turn, roll, (slot,), (n_faces,))[0]
 
 
 def die_value(seed: int, seat: int, turn: int, roll: int, slot: int,
@@ -55,10 +82,9 @@ def die_value(seed: int, seat: int, turn: int, roll: int, slot: int,
 
 def roll_dice(seed: int, request: DiceRequest) -> tuple[int, ...]:
     """Resolve a chance node: the values of ``request.slots``, in that order."""
-    return tuple(
-        die_value(seed, request.seat, request.turn, request.roll, slot, faces)
-        for slot, faces in zip(request.slots, request.faces, strict=True)
-    )
+    indices = face_indices(seed, request.seat, request.turn, request.roll, request.slots,
+                           [len(f) for f in request.faces])
+    return tuple(f[i] for f, i in zip(request.faces, indices, strict=True))
 
 
 def derive_seed(seed: int, *labels: object) -> int:

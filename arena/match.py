@@ -25,6 +25,8 @@ from arena.games.base import (
     ArenaError,
     Game,
     InvalidActionError,
+    LazyState,
+    Observation,
     Outcome,
     State,
     ranks_from_scores,
@@ -162,7 +164,9 @@ def _play_out(game: Game, state: State, players: Sequence[Player], seed: int,
 
 def _decide(game: Game, state: State, player: Player, seat: int,
             clock: Clock) -> tuple[Action, float]:
-    observation = dataclasses.replace(state.observation(seat), time_left=clock.time_left(seat))
+    legal = tuple(state.legal_actions())
+    observation = Observation(game.info.name, seat, LazyState(state.copy()), legal,
+                              clock.time_left(seat))
     started = time.perf_counter()
     try:
         reply = player.act(observation)
@@ -172,11 +176,14 @@ def _decide(game: Game, state: State, player: Player, seat: int,
         raise Forfeit(seat, CRASH, _crash_detail("act", exc)) from None
     seconds = time.perf_counter() - started
     clock.charge(seat, seconds)
-    return _legal_reply(game, observation.legal_actions, reply, seat), seconds
+    return _legal_reply(game, legal, reply, seat), seconds
 
 
 def _legal_reply(game: Game, legal: Sequence[Action], reply: object, seat: int) -> Action:
     """The legal action ``reply`` names, or Forfeit with ``illegal-action``."""
+    for action in legal:  # the common case: one of the offered objects itself
+        if action is reply:
+            return action
     by_text = {str(a): a for a in legal}
     if isinstance(reply, str):
         if reply in by_text:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from arena.games.base import ArenaError
 
@@ -37,8 +37,7 @@ class SeatRecord:
         return cls(data["name"], data["version"], data.get("status", OK), data.get("detail", ""))
 
 
-@dataclass(frozen=True)
-class Move:
+class Move(NamedTuple):
     """One step of a game: a seat's decision (with its time) or a chance outcome (seat -1)."""
 
     seat: int

@@ -9,16 +9,16 @@ MIWIN_III = (1, 2, 5, 6, 7, 9)
 
 
 def test_golden_values_are_pinned():
-    # These values define the dice stream v1; changing them breaks every stored game.
+    # These values define the dice stream v2; changing them breaks every stored game.
     assert [die_value(0, 0, 0, 0, slot) for slot in range(3)] == GOLDEN_0
     assert [die_value(7, 1, 3, 1, slot) for slot in range(3)] == GOLDEN_7
     assert face_index(123456789, 3, 10, 2, 1, 6) == GOLDEN_FACE
     assert derive_seed(1, "match", 0) == GOLDEN_SEED
 
 
-GOLDEN_0 = [3, 2, 1]
-GOLDEN_7 = [6, 3, 5]
-GOLDEN_FACE = 0
+GOLDEN_0 = [6, 1, 2]
+GOLDEN_7 = [4, 4, 5]
+GOLDEN_FACE = 3
 GOLDEN_SEED = 4432076595521722211
 
 
@@ -57,5 +57,22 @@ def test_derived_seeds_are_63_bit_and_label_sensitive():
 def test_the_documented_function_by_hand():
     import hashlib
 
-    digest = hashlib.sha256(b"arena-dice-v1:7:1:3:1:0").digest()
-    assert die_value(7, 1, 3, 1, 0) == int.from_bytes(digest[:8], "big") % 6 + 1
+    digest = hashlib.sha512(b"arena-dice-v2:7:1:3:1").digest()
+    for slot in range(3):
+        word = int.from_bytes(digest[8 * slot:8 * slot + 8], "big")
+        assert die_value(7, 1, 3, 1, slot) == word % 6 + 1
+
+
+def test_rejection_falls_back_to_a_per_slot_hash(monkeypatch):
+    import arena.dice as dice
+
+    monkeypatch.setattr(dice, "_accept", lambda x, n, calls=[]: (
+        calls.append(x) or (None if len(calls) == 1 else x % n)))
+    assert 0 <= dice.face_index(1, 0, 0, 0, 0, 6) < 6
+
+
+def test_a_slot_outside_the_digest_is_refused():
+    import pytest
+
+    with pytest.raises(ValueError, match="outside 0..7"):
+        face_index(1, 0, 0, 0, 8, 6)

@@ -124,7 +124,8 @@ class Vandal(FirstLegalPlayer):
 
     def act(self, observation):
         observation.state["fields"]["max-15"][0] = 99
-        observation.state.clear()
+        observation.state["dice"].append(7)
+        observation.state["fields"].clear()
         return super().act(observation)
 
 

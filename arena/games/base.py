@@ -14,9 +14,9 @@ frozen value with a JSON form.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 CHANCE_SEAT = -1
 """The value of ``State.current_seat`` at a chance node (OpenSpiel's convention)."""
@@ -51,8 +51,7 @@ class Action(Protocol):
     def __str__(self) -> str: ...
 
 
-@dataclass(frozen=True)
-class DiceRequest:
+class DiceRequest(NamedTuple):
     """What the referee must roll at a chance node.
 
     ``slots`` are the die slots to roll and ``faces[i]`` the faces of the die in
@@ -84,9 +83,41 @@ class Outcome:
         return cls(tuple(data["ranks"]), tuple(data["scores"]), data["termination"])
 
 
-@dataclass(frozen=True)
-class Observation:
-    """What a player sees when it must decide.
+class LazyState(Mapping[str, Any]):
+    """A state's JSON form, built on first use from a private copy of the state.
+
+    Most decisions of fast bots never look at the whole position; building the
+    JSON only when it is read keeps the referee fast, and the copy keeps the data
+    exactly as it was when the decision was asked for.
+    """
+
+    __slots__ = ("_data", "_source")
+
+    def __init__(self, source: Any) -> None:
+        self._source = source
+        self._data: dict[str, Any] | None = None
+
+    def _json(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = self._source.to_json()
+            self._source = None
+        return self._data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._json()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._json())
+
+    def __len__(self) -> int:
+        return len(self._json())
+
+    def __repr__(self) -> str:
+        return f"LazyState({self._json()!r})"
+
+
+class Observation(NamedTuple):
+    """What a player sees when it must decide (an immutable record).
 
     ``state`` is the game's public state as JSON-ready data (both games have no
     hidden information); ``find_game(game).state_from_json(state)`` rebuilds a
@@ -104,7 +135,7 @@ class Observation:
         return {
             "game": self.game,
             "seat": self.seat,
-            "state": self.state,
+            "state": dict(self.state),
             "legal_actions": [str(a) for a in self.legal_actions],
             "time_left": self.time_left,
         }

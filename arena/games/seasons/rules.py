@@ -203,9 +203,10 @@ class SeasonsState:
 
     def chance_action(self, values: Sequence[int]) -> Dice:
         """The chance action that gives the requested slots ``values``."""
-        slots = self.chance_request().slots
-        dice = list(self.dice) if self.dice else [0] * N_DICE
-        for slot, value in zip(slots, values, strict=True):
+        if self.phase == ROLL:
+            return Dice(tuple(values))
+        dice = list(self.dice)
+        for slot, value in zip(self.pending, values, strict=True):
             dice[slot] = value
         return Dice(tuple(dice))
 
