@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.match import play_game  # noqa: E402
-from arena.players import load_bot  # noqa: E402
+from arena.match import play_game
+from arena.players import load_bot
 
 VALUES = [5, 8, 9, 10, 13, 15, 9, 10, 11, 13, 17]
 IS_MAX = [True] * 6 + [False] * 5

@@ -74,5 +74,5 @@ def test_rejection_falls_back_to_a_per_slot_hash(monkeypatch):
 def test_a_slot_outside_the_digest_is_refused():
     import pytest
 
-    with pytest.raises(ValueError, match="outside 0..7"):
+    with pytest.raises(ValueError, match=r"outside 0\.\.7"):
         face_index(1, 0, 0, 0, 8, 6)
