@@ -368,6 +368,27 @@ def _common_game(store: Store, game_name: str | None, *labels: str) -> str:
     return games[0]
 
 
+@cli.command()
+@click.argument("tournament", required=False)
+@DB_OPTION
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
+              help="Output folder (default: results/<tournament name>).")
+@reports_errors
+def report(tournament: str | None, db: str, out_dir: str | None) -> None:
+    """Write the CSV files and the HTML report of TOURNAMENT (name or id; default: the
+    latest)."""
+    from arena.reports import write_reports
+
+    with open_store(db) as store:
+        rows = store.tournaments()
+        if not rows:
+            raise ArenaError(f"no tournaments in {db}")
+        row = store.find_tournament(tournament) if tournament else rows[-1]
+        folder = Path(out_dir) if out_dir else Path("results") / row.name
+        for path in write_reports(store, row, folder):
+            click.echo(f"wrote {path}")
+
+
 @cli.group()
 def bots() -> None:
     """Write a new bot from a template, or check one."""

@@ -10,7 +10,6 @@ import click
 
 from arena.config import TournamentConfig
 from arena.console import ProgressBar, close_logging, setup_logging
-from arena.reports.csv_export import write_games, write_standings
 from arena.schedule import Table
 from arena.standings import BotResults, table_lines
 from arena.store import Store
@@ -100,10 +99,7 @@ def _finish(config: TournamentConfig, store: Store, report: RunReport) -> None:
 
 
 def write_csv(config: TournamentConfig, store: Store, report: RunReport) -> list[Path]:
-    output = config.output_dir
-    output.mkdir(parents=True, exist_ok=True)
-    identities = load_entrants(config).identities
-    standings_csv, games_csv = output / "standings.csv", output / "games.csv"
-    write_standings(standings_csv, report.standings, identities, config.seats)
-    write_games(games_csv, store.games(report.tournament_id), identities, config.seats)
-    return [standings_csv, games_csv]
+    """The CSV files and the HTML report of the tournament, in its output folder."""
+    from arena.reports import write_reports
+
+    return write_reports(store, store.find_tournament(config.name), config.output_dir)

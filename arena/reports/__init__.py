@@ -1,1 +1,48 @@
-"""Reports over stored results: CSV files (and, later, HTML)."""
+"""Reports over stored results: CSV files and one self-contained HTML page.
+
+    >>> paths = write_reports(store, store.find_tournament("seasons-round-robin"),
+    ...                       Path("results/seasons-round-robin"))  # doctest: +SKIP
+
+writes ``standings.csv``, ``ratings.csv``, ``pairs.csv``, ``games.csv`` and
+``report.html`` and returns their paths.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.reports.csv_export import write_games, write_pairs, write_ratings, write_standings
+from arena.reports.model import ReportModel, build_model
+from arena.store import Store, TournamentRow
+
+__all__ = ["write_csv_reports", "write_reports"]
+
+
+def write_reports(store: Store, tournament: TournamentRow, out_dir: Path) -> list[Path]:
+    """Write the tournament's CSV files and ``report.html`` into ``out_dir``."""
+    from arena.reports.html import write_html  # Jinja2 and matplotlib load only when needed
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model = build_model(store, tournament)
+    paths = write_csv_reports(model, out_dir)
+    html = out_dir / "report.html"
+    write_html(html, store, model)
+    return [*paths, html]
+
+
+def write_csv_reports(model: ReportModel, out_dir: Path) -> list[Path]:
+    """standings.csv, ratings.csv, pairs.csv and games.csv of the model's tournament."""
+    identities, seats = model.identities, model.config.seats
+    paths = [out_dir / name for name in ("standings.csv", "ratings.csv", "pairs.csv",
+                                         "games.csv")]
+    write_standings(paths[0], model.standings, identities, seats)
+    write_ratings(paths[1], ((bot.identity, model.rating(bot.index),
+                              model.rated_games(bot.index)) for bot in model.rating_order()),
+                  model.settings.system)
+    order = model.standings_order()
+    write_pairs(paths[2], ((bot.identity, other.identity, model.pairs[bot.index, other.index])
+                           for bot in order for other in order
+                           if (bot.index, other.index) in model.pairs))
+    write_games(paths[3], model.rows, identities, seats)
+    return paths

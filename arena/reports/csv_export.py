@@ -1,13 +1,20 @@
-"""CSV files of a tournament: standings (one row per bot) and games (one row per game)."""
+"""CSV files of a tournament: standings and ratings (one row per bot), pairs (one row per
+ordered pair of bots that met) and games (one row per game)."""
 
 from __future__ import annotations
 
 import csv
+import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from arena.ratings import Rating
 from arena.standings import BotResults
 from arena.store import BotIdentity, GameRow
+
+if TYPE_CHECKING:
+    from arena.reports.model import PairResult
 
 
 def write_standings(path: Path, results: Sequence[BotResults],
@@ -47,3 +54,36 @@ def write_games(path: Path, rows: Iterable[GameRow], identities: Sequence[BotIde
                              *per_seat, row.termination, row.moves, round(row.duration, 6)])
             count += 1
     return count
+
+
+RATING_COLUMNS = ["bot", "version", "mu", "sigma", "mu_minus_3sigma", "games", "system"]
+PAIR_COLUMNS = ["bot", "version", "opponent", "opponent_version", "games", "wins", "draws",
+                "losses", "score", "elo", "elo_error", "los"]
+
+
+def write_ratings(path: Path, rows: Iterable[tuple[BotIdentity, Rating, int]],
+                  system: str) -> None:
+    """One row per bot, in the order given: (identity, rating, games rated)."""
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(RATING_COLUMNS)
+        for bot, rating, games in rows:
+            writer.writerow([bot.name, bot.version, round(rating.mu, 6), round(rating.sigma, 6),
+                             round(rating.conservative, 6), games, system])
+
+
+def write_pairs(path: Path, rows: Iterable[tuple[BotIdentity, BotIdentity, PairResult]]) -> None:
+    """One row per ordered pair of bots that met: (bot, opponent, the bot's results)."""
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(PAIR_COLUMNS)
+        for bot, opponent, pair in rows:
+            elo, error = pair.elo
+            writer.writerow([bot.name, bot.version, opponent.name, opponent.version, pair.games,
+                             pair.wins, pair.draws, pair.losses, round(pair.score, 4),
+                             _number(elo, 1), _number(error, 1), round(pair.los, 4)])
+
+
+def _number(value: float, digits: int) -> float | str:
+    """A rounded number; ``inf`` and ``-inf`` as text (a perfect score has no finite Elo)."""
+    return round(value, digits) if math.isfinite(value) else str(value)

@@ -1,0 +1,245 @@
+"""The HTML report: one self-contained file (inline CSS, JS and SVG; no network).
+
+The page is rendered by Jinja2 with autoescaping on, so every name a user chose
+(bots, versions, tournaments) is escaped. Data for the script is embedded as
+``<script type="application/json">`` with ``<``, ``>`` and ``&`` written as
+``\\u003c``-style escapes, so no text can close the script element.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader
+from markupsafe import Markup
+
+import arena
+from arena.games import find_game
+from arena.games.base import NORMAL
+from arena.record import SEAT_STATUSES
+from arena.reports import charts, viewer
+from arena.reports.model import Bot, PairResult, ReportModel
+from arena.store import Store
+
+TEMPLATE = "report.html.j2"
+SCRIPTS_IN_PAGE = 3
+"""``<script>`` elements the page has (the guard, the data, the viewer): the page's
+script checks the count, so an injected one is noticed."""
+LOSS_RGB = (214, 69, 65)
+WIN_RGB = (46, 158, 86)
+
+
+def environment() -> Environment:
+    return Environment(loader=PackageLoader("arena.reports", "templates"), autoescape=True,
+                       trim_blocks=True, lstrip_blocks=True)
+
+
+def asset(name: str) -> Markup:
+    """A static file of the package (CSS or JS), to inline as it is."""
+    return Markup(resources.files("arena.reports").joinpath("static", name)
+                  .read_text(encoding="utf-8"))
+
+
+def script_json(data: Any) -> Markup:
+    """JSON that is safe inside a ``<script>`` element (no ``<``, ``>``, ``&`` as such)."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    for char in "<>&\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return Markup(text)
+
+
+def write_html(path: Path, store: Store, model: ReportModel) -> None:
+    path.write_text(render_html(store, model), encoding="utf-8")
+
+
+def render_html(store: Store, model: ReportModel) -> str:
+    template = environment().get_template(TEMPLATE)
+    views = viewer.viewer_data(lambda key: store.record(model.tournament.id, key), model.rows)
+    layout = dict(views["layout"])
+    board_svg = Markup(layout.pop("svg", ""))
+    return template.render(
+        title=model.tournament.name,
+        game_title=find_game(model.config.game).info.title,
+        facts=facts(model),
+        dates=_dates(model),
+        leaderboard=leaderboard_rows(model),
+        matrix=matrix(model),
+        charts=chart_svgs(model),
+        endings=ending_rows(model),
+        terminations=termination_names(model),
+        statuses=SEAT_STATUSES,
+        failures=failure_notes(model),
+        games=[game_option(model, g) for g in views["games"]],
+        viewer=views,
+        board_svg=board_svg,
+        data=script_json({"game": model.config.game, "bots": bot_data(model.bots),
+                          "layout": layout, "games": views["games"]}),
+        css=asset("report.css"), js=asset("report.js"),
+        scripts=SCRIPTS_IN_PAGE, version=arena.__version__)
+
+
+def facts(model: ReportModel) -> dict[str, Any]:
+    """The header facts of the tournament, as label -> value."""
+    config, row = model.config, model.tournament
+    shown: dict[str, Any] = {
+        "game": config.game, "format": config.format, "seed": config.seed,
+        "games": f"{len(model.rows)} of {model.total}",
+        "status": row.status, "rating system": config.ratings.system,
+        "seats per table": config.seats, "games per pairing": config.games_per_pairing,
+    }
+    if config.format == "swiss":
+        shown["rounds"] = config.rounds
+    if config.options:
+        shown["options"] = ", ".join(f"{k}={v}" for k, v in sorted(config.options.items()))
+    return shown
+
+
+def _dates(model: ReportModel) -> dict[str, str]:
+    """When the tournament was played: its start, and its end if it is complete."""
+    row = model.tournament
+    start = _when(row.created)
+    if not row.finished:
+        return {"started": start}
+    end = _when(row.finished)
+    same_day = end[:10] == start[:10]
+    return {"played": f"{start} to {end[11:] if same_day else end}"}
+
+
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def bot_data(bots: Sequence[Bot]) -> list[dict[str, str]]:
+    return [{"label": bot.label, "colour": bot.colour} for bot in bots]
+
+
+# -- leaderboard ----------------------------------------------------------------------
+
+
+def leaderboard_rows(model: ReportModel) -> list[dict[str, Any]]:
+    """One row per bot in standings order, with the tournament's own rating."""
+    rows = []
+    for place, result in enumerate(model.standings, 1):
+        bot, tally = model.bots[result.index], result.overall
+        rating = model.rating(bot.index)
+        rows.append({
+            "place": place, "bot": bot, "mu": rating.mu, "sigma": rating.sigma,
+            "conservative": rating.conservative, "games": tally.games, "wins": tally.wins,
+            "draws": tally.draws, "losses": tally.losses, "points": result.total_points,
+            "points_text": f"{result.total_points:.2f}".rstrip("0").rstrip("."),
+            "byes": result.byes, "score": tally.score, "mean_score": tally.mean_score,
+            "mean_rank": tally.mean_rank, "failures": model.counts[bot.index].failures,
+            "heat": heat(tally.score) if tally.games else "transparent"})
+    return rows
+
+
+# -- pair matrix -----------------------------------------------------------------------
+
+
+def heat(score: float) -> str:
+    """Red (0) through white (½) to green (1), as a CSS colour."""
+    base = WIN_RGB if score >= 0.5 else LOSS_RGB
+    strength = min(1.0, abs(score - 0.5) * 2) * 0.78
+    mixed = (round(255 + (c - 255) * strength) for c in base)
+    return "rgb({}, {}, {})".format(*mixed)
+
+
+def matrix(model: ReportModel) -> dict[str, Any]:
+    """The pair matrix in standings order: a row per bot, a cell per opponent."""
+    order = model.standings_order()
+    rows = []
+    for bot in order:
+        cells = [_cell(bot, other, model.pairs.get((bot.index, other.index))) for other in order]
+        rows.append({"bot": bot, "cells": cells})
+    return {"bots": order, "rows": rows}
+
+
+def _cell(bot: Bot, other: Bot, pair: PairResult | None) -> dict[str, Any]:
+    if bot.index == other.index:
+        return {"kind": "self"}
+    if pair is None or pair.games == 0:
+        return {"kind": "none", "title": f"{bot.label} and {other.label} did not meet"}
+    elo, error = pair.elo
+    title = (f"{bot.label} vs {other.label}: {pair.wins} W, {pair.draws} D, {pair.losses} L "
+             f"in {pair.games} games; score {100 * pair.score:.1f} %; "
+             f"Elo {_signed(elo)} ± {_plain(error)}; LOS {100 * pair.los:.1f} %")
+    return {"kind": "pair", "score": pair.score, "games": pair.games, "title": title,
+            "colour": heat(pair.score), "elo": _signed(elo), "error": _plain(error)}
+
+
+def _signed(value: float) -> str:
+    if math.isinf(value):
+        return "+∞" if value > 0 else "−∞"
+    return f"{value:+.0f}".replace("-", "−")
+
+
+def _plain(value: float) -> str:
+    return "∞" if math.isinf(value) else f"{value:.0f}"
+
+
+# -- charts ----------------------------------------------------------------------------
+
+
+def chart_svgs(model: ReportModel) -> dict[str, Markup]:
+    """The rating charts as inline SVG; none before the first game."""
+    if not model.rows:
+        return {}
+    colours: dict[str, str] = {}
+    for bot in model.bots:
+        colours.setdefault(bot.name, bot.colour)
+    return {
+        "progress": Markup(charts.progression_chart(
+            model.rating_order(), model.progress, model.ratings.rater.initial(),
+            model.settings.system)),
+        "versions": Markup(charts.versions_chart(model.history, colours)),
+    }
+
+
+# -- terminations --------------------------------------------------------------------
+
+
+def termination_names(model: ReportModel) -> list[str]:
+    """Game terminations to show: the normal end first, then every other seen."""
+    seen = set(model.terminations) - {NORMAL}
+    return [NORMAL, *sorted(seen | _limits(model.config.game))]
+
+
+def _limits(game: str) -> set[str]:
+    return {"seasons": {"placement-limit"}, "sonnentau": {"turn-limit"}}.get(game, set())
+
+
+def ending_rows(model: ReportModel) -> list[dict[str, Any]]:
+    return [{"bot": bot, "statuses": model.counts[bot.index].statuses,
+             "terminations": model.counts[bot.index].terminations,
+             "failures": model.counts[bot.index].failures}
+            for bot in model.standings_order()]
+
+
+def failure_notes(model: ReportModel) -> list[tuple[Bot, str]]:
+    notes = []
+    for bot in model.standings_order():
+        statuses = model.counts[bot.index].statuses
+        failed = [f"{statuses[s]} {s}" for s in SEAT_STATUSES[1:] if statuses[s]]
+        if failed:
+            notes.append((bot, ", ".join(failed)))
+    return notes
+
+
+# -- viewer ------------------------------------------------------------------------------
+
+
+def game_option(model: ReportModel, game: dict[str, Any]) -> str:
+    """The viewer's label of a game: key, seats, result."""
+    labels = [model.bots[b].label for b in game["s"]]
+    scores = "-".join(f"{s:g}" for s in game["sc"])
+    winners = [labels[seat] for seat, rank in enumerate(game["r"]) if rank == 0]
+    verdict = f"{winners[0]} wins" if len(winners) == 1 else "draw"
+    note = "" if game["t"] == NORMAL else f" [{game['t']}]"
+    return f"{game['k']}: {' vs '.join(labels)} — {scores}, {verdict}{note}"
+

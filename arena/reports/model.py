@@ -1,0 +1,306 @@
+"""The results model behind every report: one tournament's numbers, computed once.
+
+:func:`build_model` reads the tournament's games once, in schedule order (round,
+table, set, rotation), and derives everything the CSV and HTML writers show:
+the standings, the tournament's own ratings (rated from its games alone with
+the rating settings stored with it) and their progression, the pairwise score
+matrix, and the seat statuses and game terminations. All-time ratings across
+tournaments (for comparing versions) come from :func:`arena.versions.all_time`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+
+from arena.config import BotEntry, TournamentConfig
+from arena.ratings import RatedGame, Rating, RatingSettings, RatingTable, make_rater, rate_games
+from arena.record import OK, SEAT_STATUSES
+from arena.standings import BotResults
+from arena.stats import MatchScore, elo_with_error, likelihood_of_superiority
+from arena.store import BotIdentity, GameRow, Store, TournamentRow
+from arena.tournament import standings, total_games
+from arena.versions import all_time
+
+PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#76b7b2", "#edc948",
+           "#9c755f", "#ff9da7", "#6b6ecf", "#bab0ac", "#2f8f83")
+"""Bot colours (Tableau 10 and a few more), by entrant position; more bots get hues."""
+
+MAX_PROGRESS_POINTS = 250
+"""Points kept per bot in the rating progression (a long tournament is thinned)."""
+
+
+def bot_colour(index: int) -> str:
+    """A distinct colour for entrant ``index`` (the palette, then golden-angle hues)."""
+    if index < len(PALETTE):
+        return PALETTE[index]
+    hue = (index * 137.508) % 360
+    return _hsl_hex(hue, 0.55, 0.5)
+
+
+def _hsl_hex(hue: float, saturation: float, lightness: float) -> str:
+    c = (1 - abs(2 * lightness - 1)) * saturation
+    x = c * (1 - abs((hue / 60) % 2 - 1))
+    m = lightness - c / 2
+    sector = int(hue // 60) % 6
+    r, g, b = [(c, x, 0), (x, c, 0), (0, c, x), (0, x, c), (x, 0, c), (c, 0, x)][sector]
+    return "#{:02x}{:02x}{:02x}".format(*(round((v + m) * 255) for v in (r, g, b)))
+
+
+def stored_config(row: TournamentRow) -> TournamentConfig:
+    """The tournament's config rebuilt from the JSON stored with it.
+
+    The stored config was validated when the tournament was created; it is rebuilt
+    here without checking again (the bot files need not be reachable from the
+    current directory, and unset values are stored as null). Settings the stored
+    JSON lacks keep their defaults.
+    """
+    data = row.config
+    bots = tuple(BotEntry(str(b["spec"]), b.get("name"), b.get("version"),
+                          dict(b.get("params") or {})) for b in data.get("bots", []))
+    rebuilt = {"name", "game", "seed", "bots", "ratings", "source"}
+    settings = {f.name: data[f.name] for f in fields(TournamentConfig)
+                if f.name in data and f.name not in rebuilt}
+    return TournamentConfig(
+        name=row.name, game=row.game, seed=row.seed, bots=bots, **settings,
+        ratings=RatingSettings.from_mapping(data.get("ratings") or {}),
+        source=f"tournament {row.name!r}")
+
+
+@dataclass(frozen=True)
+class Bot:
+    """An entrant: its position in the tournament, its stored id and identity."""
+
+    index: int
+    id: int
+    identity: BotIdentity
+    colour: str
+
+    @property
+    def name(self) -> str:
+        return self.identity.name
+
+    @property
+    def version(self) -> str:
+        return self.identity.version
+
+    @property
+    def label(self) -> str:
+        return self.identity.label
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """Results of bot ``row`` against bot ``col`` (entrant positions), pairwise by rank."""
+
+    row: int
+    col: int
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def match(self) -> MatchScore:
+        return MatchScore(self.wins, self.draws, self.losses)
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return self.match.score
+
+    @property
+    def elo(self) -> tuple[float, float]:
+        """Elo difference and its ± error (95 %)."""
+        return elo_with_error(self.match)
+
+    @property
+    def los(self) -> float:
+        return likelihood_of_superiority(self.match)
+
+
+@dataclass(frozen=True)
+class ProgressPoint:
+    """A bot's rating right after its ``games``-th game of the tournament."""
+
+    games: int
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True)
+class VersionPoint:
+    """A bot version's all-time rating after one tournament it played in."""
+
+    tournament: int
+    """Position of the tournament among the game's tournaments (oldest first)."""
+    rating: Rating
+    games: int
+
+
+@dataclass(frozen=True)
+class VersionHistory:
+    """All-time ratings across the database's tournaments of the game."""
+
+    tournaments: tuple[str, ...]
+    current: int
+    """Position of this report's tournament in ``tournaments``."""
+    series: Mapping[tuple[str, str], tuple[VersionPoint, ...]]
+    """(name, version) -> one point per tournament that version played in."""
+
+
+@dataclass
+class Counts:
+    """Seat statuses and game terminations of a bot's games."""
+
+    statuses: Counter[str] = field(default_factory=Counter)
+    terminations: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def failures(self) -> int:
+        return sum(n for status, n in self.statuses.items() if status != OK)
+
+
+@dataclass(frozen=True)
+class ReportModel:
+    """Everything a report shows about one tournament."""
+
+    tournament: TournamentRow
+    config: TournamentConfig
+    bots: tuple[Bot, ...]
+    rows: tuple[GameRow, ...]
+    total: int
+    standings: tuple[BotResults, ...]
+    ratings: RatingTable
+    progress: Mapping[int, tuple[ProgressPoint, ...]]
+    pairs: Mapping[tuple[int, int], PairResult]
+    counts: Mapping[int, Counts]
+    terminations: Counter[str]
+    history: VersionHistory
+
+    @property
+    def settings(self) -> RatingSettings:
+        return self.config.ratings
+
+    @property
+    def identities(self) -> list[BotIdentity]:
+        return [bot.identity for bot in self.bots]
+
+    def rating(self, index: int) -> Rating:
+        return self.ratings.get(index)
+
+    def rated_games(self, index: int) -> int:
+        return self.ratings.games.get(index, 0)
+
+    def rating_order(self) -> list[Bot]:
+        """Entrants best first by μ − 3σ (then by standings place)."""
+        place = {r.index: p for p, r in enumerate(self.standings)}
+        return sorted(self.bots, key=lambda b: (-self.rating(b.index).conservative,
+                                                place[b.index]))
+
+    def standings_order(self) -> list[Bot]:
+        return [self.bots[r.index] for r in self.standings]
+
+
+def build_model(store: Store, tournament: TournamentRow) -> ReportModel:
+    """Read the tournament's games once and compute every number of its reports."""
+    config = stored_config(tournament)
+    bots = entrant_bots(store, tournament)
+    rows = tuple(store.games(tournament.id))
+    labels = [bot.label for bot in bots]
+    table, progress = tournament_ratings(rows, config.ratings)
+    counts, terminations = count_endings(rows, len(bots))
+    return ReportModel(
+        tournament=tournament, config=config, bots=bots, rows=rows,
+        total=total_games(config),
+        standings=tuple(standings(store, tournament.id, labels, config)),
+        ratings=table, progress=progress, pairs=pair_results(rows), counts=counts,
+        terminations=terminations,
+        history=version_history(store, tournament, bots, config.ratings))
+
+
+def entrant_bots(store: Store, tournament: TournamentRow) -> tuple[Bot, ...]:
+    stored = {bot.id: bot for bot in store.bots(tournament.game)}
+    return tuple(Bot(index, bot_id, stored[bot_id].identity, bot_colour(index))
+                 for index, bot_id in enumerate(store.entrants(tournament.id)))
+
+
+def rated_games(rows: Sequence[GameRow]) -> list[RatedGame]:
+    """The games as rating input: players are entrant positions, in the order given."""
+    return [RatedGame(tuple(row.seats), tuple(row.ranks)) for row in rows]
+
+
+def tournament_ratings(rows: Sequence[GameRow], settings: RatingSettings,
+                       ) -> tuple[RatingTable, dict[int, tuple[ProgressPoint, ...]]]:
+    """The tournament's own ratings and each bot's rating after each of its games."""
+    progress: dict[int, list[ProgressPoint]] = {}
+
+    def follow(_index: int, game: RatedGame, table: RatingTable) -> None:
+        for player in game.players:
+            rating = table.ratings[player]
+            progress.setdefault(player, []).append(
+                ProgressPoint(table.games[player], rating.mu, rating.sigma))
+
+    table = rate_games(rated_games(rows), make_rater(settings), follow)
+    return table, {bot: _thin(points) for bot, points in progress.items()}
+
+
+def _thin(points: list[ProgressPoint]) -> tuple[ProgressPoint, ...]:
+    """At most about MAX_PROGRESS_POINTS points, always keeping the last."""
+    step = math.ceil(len(points) / MAX_PROGRESS_POINTS)
+    kept = points[::step]
+    if kept[-1] is not points[-1]:
+        kept.append(points[-1])
+    return tuple(kept)
+
+
+def pair_results(rows: Sequence[GameRow]) -> dict[tuple[int, int], PairResult]:
+    """Ordered pairs of bots that met: wins, draws, losses of the first by their ranks."""
+    tally: dict[tuple[int, int], list[int]] = {}
+    for row in rows:
+        for a, bot_a in enumerate(row.seats):
+            for b, bot_b in enumerate(row.seats):
+                if bot_a == bot_b:
+                    continue
+                counts = tally.setdefault((bot_a, bot_b), [0, 0, 0])
+                rank_a, rank_b = row.ranks[a], row.ranks[b]
+                counts[0 if rank_a < rank_b else 1 if rank_a == rank_b else 2] += 1
+    return {pair: PairResult(pair[0], pair[1], *counts) for pair, counts in tally.items()}
+
+
+def count_endings(rows: Sequence[GameRow], bots: int) -> tuple[dict[int, Counts], Counter[str]]:
+    """Seat statuses and terminations per bot, and the terminations of all games."""
+    counts = {index: Counts(Counter(dict.fromkeys(SEAT_STATUSES, 0))) for index in range(bots)}
+    terminations: Counter[str] = Counter()
+    for row in rows:
+        terminations[row.termination] += 1
+        for seat, bot in enumerate(row.seats):
+            counts[bot].statuses[row.statuses[seat]] += 1
+            counts[bot].terminations[row.termination] += 1
+    return counts, terminations
+
+
+def version_history(store: Store, tournament: TournamentRow, bots: Sequence[Bot],
+                    settings: RatingSettings) -> VersionHistory:
+    """All-time μ − 3σ after each tournament of every version of this tournament's bots."""
+    result = all_time(store, tournament.game, settings)
+    names = {bot.name for bot in bots}
+    versions = {bot.id: bot.identity for bot in store.bots(tournament.game)
+                if bot.identity.name in names}
+    tournaments = store.tournaments(tournament.game)
+    series: dict[tuple[str, str], list[VersionPoint]] = {}
+    for position, row in enumerate(tournaments):
+        snapshot = result.after_tournament.get(row.id, {})
+        for bot_id in dict.fromkeys(store.entrants(row.id)):
+            if bot_id in versions and bot_id in snapshot:
+                rating, games = snapshot[bot_id]
+                key = (versions[bot_id].name, versions[bot_id].version)
+                series.setdefault(key, []).append(VersionPoint(position, rating, games))
+    current = next(i for i, row in enumerate(tournaments) if row.id == tournament.id)
+    return VersionHistory(tuple(row.name for row in tournaments), current,
+                          {key: tuple(points) for key, points in series.items()})
+
