@@ -9,6 +9,7 @@ process's working folder and the temporary folder.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -113,14 +114,20 @@ class Session:
         call_hook(self.player, "end", Outcome.from_json(outcome))
 
     def act(self, observation: dict[str, Any]) -> None:
-        from arena.games import find_game
         from arena.games.base import Observation
 
-        game = find_game(observation["game"])
-        legal = tuple(game.parse_action(a) for a in observation["legal_actions"])
-        obs = Observation(observation["game"], observation["seat"], observation["state"], legal,
+        name = observation["game"]
+        legal = tuple(_parse(name, text) for text in observation["legal_actions"])
+        obs = Observation(name, observation["seat"], observation["state"], legal,
                           observation.get("time_left"))
         _send(self.out, reply_text(self.player.act(obs)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(game: str, text: str) -> Any:
+    from arena.games import find_game
+
+    return find_game(game).parse_action(text)
 
 
 def serve(session: Session, lines: TextIO) -> None:
