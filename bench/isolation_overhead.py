@@ -13,12 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from arena.games import find_game
 from arena.sandbox import ProcessPlayer, bot_command
