@@ -16,10 +16,10 @@ import multiprocessing
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
 from arena.games import find_game
 from arena.sandbox import ProcessPlayer, bot_command
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def an_observation():

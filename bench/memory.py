@@ -14,11 +14,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
 from arena.config import parse_config
 from arena.store import Store
 from arena.tournament import Progress, run_tournament
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def peak_mb() -> float:

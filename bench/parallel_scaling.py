@@ -10,11 +10,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
 from arena.config import parse_config
 from arena.store import Store
 from arena.tournament import run_tournament
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def timed_run(folder: Path, workers: int, games_per_pairing: int, isolation: str) -> float:

@@ -9,10 +9,10 @@ import argparse
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
 from arena.match import play_game
 from arena.players import load_bot
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
