@@ -17,7 +17,8 @@ demo: $(STAMP)
 	$(BIN)/arena run configs/seasons-round-robin.yaml
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena bots tests
+	$(BIN)/ruff check arena bots tests bench
+	$(BIN)/mypy
 
 test: lint
 	$(BIN)/python -m pytest

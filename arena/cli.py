@@ -338,14 +338,15 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
         game = _common_game(store, game_name, first, second)
         bots = [store.find_bot(game, *parse_version(label)) for label in (first, second)]
         if pairs is None and not use_sprt:
-            result = stored_comparison(store, game, *bots)
+            result = stored_comparison(store, game, bots[0], bots[1])
             if result.score.games == 0:
                 raise ArenaError(f"{first} and {second} have not met in {db}; "
                                  "play some with --games N or --sprt")
         else:
             bar = ProgressBar(enabled=progress)
             try:
-                result = play_comparison(store, game, *bots, pairs=pairs or 5000, seed=seed,
+                result = play_comparison(store, game, bots[0], bots[1], pairs=pairs or 5000,
+                                         seed=seed,
                                          workers=workers, db=db, settings=settings,
                                          progress=bar)
             finally:

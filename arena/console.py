@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 import multiprocessing_logging
 from tqdm import tqdm
@@ -45,7 +46,7 @@ class ProgressBar(Progress):
     def __init__(self, *, enabled: bool = True) -> None:
         super().__init__()
         self.enabled = enabled
-        self.bar: tqdm | None = None  # type: ignore[type-arg]
+        self.bar: tqdm[Any] | None = None
         self.started = self._start
         self.game_done = self._advance
 

@@ -10,14 +10,13 @@ import click
 
 from arena.config import TournamentConfig
 from arena.console import ProgressBar, close_logging, setup_logging
-from arena.schedule import Table
+from arena.schedule import Table, round_robin_tables
 from arena.standings import BotResults, table_lines
 from arena.store import Store
 from arena.swiss import pair_round
 from arena.tournament import (
     RunReport,
     load_entrants,
-    round_robin_tables,
     run_tournament,
     total_games,
 )

@@ -514,7 +514,7 @@ def _sparse_matching(field: _Field, bots: list[int], window: int) -> list[tuple[
     edges = list(_sparse_edges(field, bots, window))
     costs = [field.pair_cost(a, b) for a, b in edges]
     ceiling = max(costs) + 1
-    graph = nx.Graph()
+    graph: nx.Graph[int] = nx.Graph()
     graph.add_nodes_from(bots)
     weighted = zip(edges, costs, strict=True)
     graph.add_weighted_edges_from((a, b, ceiling - cost) for (a, b), cost in weighted)
