@@ -30,7 +30,14 @@ from typing import Any
 from arena.config import BotEntry
 from arena.games.base import Action, ArenaError, Observation
 from arena.match import play_game
-from arena.players import LoadedBot, PlayerFailure, load_bot, split_spec
+from arena.players import (
+    LoadedBot,
+    PlayerFailure,
+    call_hook,
+    load_bot,
+    source_file_hash,
+    split_spec,
+)
 from arena.record import CRASH, GameRecord
 from arena.sandbox import COMMAND_PREFIX, Limits, ProcessPlayer, bot_command, is_command
 from arena.schedule import GameTask
@@ -71,14 +78,10 @@ class RenamedPlayer:
         return result
 
     def start(self, info: Any) -> None:
-        hook = getattr(self.player, "start", None)
-        if callable(hook):
-            hook(info)
+        call_hook(self.player, "start", info)
 
     def end(self, outcome: Any) -> None:
-        hook = getattr(self.player, "end", None)
-        if callable(hook):
-            hook(outcome)
+        call_hook(self.player, "end", outcome)
 
 
 class UnloadablePlayer:
@@ -144,12 +147,7 @@ def source_hash(spec: str) -> str:
         path = found.origin if found else None
     if not path or not Path(path).is_file():
         return ""
-    file = Path(path)
-    files = sorted(file.parent.rglob("*.py")) if file.name == "__init__.py" else [file]
-    digest = hashlib.sha256()
-    for item in files:
-        digest.update(item.read_bytes())
-    return digest.hexdigest()
+    return source_file_hash(Path(path))
 
 
 _players: dict[tuple[int, str], Any] = {}

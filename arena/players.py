@@ -264,9 +264,11 @@ def check_player(spec: str, obj: Any) -> None:
 def code_hash(module: ModuleType | None) -> str:
     """SHA-256 of the module's source file (of every .py file for a package)."""
     path = getattr(module, "__file__", None)
-    if not path:
-        return ""
-    file = Path(path)
+    return source_file_hash(Path(path)) if path else ""
+
+
+def source_file_hash(file: Path) -> str:
+    """SHA-256 of a bot's source: the file, or every .py file of a package's folder."""
     files = sorted(file.parent.rglob("*.py")) if file.name == "__init__.py" else [file]
     digest = hashlib.sha256()
     for item in files:
