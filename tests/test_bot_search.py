@@ -1,0 +1,200 @@
+"""The Sonnentau search bot: legal in every position, its plans replay on the engine,
+reproducible, finds the original's shortcut examples, and beats the heuristic bot."""
+
+from __future__ import annotations
+
+import random
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.games import find_game
+from arena.games.base import Observation
+from arena.games.sonnentau.rules import HIT, MOVE, RELOCATE, SonnentauState, parse_action
+from arena.match import play_game
+from arena.play import play_match
+from arena.players import PlayerInfo, load_bot
+
+GAME = find_game("sonnentau")
+SEARCH = "bots/sonnentau/search.py"
+HEURISTIC = "bots/sonnentau/heuristic.py"
+
+
+def search_bot(**params):
+    return load_bot(SEARCH, params).player
+
+
+def search_module():
+    return sys.modules[type(search_bot()).__module__]
+
+
+def started(player, seat=0, seats=2, seed=1):
+    player.start(PlayerInfo("sonnentau", {}, seat, seats, seed))
+    return player
+
+
+def random_position(seed: int, seats: int, dice: str) -> SonnentauState:
+    """A decision of some seat, reached by random play from ``seed``."""
+    rng = random.Random(seed)
+    state = GAME.initial_state({"dice": dice, "seats": seats})
+    stop = rng.randrange(1, 160)
+    decisions = 0
+    while True:
+        if state.is_terminal:
+            state = GAME.initial_state({"dice": dice, "seats": seats})
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply(rng.choice(outcomes)[0])
+            continue
+        decisions += 1
+        if decisions >= stop:
+            return state
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def play_roll(state: SonnentauState, player) -> list[str]:
+    """Let ``player`` make every decision of the current roll; return its actions."""
+    seat, chosen = state.current_seat, []
+    while state.current_seat == seat and state.phase in (MOVE, RELOCATE):
+        observation = state.observation(seat)
+        action = player.act(observation)
+        assert str(action) in {str(a) for a in observation.legal_actions}
+        chosen.append(str(action))
+        state.apply(parse_action(str(action)))
+    return chosen
+
+
+# -- legality ------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32), seats=st.sampled_from([2, 3, 4]),
+       dice=st.sampled_from(["standard", "miwin"]))
+def test_the_bot_only_plays_legal_actions(seed, seats, dice):
+    state = random_position(seed, seats, dice)
+    player = started(search_bot(), state.current_seat, seats, seed)
+    play_roll(state, player)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), dice=st.sampled_from(["standard", "miwin"]))
+def test_a_tiny_budget_or_no_time_still_gives_a_legal_action(seed, dice):
+    state = random_position(seed, 2, dice)
+    player = started(search_bot(budget=1, beam=1), state.current_seat)
+    play_roll(state, player)
+    state = random_position(seed + 1, 2, dice)
+    player = started(search_bot(), state.current_seat)
+    observation = state.observation(state.current_seat)
+    hurried = Observation(observation.game, observation.seat, observation.state,
+                          observation.legal_actions, time_left=0.0)
+    assert str(player.act(hurried)) in {str(a) for a in observation.legal_actions}
+
+
+def engine_ends(state: SonnentauState) -> set[tuple]:
+    """Every piece placement the mover can leave at the end of the roll (by the engine)."""
+    seat, ends = state.seat, set()
+    stack = [state]
+    while stack:
+        node = stack.pop()
+        if node.is_terminal or node.is_chance_node() or node.seat != seat:
+            ends.add(tuple(tuple(sorted(p)) for p in node.pieces))
+            continue
+        for action in node.legal_actions():
+            child = node.copy()
+            child.apply(action)
+            stack.append(child)
+    return ends
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32), seats=st.sampled_from([2, 3]))
+def test_without_pruning_the_plans_are_exactly_the_engines(seed, seats):
+    """The planner's own move generator against the rules engine: the same end positions,
+    and every plan replays step by step as legal engine actions."""
+    module = search_module()
+    state = random_position(seed, seats, "standard")
+    me = state.seat
+    tables = module.tables_for(state.board, state.variant)
+    evaluator = module.Evaluator(tables, me, seats)
+    planner = module.Planner(tables, evaluator, me, beam=None, budget=None, own_targets=None,
+                             other_targets=None)
+    key = module.node_key(state, me)
+    ends = planner.ends(module.Node(*key, None, ()))
+    assert {node.places for node in ends} == engine_ends(state)
+    for node in ends[:: max(1, len(ends) // 25)]:
+        replay = state.copy()
+        for step_key, step in node.plan():
+            assert module.node_key(replay, me) == step_key
+            action = module.engine_action(replay, step, replay.legal_actions())
+            assert action is not None
+            replay.apply(action)
+        assert tuple(tuple(sorted(p)) for p in replay.pieces) == node.places
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32), dice=st.sampled_from(["standard", "miwin"]))
+def test_pruned_plans_replay_on_the_engine(seed, dice):
+    module = search_module()
+    state = random_position(seed, 2, dice)
+    me = state.seat
+    tables = module.tables_for(state.board, state.variant)
+    planner = module.Planner(tables, module.Evaluator(tables, me, 2), me, beam=20, budget=2000,
+                             own_targets=2, other_targets=1)
+    for node in planner.ends(module.Node(*module.node_key(state, me), None, ())):
+        replay = state.copy()
+        for _key, step in node.plan():
+            replay.apply(module.engine_action(replay, step, replay.legal_actions()))
+        assert HIT not in {p for pieces in replay.pieces for p in pieces}
+        assert tuple(tuple(sorted(p)) for p in replay.pieces) == node.places
+
+
+# -- reproducibility -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dice", ["standard", "miwin"])
+def test_the_same_seed_gives_the_same_game(dice):
+    def game():
+        players = [search_bot(), load_bot(HEURISTIC).player]
+        return [m.action for m in play_game(GAME, players, 3, {"dice": dice}).moves]
+
+    assert game() == game()
+
+
+# -- the original's worked examples ------------------------------------------------------------
+
+
+def example_position(dice: str, roll: str) -> SonnentauState:
+    state = GAME.initial_state({"dice": dice})
+    state.set_place(0, 3, "X")
+    state.set_place(0, 1, "Y")
+    state.apply(parse_action(roll))
+    return state
+
+
+@pytest.mark.parametrize(("dice", "roll"), [("standard", "dice:2,6"), ("miwin", "dice:9,3,2")])
+def test_the_bot_finds_the_shortcut_through_its_own_pieces(dice, roll):
+    """Example 1 (and 2): the entering piece hits the own piece on X, which goes next to Y;
+    it hits the piece on Y, which goes onto Z (or on into the goal)."""
+    state = example_position(dice, roll)
+    chosen = play_roll(state, started(search_bot()))
+    assert chosen[0].startswith("enter:")
+    assert "relocate:Z" in chosen or "relocate:goal" in chosen
+    places = [state.place_name(p) for p in state.pieces[0]]
+    assert "Z" in places or state.home[0] >= 1
+
+
+# -- strength -----------------------------------------------------------------------------------
+
+
+def test_the_bot_beats_the_heuristic():
+    players = [search_bot(), load_bot(HEURISTIC).player]
+    games = 32
+    score = 0.0
+    for order, record in play_match(GAME, players, 2026, games, {"dice": "standard"}):
+        assert all(seat.status == "ok" for seat in record.seats)
+        mine = record.ranks[order.index(0)]
+        theirs = record.ranks[order.index(1)]
+        score += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+    assert score / games > 0.55
