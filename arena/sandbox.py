@@ -223,6 +223,9 @@ class ProcessPlayer:
                 continue
             chunk = os.read(stream, 65536)
             if not chunk:
+                # The pipe closed: let the process finish exiting, to report its status.
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=1.0)
                 self._fail(CRASH, f"the bot process exited during {waiting_for}")
             self.buffer += chunk
             if len(self.buffer) > MAX_LINE:

@@ -66,6 +66,16 @@ class DiceRequest(NamedTuple):
     faces: tuple[tuple[int, ...], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """A chance outcome, in any game: the values of all dice of a roll, by slot."""
+
+    values: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return "dice:" + ",".join(map(str, self.values))
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a game ended: ranks (0 = best, equal ranks are draws), scores, reason."""

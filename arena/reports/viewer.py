@@ -15,13 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arena.games import find_game
-from arena.games.base import ArenaError
+from arena.games.base import ArenaError, Dice
 from arena.games.seasons.rules import SECTOR_VALUES, SECTORS, SeasonsState, display_sector
-from arena.games.seasons.rules import Dice as SeasonsDice
 from arena.games.sonnentau import svg as sonnentau_svg
 from arena.games.sonnentau.board import Board
 from arena.games.sonnentau.rules import HIT, HOME, PIECES, START, SonnentauState
-from arena.games.sonnentau.rules import Dice as SonnentauDice
 from arena.record import GameRecord
 from arena.store import GameRow
 
@@ -63,12 +61,12 @@ def sonnentau_snapshot(state: SonnentauState) -> Snapshot:
 
 def _seasons_turn_starts(state: Any, action: Any) -> bool:
     """A Seasons turn (one notation line) starts with its first roll."""
-    return isinstance(action, SeasonsDice) and not state.dice
+    return isinstance(action, Dice) and not state.dice
 
 
 def _sonnentau_turn_starts(state: Any, action: Any) -> bool:
     """A Sonnentau notation line is one roll (a doubles re-roll starts a new line)."""
-    return isinstance(action, SonnentauDice)
+    return isinstance(action, Dice)
 
 
 SNAPSHOTS: dict[str, Callable[[Any], Snapshot]] = {

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from arena.games.base import Dice
 from arena.games.seasons.rules import (
     ROLL,
     SECTOR_INDEX,
     SECTORS,
-    Dice,
     Place,
     Reroll,
     SeasonsState,

@@ -15,6 +15,7 @@ from typing import Any, Union
 from arena.games.base import (
     CHANCE_SEAT,
     NORMAL,
+    Dice,
     DiceRequest,
     IllegalActionError,
     InvalidActionError,
@@ -66,16 +67,6 @@ class Place:
 
     def __str__(self) -> str:
         return f"place:{self.sector}"
-
-
-@dataclass(frozen=True, slots=True)
-class Dice:
-    """A chance outcome: the values of all three dice after a roll or re-roll."""
-
-    values: tuple[int, ...]
-
-    def __str__(self) -> str:
-        return "dice:" + ",".join(map(str, self.values))
 
 
 SeasonsAction = Union[Reroll, Place, Dice]  # noqa: UP007 - a runtime alias, usable in isinstance

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from arena.games.base import Dice
 from arena.games.sonnentau.board import IN
 from arena.games.sonnentau.rules import (
     HOME,
@@ -23,7 +24,6 @@ from arena.games.sonnentau.rules import (
     ROLL,
     START,
     TURN_LIMIT,
-    Dice,
     Enter,
     Move,
     Relocate,

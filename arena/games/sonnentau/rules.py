@@ -79,6 +79,7 @@ from typing import Any, Union
 from arena.games.base import (
     CHANCE_SEAT,
     NORMAL,
+    Dice,
     DiceRequest,
     IllegalActionError,
     InvalidActionError,
@@ -155,16 +156,6 @@ class Relocate:
 
     def __str__(self) -> str:
         return f"relocate:{self.target}"
-
-
-@dataclass(frozen=True, slots=True)
-class Dice:
-    """A chance outcome: the values of all dice of a roll, by slot."""
-
-    values: tuple[int, ...]
-
-    def __str__(self) -> str:
-        return "dice:" + ",".join(map(str, self.values))
 
 
 SonnentauAction = Union[Move, Enter, Relocate, Dice]  # noqa: UP007 - runtime alias
