@@ -27,7 +27,7 @@ winning (a draw counts 1/2):
   counting half (the sector is neutralised and played again), and it grows
   with the opponent's empty fields - more turns to wait for a good roll:
   ``1 - (1 - r) ** (1 + flexibility * (n - 1))``. In games against
-  ``greedy`` this predicted its answers within a few per cent;
+  ``greedy`` this predicted its answers within about 5 percentage points;
 * **my own empty fields** are valued together by an exact *solitaire*
   dynamic programme over their subsets (:meth:`Evaluation.future_points`): I
   roll, re-roll optimally and place, turn after turn, until my fields are
