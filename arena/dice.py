@@ -26,15 +26,19 @@ Seeds for games and bots are derived the same way by :func:`derive_seed`.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Sequence
 
 from arena.games.base import DiceRequest
 
 STANDARD_DIE: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
 _WORD = 2**64
-
-
 MAX_SLOTS = 8
+_WORDS = struct.Struct(">8Q").unpack
+# Below this every word is accepted for any die of up to 64 faces (2**64 % n < n):
+# one comparison replaces the per-die rejection test on the hot path.
+_ALWAYS_ACCEPTED = _WORD - 64
+_CHECKED_SLOTS: set[Sequence[int]] = set()
 
 
 def _accept(x: int, n: int) -> int | None:
@@ -55,16 +59,21 @@ def _roll_key(seed: int, seat: int, turn: int, roll: int) -> str:
     return f"arena-dice-v2:{seed}:{seat}:{turn}:{roll}"
 
 
+def _check_slots(slots: Sequence[int]) -> None:
+    for slot in slots:
+        if not 0 <= slot < MAX_SLOTS:
+            raise ValueError(f"die slot {slot} is outside 0..{MAX_SLOTS - 1}")
+
+
 def face_indices(seed: int, seat: int, turn: int, roll: int,
                  slots: Sequence[int], n_faces: Sequence[int]) -> list[int]:
     """The 0-based faces shown by ``slots`` in roll ``roll`` of turn ``turn`` of ``seat``."""
+    _check_slots(slots)
     key = _roll_key(seed, seat, turn, roll)
-    digest = hashlib.sha512(key.encode("ascii")).digest()
+    words = _WORDS(hashlib.sha512(key.encode("ascii")).digest())
     faces = []
     for slot, n in zip(slots, n_faces, strict=True):
-        if not 0 <= slot < MAX_SLOTS:
-            raise ValueError(f"die slot {slot} is outside 0..{MAX_SLOTS - 1}")
-        face = _accept(int.from_bytes(digest[8 * slot:8 * slot + 8], "big"), n)
+        face = _accept(words[slot], n)
         faces.append(face if face is not None else _retry(key, slot, n))
     return faces
 
@@ -82,9 +91,36 @@ def die_value(seed: int, seat: int, turn: int, roll: int, slot: int,
 
 def roll_dice(seed: int, request: DiceRequest) -> tuple[int, ...]:
     """Resolve a chance node: the values of ``request.slots``, in that order."""
-    indices = face_indices(seed, request.seat, request.turn, request.roll, request.slots,
-                           [len(f) for f in request.faces])
-    return tuple(f[i] for f, i in zip(request.faces, indices, strict=True))
+    return DiceStream(seed).roll(request)
+
+
+class DiceStream:
+    """The dice of one game seed, rolled as fast as the referee needs them.
+
+    Same values as :func:`face_indices`; the key's seed prefix is hashed once per
+    game, and the rejection test runs only for the (practically never seen) words
+    near ``2**64``.
+    """
+
+    __slots__ = ("_prefix", "seed")
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._prefix = hashlib.sha512(f"arena-dice-v2:{seed}:".encode("ascii"))
+
+    def roll(self, request: DiceRequest) -> tuple[int, ...]:
+        """The values of ``request.slots``, in that order."""
+        seat, turn, roll, slots, faces = request
+        digest = self._prefix.copy()
+        digest.update(f"{seat}:{turn}:{roll}".encode("ascii"))
+        words = _WORDS(digest.digest())
+        if max(words) < _ALWAYS_ACCEPTED and slots in _CHECKED_SLOTS:
+            return tuple([f[words[slot] % len(f)] for slot, f in zip(slots, faces, strict=True)])
+        _check_slots(slots)
+        if len(_CHECKED_SLOTS) < 10_000:
+            _CHECKED_SLOTS.add(tuple(slots))
+        indices = face_indices(self.seed, seat, turn, roll, slots, [len(f) for f in faces])
+        return tuple(f[i] for f, i in zip(faces, indices, strict=True))
 
 
 def derive_seed(seed: int, *labels: object) -> int:

@@ -11,18 +11,22 @@ bot for all its games — an in-process player, or a bot process (isolation
 from __future__ import annotations
 
 import atexit
-import functools
+import contextlib
 import hashlib
 import importlib.util
+import itertools
 import json
 import logging
 import multiprocessing
+import queue
 import shlex
 import shutil
 import signal
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +45,7 @@ from arena.players import (
 from arena.record import CRASH, GameRecord
 from arena.sandbox import COMMAND_PREFIX, Limits, ProcessPlayer, bot_command, is_command
 from arena.schedule import GameTask
+from arena.store import FinishedGame
 
 log = logging.getLogger("arena.executor")
 PROCESS, NONE = "process", "none"
@@ -63,8 +68,12 @@ class MatchSetup:
 @dataclass(frozen=True)
 class GameResult:
     task: GameTask
-    record: GameRecord
+    game: FinishedGame
     duration: float
+
+    @property
+    def record(self) -> GameRecord:
+        return self.game.record
 
 
 class RenamedPlayer:
@@ -211,7 +220,7 @@ def play_task(setup: MatchSetup, task: GameTask) -> GameResult:
     duration = time.perf_counter() - started
     record = _with_entry_names(record, setup, task)
     log.info("game %s done: ranks %s, %s", task.key, record.ranks, record.termination)
-    return GameResult(task, record, duration)
+    return GameResult(task, FinishedGame.of(record), duration)
 
 
 def _name_seats(players: Sequence[Any], setup: MatchSetup, task: GameTask) -> None:
@@ -232,10 +241,20 @@ def _with_entry_names(record: GameRecord, setup: MatchSetup, task: GameTask) -> 
     return dataclasses.replace(record, seats=seats)
 
 
-def _worker_init() -> None:
+_worker_setup: MatchSetup | None = None
+
+
+def _worker_init(setup: MatchSetup) -> None:
     # The parent handles Ctrl-C. A stopped worker's bot processes die with it
     # (they are started with PR_SET_PDEATHSIG).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    global _worker_setup
+    _worker_setup = setup
+
+
+def _play_in_worker(task: GameTask) -> GameResult:
+    assert _worker_setup is not None, "worker started without its setup"
+    return play_task(_worker_setup, task)
 
 
 def run_local(setup: MatchSetup, tasks: Sequence[GameTask] | Iterable[GameTask],
@@ -248,9 +267,63 @@ def run_local(setup: MatchSetup, tasks: Sequence[GameTask] | Iterable[GameTask],
         finally:
             close_players()
         return
-    context = multiprocessing.get_context("fork")
-    with context.Pool(workers, initializer=_worker_init) as pool:
-        yield from pool.imap_unordered(functools.partial(play_task, setup), tasks)
+    yield from _run_in_pool(setup, iter(tasks), workers)
+
+
+IN_FLIGHT_PER_WORKER = 4
+
+
+def _run_in_pool(setup: MatchSetup, tasks: Iterator[GameTask],
+                 workers: int) -> Iterator[GameResult]:
+    """Play on ``workers`` forked processes, a few tasks queued per worker at a time.
+
+    concurrent.futures rather than multiprocessing.Pool: the latter's worker-handler
+    thread spins while results wait in its pipe, which costs the parent most of a core
+    on short games. Feeding tasks as results come back keeps the parent's memory flat
+    however long the tournament.
+    """
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_worker_init, initargs=(setup,))
+    pending: dict[Future[GameResult], GameTask] = {}
+    finished: queue.SimpleQueue[Future[GameResult]] = queue.SimpleQueue()
+
+    def submit(task: GameTask) -> None:
+        future = pool.submit(_play_in_worker, task)
+        pending[future] = task
+        future.add_done_callback(finished.put)
+
+    try:
+        for task in itertools.islice(tasks, workers * IN_FLIGHT_PER_WORKER):
+            submit(task)
+        while pending:
+            future = finished.get()
+            yield _pool_result(future, pending.pop(future))
+            for task in itertools.islice(tasks, 1):
+                submit(task)
+    finally:
+        _stop_pool(pool)
+
+
+def _pool_result(future: Future[GameResult], task: GameTask) -> GameResult:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        raise ArenaError(
+            f"a worker process died while playing game {task.key} (a bot run with "
+            "isolation 'none' can take its worker down); the finished games are kept, "
+            "run again to resume") from None
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop at once: on Ctrl-C nobody should wait for the games under way."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:  # no public way before Python 3.14's terminate_workers()
+        with contextlib.suppress(Exception):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(timeout=5)
 
 
 def run_dask(setup: MatchSetup, tasks: Sequence[GameTask], scheduler: str

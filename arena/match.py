@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import time
+import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any
 
-from arena.dice import derive_seed, roll_dice
+from arena.dice import DiceStream, derive_seed
 from arena.games import find_game
 from arena.games.base import (
     CHANCE_SEAT,
@@ -148,42 +149,70 @@ class Clock:
 def _play_out(game: Game, state: State, players: Sequence[Player], seed: int,
               moves: list[Move], clock: Clock,
               on_move: Callable[[State, Move], None] | None) -> None:
+    dice = DiceStream(seed)
+    record = moves.append
     while not state.is_terminal:
         if state.is_chance_node():
-            action: Action = state.chance_action(roll_dice(seed, state.chance_request()))
-            move = Move(CHANCE_SEAT, str(action))
+            action: Action = state.chance_action(dice.roll(state.chance_request()))
+            move = _new_tuple(Move, (CHANCE_SEAT, str(action), 0.0))
         else:
             seat = state.current_seat
             action, seconds = _decide(game, state, players[seat], seat, clock)
-            move = Move(seat, str(action), seconds)
+            move = _new_tuple(Move, (seat, str(action), seconds))
         state.apply(action)
-        moves.append(move)
+        record(move)
         if on_move is not None:
             on_move(state, move)
 
 
 def _decide(game: Game, state: State, player: Player, seat: int,
             clock: Clock) -> tuple[Action, float]:
-    legal = tuple(state.legal_actions())
-    observation = Observation(game.info.name, seat, LazyState(state.copy()), legal,
-                              clock.time_left(seat))
-    started = time.perf_counter()
+    legal = state.legal_actions()
+    if type(legal) is not tuple:
+        legal = tuple(legal)
+    observation = _new_tuple(Observation, (
+        game.info.name, seat, LazyState(state), legal,
+        None if clock.limit is None else clock.time_left(seat)))
+    started = perf_counter()
     try:
         reply = player.act(observation)
     except PlayerFailure as failure:
         raise Forfeit(seat, failure.status, failure.detail) from None
     except Exception as exc:
         raise Forfeit(seat, CRASH, _crash_detail("act", exc)) from None
-    seconds = time.perf_counter() - started
-    clock.charge(seat, seconds)
+    seconds = perf_counter() - started
+    if (_refcount(observation), _refcount(observation.state)) != _UNSHARED_REFCOUNTS:
+        observation.state.freeze()  # type: ignore[attr-defined]
+    if clock.limit is not None:
+        clock.charge(seat, seconds)
+    for action in legal:  # the common case: one of the offered objects itself
+        if action is reply:
+            return action, seconds
     return _legal_reply(game, legal, reply, seat), seconds
+
+
+# The observation's state is a lazy view of the live state, not a copy (copying
+# would cost the referee more than the whole rest of a step). A player that kept
+# the observation or its state past act() holds a reference, which CPython's
+# reference counts show: the view is then frozen before the state moves on.
+# Without reference counts every view is frozen.
+_refcount: Callable[[object], int] = getattr(sys, "getrefcount", lambda obj: -1)
+
+
+def _unshared_refcounts() -> tuple[int, int]:
+    """The counts :func:`_decide` sees when nobody else holds the observation."""
+    observation = Observation("", 0, LazyState(None), ())
+    return _refcount(observation), _refcount(observation.state)
+
+
+_UNSHARED_REFCOUNTS = _unshared_refcounts() if hasattr(sys, "getrefcount") else (0, 0)
+# Move and Observation are NamedTuples; tuple.__new__ skips their Python-level
+# constructors on the hot path.
+_new_tuple = tuple.__new__
 
 
 def _legal_reply(game: Game, legal: Sequence[Action], reply: object, seat: int) -> Action:
     """The legal action ``reply`` names, or Forfeit with ``illegal-action``."""
-    for action in legal:  # the common case: one of the offered objects itself
-        if action is reply:
-            return action
     by_text = {str(a): a for a in legal}
     if isinstance(reply, str):
         if reply in by_text:

@@ -84,6 +84,32 @@ CREATE TABLE IF NOT EXISTS ratings (
 """
 
 
+@dataclass(frozen=True)
+class FinishedGame:
+    """A played game in the form the store writes it.
+
+    Built where the game was played, so that a worker process, not the parent that
+    alone writes the database, pays for encoding the record.
+    """
+
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...]
+    statuses: tuple[str, ...]
+    termination: str
+    moves: int
+    record_json: str
+
+    @classmethod
+    def of(cls, record: GameRecord) -> FinishedGame:
+        return cls(tuple(record.ranks), tuple(record.scores),
+                   tuple(seat.status for seat in record.seats), record.termination,
+                   len(record.moves), json.dumps(record.to_json(), separators=(",", ":")))
+
+    @property
+    def record(self) -> GameRecord:
+        return GameRecord.from_json(json.loads(self.record_json))
+
+
 class StoreError(ArenaError):
     """The database refuses an operation (a changed config, a bot identity clash)."""
 
@@ -284,7 +310,7 @@ class Store:
 
     # -- games -------------------------------------------------------------------
 
-    def save_game(self, tournament: int, task: GameTask, record: GameRecord,
+    def save_game(self, tournament: int, task: GameTask, game: FinishedGame,
                   duration: float) -> None:
         """Commit one finished game (a second report of the same game is ignored)."""
         self.db.execute(
@@ -292,10 +318,9 @@ class Store:
             " seed, seats, ranks, scores, statuses, termination, moves, duration, record,"
             " finished) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (tournament, task.key, task.round, task.table, task.set, task.rotation, task.seed,
-             json.dumps(task.seats), json.dumps(record.ranks), json.dumps(record.scores),
-             json.dumps([s.status for s in record.seats]), record.termination,
-             len(record.moves), duration, json.dumps(record.to_json(), separators=(",", ":")),
-             time.time()))
+             json.dumps(task.seats), json.dumps(game.ranks), json.dumps(game.scores),
+             json.dumps(game.statuses), game.termination, game.moves, duration,
+             game.record_json, time.time()))
 
     def finished_keys(self, tournament: int) -> set[str]:
         rows = self.db.execute("SELECT key FROM games WHERE tournament_id = ?", (tournament,))

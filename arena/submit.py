@@ -135,12 +135,22 @@ def validate(spec: str, *, game: str | None = None, games: int = 6,
     except PlayerFailure as failure:
         verdict.problems.append("it does not start: " + failure.detail)
         return verdict
+    # A bot that names no game is tried at every game and judged by those it plays.
+    guessing = game is None and not player.games
+    failed: list[str] = []
     try:
         verdict.name, verdict.version = player.name, player.version
         for name in _games_to_try(game, player.games):
-            _try_game(verdict, player, name, games, time_limit, seed)
+            lost = _try_game(verdict, player, name, games, time_limit, seed)
+            if lost:
+                failed.append(lost)
     finally:
         player.close()
+    if guessing and verdict.games:
+        verdict.notes += [f"does not play {text} (set `games` in the bot to name its games)"
+                          for text in failed]
+    else:
+        verdict.problems += failed
     if not verdict.games and not verdict.problems:
         verdict.problems.append("it plays none of the games")
     return verdict
@@ -155,7 +165,8 @@ def _games_to_try(game: str | None, declared: tuple[str, ...] | None) -> list[st
 
 
 def _try_game(verdict: Verdict, player: ProcessPlayer, game: str, games: int,
-              time_limit: float, seed: int) -> None:
+              time_limit: float, seed: int) -> str | None:
+    """Play ``game``; a failure's description, or None with the game added to the verdict."""
     opponent = ProcessPlayer(bot_command(str(ARENA_ROOT / "bots" / game / "random_bot.py"), {}))
     times: list[float] = []
     failures: list[str] = []
@@ -171,9 +182,7 @@ def _try_game(verdict: Verdict, player: ProcessPlayer, game: str, games: int,
     finally:
         opponent.close()
     if failures:
-        verdict.problems.append(f"{game}: {len(failures)} of {games} games lost by a failure; "
-                                f"first: {failures[0]}")
-        return
+        return f"{game}: {len(failures)} of {games} games lost by a failure; first: {failures[0]}"
     verdict.games.append(game)
     if times:
         slowest, mean = max(times), sum(times) / len(times)
@@ -182,6 +191,7 @@ def _try_game(verdict: Verdict, player: ProcessPlayer, game: str, games: int,
                              f"(limit {1000 * time_limit:.0f} ms)")
         if slowest > SLOW_FRACTION * time_limit:
             verdict.notes.append(f"{game}: warning: a decision took more than half the limit")
+    return None
 
 
 def _failure_text(record: GameRecord, seat: int) -> str:

@@ -174,7 +174,7 @@ def play_tasks(run: TournamentRun, tasks: Sequence[GameTask], report: RunReport,
     todo = [task for task in tasks if task.key not in done]
     for result in run_tasks(run.setup, todo, workers=run.config.worker_count,
                             executor=run.config.executor, scheduler=run.config.scheduler):
-        run.store.save_game(run.tid, result.task, result.record, result.duration)
+        run.store.save_game(run.tid, result.task, result.game, result.duration)
         report.played += 1
         progress.game_done(result)
 

@@ -135,6 +135,43 @@ def test_a_bot_that_mutates_its_observation_changes_nothing():
     assert [m.action for m in vandal.moves] == [m.action for m in plain.moves]
 
 
+class Keeper(FirstLegalPlayer):
+    """Keeps every observation (or only its state) and reads none of them during the game."""
+
+    def __init__(self, keep_state_only: bool) -> None:
+        self.keep_state_only, self.kept = keep_state_only, []
+
+    def act(self, observation):
+        self.kept.append(observation.state if self.keep_state_only else observation)
+        return super().act(observation)
+
+
+@pytest.mark.parametrize("keep_state_only", [False, True])
+def test_an_observation_kept_past_act_shows_the_position_it_was_asked_in(keep_state_only):
+    keeper = Keeper(keep_state_only)
+    record = play_game("seasons", [keeper, FirstLegalPlayer()], seed=6)
+    expected, state = [], SEASONS.initial_state()
+    for move in record.moves:
+        if move.seat == 0:
+            expected.append(state.to_json())
+        state.apply(SEASONS.parse_action(move.action))
+    kept = [k if keep_state_only else k.state for k in keeper.kept]
+    assert len(kept) == len(expected) > 10
+    assert [dict(view) for view in kept] == expected
+
+
+def test_the_state_of_an_observation_nobody_reads_is_never_built(monkeypatch):
+    from arena.games.seasons.rules import SeasonsState
+
+    built = []
+    original = SeasonsState.to_json
+    monkeypatch.setattr(SeasonsState, "to_json", lambda self: built.append(1) or original(self))
+    play_game("seasons", [FirstLegalPlayer(), FirstLegalPlayer()], seed=6)
+    assert built == []
+    play_game("seasons", [Keeper(False), FirstLegalPlayer()], seed=6)
+    assert built
+
+
 class SeedSpy(FirstLegalPlayer):
     def start(self, info):
         self.info = info

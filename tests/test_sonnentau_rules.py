@@ -406,7 +406,7 @@ def test_the_third_piece_home_wins_at_once_mid_turn():
     outcome = state.outcome()
     assert outcome.ranks == (0, 1) and outcome.scores == (3.0, 0.0)
     assert outcome.termination == "normal"
-    assert state.legal_actions() == []
+    assert len(state.legal_actions()) == 0
     with pytest.raises(IllegalActionError):
         state.apply(Dice((1, 1)))
 

@@ -73,3 +73,13 @@ def test_a_shell_bot_validates_for_every_game(root):
     result = run("bots", "validate", spec, "--games", "2")
     assert result.exit_code == 0, result.output
     assert "seasons: 2 games" in result.output and "sonnentau: 2 games" in result.output
+
+
+def test_a_bot_naming_no_game_is_judged_by_the_games_it_plays(root):
+    result = run("bots", "validate", str(root / "bots/sonnentau/heuristic.py"), "--games", "2")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("VALID") and "sonnentau: 2 games" in result.output
+    assert "does not play seasons: 2 of 2 games lost" in result.output
+    raiser = run("bots", "validate", str(root / "tests/hostile/raiser.py"), "--games", "2")
+    assert raiser.exit_code == 1 and "problem: seasons:" in raiser.output
+    assert "problem: sonnentau:" in raiser.output

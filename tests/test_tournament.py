@@ -55,6 +55,45 @@ def test_a_round_robin_stores_every_game_and_a_second_run_plays_none(tmp_path):
     assert len(rows) == 24 and len({r[0] for r in rows}) == 24
 
 
+EXITER = """
+import os
+
+
+class Exiter:
+    name, version = "exiter", "1"
+
+    def __init__(self):
+        self.decisions = 0
+
+    def act(self, observation):
+        self.decisions += 1
+        if self.decisions > 200:
+            os._exit(3)
+        return observation.legal_actions[0]
+"""
+
+
+def test_a_worker_taken_down_by_an_unisolated_bot_is_a_clear_error_and_keeps_the_rest(
+        tmp_path):
+    from arena.games.base import ArenaError
+
+    bot = tmp_path / "exiter.py"
+    bot.write_text(EXITER)
+    cfg = config(tmp_path, bots=[str(bot), GREEDY], workers=2, isolation="none",
+                 games_per_pairing=40)
+    with Store(cfg.db) as store, pytest.raises(ArenaError, match="worker process died"):
+        run_tournament(cfg, store)
+    kept = results(cfg.db)
+    assert 0 < len(kept) < 80
+    cfg = config(tmp_path, name="isolated", bots=[str(bot), GREEDY], workers=2,
+                 games_per_pairing=40)
+    with Store(cfg.db) as store:  # isolated, the same bot only loses the games it breaks
+        report = run_tournament(cfg, store)
+    statuses = [row[5] for row in results(cfg.db, "isolated")]
+    assert report.complete and len(statuses) == 80
+    assert ("crash", "ok") in statuses or ("ok", "crash") in statuses
+
+
 def test_two_workers_give_the_same_results_as_one(tmp_path):
     one = config(tmp_path / "a", workers=1)
     two = config(tmp_path / "b", workers=2)

@@ -71,9 +71,31 @@ class Dice:
     """A chance outcome, in any game: the values of all dice of a roll, by slot."""
 
     values: tuple[int, ...]
+    text: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", "dice:" + ",".join(map(str, self.values)))
 
     def __str__(self) -> str:
-        return "dice:" + ",".join(map(str, self.values))
+        return self.text
+
+
+_SHARED_DICE: dict[tuple[int, ...], Dice] = {}
+_SHARED_DICE_LIMIT = 65_536
+
+
+def dice_action(values: tuple[int, ...]) -> Dice:
+    """The :class:`Dice` action for ``values``, one shared object per outcome.
+
+    A game draws dice tens of times per game; sharing the few hundred possible
+    outcomes saves building the object and its text every time.
+    """
+    action = _SHARED_DICE.get(values)
+    if action is None:
+        action = Dice(values)
+        if len(_SHARED_DICE) < _SHARED_DICE_LIMIT:
+            _SHARED_DICE[values] = action
+    return action
 
 
 @dataclass(frozen=True)
@@ -94,11 +116,12 @@ class Outcome:
 
 
 class LazyState(Mapping[str, Any]):
-    """A state's JSON form, built on first use from a private copy of the state.
+    """A state's JSON form, built on first use.
 
     Most decisions of fast bots never look at the whole position; building the
-    JSON only when it is read keeps the referee fast, and the copy keeps the data
-    exactly as it was when the decision was asked for.
+    JSON only when it is read keeps the referee fast. ``source`` may be the live
+    state: whoever changes it next must call :meth:`freeze` first if the view may
+    still be read.
     """
 
     __slots__ = ("_data", "_source")
@@ -106,6 +129,10 @@ class LazyState(Mapping[str, Any]):
     def __init__(self, source: Any) -> None:
         self._source = source
         self._data: dict[str, Any] | None = None
+
+    def freeze(self) -> None:
+        """Fix the data as the source is now, and let go of the source."""
+        self._json()
 
     def _json(self) -> dict[str, Any]:
         if self._data is None:

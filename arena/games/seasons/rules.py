@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 from arena.games.base import (
@@ -21,6 +21,7 @@ from arena.games.base import (
     InvalidActionError,
     Observation,
     Outcome,
+    dice_action,
 )
 
 GAME_NAME = "seasons"
@@ -54,9 +55,14 @@ class Reroll:
     """Re-roll the dice in ``slots`` (sorted, distinct, within 0..2); none is ``keep``."""
 
     slots: tuple[int, ...] = ()
+    text: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        text = "reroll:" + ",".join(map(str, self.slots)) if self.slots else "keep"
+        object.__setattr__(self, "text", text)
 
     def __str__(self) -> str:
-        return "reroll:" + ",".join(map(str, self.slots)) if self.slots else "keep"
+        return self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +70,17 @@ class Place:
     """Place the current total on ``sector`` (a canonical sector id)."""
 
     sector: str
+    text: str = field(init=False, repr=False, compare=False)
+    index: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.sector not in SECTOR_INDEX:
+            raise InvalidActionError(f"unknown sector {self.sector!r}")
+        object.__setattr__(self, "text", f"place:{self.sector}")
+        object.__setattr__(self, "index", SECTOR_INDEX[self.sector])
 
     def __str__(self) -> str:
-        return f"place:{self.sector}"
+        return self.text
 
 
 SeasonsAction = Union[Reroll, Place, Dice]  # noqa: UP007 - a runtime alias, usable in isinstance
@@ -76,6 +90,8 @@ ALL_REROLLS: tuple[Reroll, ...] = tuple(
 )
 PLACES: tuple[Place, ...] = tuple(Place(s) for s in SECTORS)
 _REROLL_BY_SLOTS = {r.slots: r for r in ALL_REROLLS}
+_KEPT_SLOTS = {r.slots: tuple(i for i in range(N_DICE) if i not in r.slots) for r in ALL_REROLLS}
+_FACES = {n: (DIE_FACES,) * n for n in range(N_DICE + 1)}
 _ACTION_SYNTAX = "expected 'keep', 'reroll:<slots>', 'place:<sector>' or 'dice:<v>,<v>,<v>'"
 
 
@@ -173,13 +189,13 @@ class SeasonsState:
                 points[winner] += SECTOR_VALUES[i]
         return points[0], points[1]
 
-    def legal_actions(self) -> list[SeasonsAction]:
+    def legal_actions(self) -> tuple[SeasonsAction, ...]:
         if self.phase == REROLL:
-            return list(ALL_REROLLS)
+            return ALL_REROLLS
         if self.phase == PLACE:
             own = self.fields[self.seat]
-            return [PLACES[i] for i in range(N_SECTORS) if own[i] == EMPTY]
-        return []
+            return tuple([PLACES[i] for i in range(N_SECTORS) if own[i] == EMPTY])
+        return ()
 
     def chance_request(self) -> DiceRequest:
         if self.phase == ROLL:
@@ -189,17 +205,16 @@ class SeasonsState:
             slots, roll = self.pending, 1
         else:
             raise IllegalActionError("not a chance node")
-        return DiceRequest(self.seat, self.turns[self.seat] - 1, roll, slots,
-                           (DIE_FACES,) * len(slots))
+        return DiceRequest(self.seat, self.turns[self.seat] - 1, roll, slots, _FACES[len(slots)])
 
     def chance_action(self, values: Sequence[int]) -> Dice:
         """The chance action that gives the requested slots ``values``."""
         if self.phase == ROLL:
-            return Dice(tuple(values))
+            return dice_action(tuple(values))
         dice = list(self.dice)
         for slot, value in zip(self.pending, values, strict=True):
             dice[slot] = value
-        return Dice(tuple(dice))
+        return dice_action(tuple(dice))
 
     def chance_outcomes(self) -> list[tuple[Dice, float]]:
         """Every outcome of the pending roll with its probability."""
@@ -226,9 +241,9 @@ class SeasonsState:
             self.dice = action.values
             self.phase = REROLL
         elif self.phase == REROLL_ROLL:
-            kept = set(range(N_DICE)) - set(self.pending)
-            if any(action.values[i] != self.dice[i] for i in kept):
-                raise IllegalActionError(f"{action} changes a die that was not re-rolled")
+            for i in _KEPT_SLOTS[self.pending]:
+                if action.values[i] != self.dice[i]:
+                    raise IllegalActionError(f"{action} changes a die that was not re-rolled")
             self.dice, self.pending, self.phase = action.values, (), PLACE
         else:
             raise IllegalActionError(f"{action} played when no dice are to be rolled")
@@ -244,25 +259,30 @@ class SeasonsState:
     def _apply_place(self, action: Place) -> None:
         if self.phase != PLACE:
             raise IllegalActionError(f"{action} played outside the placement decision")
-        i = SECTOR_INDEX[action.sector]
-        seat, own, theirs = self.seat, self.fields[self.seat], self.fields[1 - self.seat]
+        i = action.index
+        seat = self.seat
+        own, theirs = self.fields[seat], self.fields[1 - seat]
         if own[i] != EMPTY:
             raise IllegalActionError(f"{action}: the field of seat {seat} there is full")
-        total = self.total
-        own[i] = total
-        if theirs[i] == total:
-            own[i] = theirs[i] = EMPTY
+        total = sum(self.dice)
+        other = theirs[i]
+        won = False
+        if other == total:
+            theirs[i] = EMPTY
+        else:
+            own[i] = total
+            won = other != EMPTY and (total > other) == IS_MAX[i]
         self.placements += 1
         self.dice = ()
-        if self.is_full(0) and self.is_full(1):
+        if EMPTY not in own and EMPTY not in theirs:
             self._finish(NORMAL)
         elif self.placements >= self.placement_limit:
             self._finish(PLACEMENT_LIMIT)
         else:
-            self._start_turn(seat if self.winner_of(i) == seat else 1 - seat)
+            self._start_turn(seat if won else 1 - seat)
 
     def _start_turn(self, seat: int) -> None:
-        if self.is_full(seat):
+        if EMPTY not in self.fields[seat]:
             seat = 1 - seat
         self.seat = seat
         self.turns[seat] += 1

@@ -85,6 +85,7 @@ from arena.games.base import (
     InvalidActionError,
     Observation,
     Outcome,
+    dice_action,
     ranks_from_scores,
 )
 from arena.games.sonnentau.board import DIRECTIONS, Board, Step, board_for_option
@@ -285,7 +286,7 @@ class SonnentauState:
                            tuple(range(len(self.faces))), self.faces)
 
     def chance_action(self, values: Sequence[int]) -> Dice:
-        return Dice(tuple(int(v) for v in values))
+        return dice_action(tuple(int(v) for v in values))
 
     def chance_outcomes(self) -> list[tuple[Dice, float]]:
         """Every roll of the variant's dice with its probability."""
@@ -294,8 +295,8 @@ class SonnentauState:
 
     # -- legal actions -----------------------------------------------------------
 
-    def legal_actions(self) -> list[SonnentauAction]:
-        return list(self._legal_tuple())
+    def legal_actions(self) -> tuple[SonnentauAction, ...]:
+        return self._legal_tuple()
 
     def _legal_tuple(self) -> tuple[SonnentauAction, ...]:
         if self._legal is None:
