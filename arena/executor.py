@@ -11,22 +11,16 @@ bot for all its games — an in-process player, or a bot process (isolation
 from __future__ import annotations
 
 import atexit
-import contextlib
 import hashlib
 import importlib.util
-import itertools
 import json
 import logging
-import multiprocessing
-import queue
 import shlex
 import shutil
 import signal
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +40,7 @@ from arena.record import CRASH, GameRecord
 from arena.sandbox import COMMAND_PREFIX, Limits, ProcessPlayer, bot_command, is_command
 from arena.schedule import GameTask
 from arena.store import FinishedGame
+from arena.workers import WorkerDied, run_unordered
 
 log = logging.getLogger("arena.executor")
 PROCESS, NONE = "process", "none"
@@ -267,63 +262,14 @@ def run_local(setup: MatchSetup, tasks: Sequence[GameTask] | Iterable[GameTask],
         finally:
             close_players()
         return
-    yield from _run_in_pool(setup, iter(tasks), workers)
-
-
-IN_FLIGHT_PER_WORKER = 4
-
-
-def _run_in_pool(setup: MatchSetup, tasks: Iterator[GameTask],
-                 workers: int) -> Iterator[GameResult]:
-    """Play on ``workers`` forked processes, a few tasks queued per worker at a time.
-
-    concurrent.futures rather than multiprocessing.Pool: the latter's worker-handler
-    thread spins while results wait in its pipe, which costs the parent most of a core
-    on short games. Feeding tasks as results come back keeps the parent's memory flat
-    however long the tournament.
-    """
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_worker_init, initargs=(setup,))
-    pending: dict[Future[GameResult], GameTask] = {}
-    finished: queue.SimpleQueue[Future[GameResult]] = queue.SimpleQueue()
-
-    def submit(task: GameTask) -> None:
-        future = pool.submit(_play_in_worker, task)
-        pending[future] = task
-        future.add_done_callback(finished.put)
-
     try:
-        for task in itertools.islice(tasks, workers * IN_FLIGHT_PER_WORKER):
-            submit(task)
-        while pending:
-            future = finished.get()
-            yield _pool_result(future, pending.pop(future))
-            for task in itertools.islice(tasks, 1):
-                submit(task)
-    finally:
-        _stop_pool(pool)
-
-
-def _pool_result(future: Future[GameResult], task: GameTask) -> GameResult:
-    try:
-        return future.result()
-    except BrokenProcessPool:
+        yield from run_unordered(_play_in_worker, tasks, workers, initializer=_worker_init,
+                                 initargs=(setup,), finalizer=close_players)
+    except WorkerDied as died:
         raise ArenaError(
-            f"a worker process died while playing game {task.key} (a bot run with "
+            f"a worker process died while playing game {died.task.key} (a bot run with "
             "isolation 'none' can take its worker down); the finished games are kept, "
             "run again to resume") from None
-
-
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Stop at once: on Ctrl-C nobody should wait for the games under way."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:  # no public way before Python 3.14's terminate_workers()
-        with contextlib.suppress(Exception):
-            process.terminate()
-    for process in processes:
-        with contextlib.suppress(Exception):
-            process.join(timeout=5)
 
 
 def run_dask(setup: MatchSetup, tasks: Sequence[GameTask], scheduler: str
