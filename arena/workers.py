@@ -108,8 +108,11 @@ def _top_up(worker: _Worker[T], todo: Iterator[T]) -> None:
         task = next(todo, None)
         if task is None:
             return
-        worker.connection.send(task)
         worker.tasks.append(task)
+        try:
+            worker.connection.send(task)
+        except OSError:  # the worker has died; its sentinel will say so
+            return
 
 
 def _receive(worker: _Worker[T]) -> Any:

@@ -1,0 +1,80 @@
+"""The worker processes: every task's result once, failures named, nothing left running."""
+
+import multiprocessing
+import os
+import time
+
+import pytest
+
+from arena.workers import WorkerDied, WorkerError, run_unordered
+
+STATE = {}
+
+
+def remember(value):
+    STATE["value"] = value
+
+
+def square_with_state(task):
+    return task * task, STATE["value"], os.getpid()
+
+
+def fail_on_seven(task):
+    if task == 7:
+        raise ValueError("seven")
+    return task
+
+
+def die_on_seven(task):
+    if task == 7:
+        os._exit(5)
+    return task
+
+
+def slow(task):
+    time.sleep(30)
+    return task
+
+
+def test_every_task_is_done_once_in_a_worker_that_ran_the_initializer():
+    results = list(run_unordered(square_with_state, range(50), 2, initializer=remember,
+                                 initargs=("ready",)))
+    assert sorted(r[0] for r in results) == [n * n for n in range(50)]
+    assert {r[1] for r in results} == {"ready"}
+    assert os.getpid() not in {r[2] for r in results} and len({r[2] for r in results}) == 2
+
+
+def test_a_task_that_raises_is_reported_with_the_workers_traceback():
+    with pytest.raises(WorkerError, match="ValueError: seven"):
+        list(run_unordered(fail_on_seven, range(20), 2, initializer=remember, initargs=(0,)))
+
+
+def test_a_worker_that_dies_names_its_task():
+    with pytest.raises(WorkerDied) as died:
+        list(run_unordered(die_on_seven, range(20), 2, initializer=remember, initargs=(0,)))
+    assert died.value.task == 7 and died.value.exitcode == 5
+
+
+def test_leaving_early_stops_busy_workers_at_once():
+    results = run_unordered(slow, iter([1, 2, 3, 4]), 2, initializer=remember, initargs=(0,))
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        for _ in _with_deadline(results, 0.5):
+            pass
+    assert time.monotonic() - started < 10
+    assert multiprocessing.active_children() == []
+
+
+def _with_deadline(results, seconds):
+    import signal
+
+    def expire(signum, frame):
+        raise TimeoutError
+
+    signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield from results
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        results.close()
