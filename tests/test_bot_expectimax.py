@@ -171,3 +171,11 @@ def test_it_beats_greedy_over_seat_balanced_games(bot):
         assert all(seat.status == "ok" for seat in record.seats)
         summary.add(order, record)
     assert summary.results[0].overall.score > 0.55
+
+
+def test_under_a_tight_time_limit_it_plays_whole_games_without_a_timeout():
+    players = [load("expectimax.py"), load("greedy.py")]
+    for seed in (1, 2):
+        record = play_game("seasons", players, seed, time_limit=0.25)
+        assert [s.status for s in record.seats] == ["ok", "ok"]
+        assert record.termination == "normal"

@@ -198,3 +198,12 @@ def test_the_bot_beats_the_heuristic():
         theirs = record.ranks[order.index(1)]
         score += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
     assert score / games > 0.55
+
+
+@pytest.mark.parametrize("dice", ["standard", "miwin"])
+def test_under_a_tight_time_limit_it_plays_whole_games_without_a_timeout(dice):
+    heuristic = load_bot(SEARCH.replace("search.py", "heuristic.py")).player
+    record = play_game("sonnentau", [search_bot(), heuristic], 3, {"dice": dice},
+                       time_limit=0.25)
+    assert [s.status for s in record.seats] == ["ok", "ok"]
+    assert record.termination == "normal"

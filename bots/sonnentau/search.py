@@ -18,7 +18,9 @@ The method, in four parts.
    on again); for another player's piece the fields farthest from the goal,
    the start among them where it is allowed. A budget of generated nodes
    bounds the work, so the same position always gets the same answer; the
-   clock (``observation.time_left``) only stops a search that would overrun.
+   clock (``observation.time_left``) only stops a search that would overrun:
+   no new expansions after 40 % of the time left, no more evaluations after
+   70 % (the best position evaluated so far is played).
 
 2. **Evaluation** of a position, per seat, in *dice*: a piece's cost is the
    expected number of dice it needs to get home on its own along the board
@@ -404,7 +406,7 @@ class Planner:
     """Enumerates the plans of one roll for seat ``me`` (see the module docstring)."""
 
     def __init__(self, tables, evaluator, me, *, beam, budget, own_targets, other_targets,
-                 deadline=None):
+                 deadline=None, last_call=None):
         self.t = tables
         self.board = tables.board
         self.evaluator = evaluator
@@ -413,7 +415,8 @@ class Planner:
         self.budget = budget
         self.own_targets = own_targets
         self.other_targets = other_targets
-        self.deadline = deadline
+        self.deadline = deadline  # no new expansions after it
+        self.last_call = last_call  # no more evaluations after it: answer with what is known
         self.work = 0
         self._scores: dict[tuple, float] = {}
 
@@ -433,7 +436,14 @@ class Planner:
     def search(self, root):
         """The best end-of-roll node reachable from ``root`` (a node without a pending
         hit, or one whose hit the mover must place now)."""
-        return max(self.ends(root), key=self.score)
+        best, best_score = None, 0.0
+        for node in self.ends(root):
+            score = self.score(node)
+            if best is None or score > best_score:
+                best, best_score = node, score
+            if self.too_late():
+                break
+        return best
 
     def ends(self, root):
         """The end-of-roll nodes the search reaches, one per position, in a fixed order.
@@ -468,8 +478,7 @@ class Planner:
                 ends.extend(following)
                 break
             if self.beam is not None and len(following) > self.beam:
-                following.sort(key=self.promise, reverse=True)
-                del following[self.beam:]
+                following = self.most_promising(following)
             layer = following
         return ends
 
@@ -480,6 +489,19 @@ class Planner:
         if self.budget is not None and self.work >= self.budget:
             return True
         return self.deadline is not None and time.perf_counter() > self.deadline
+
+    def most_promising(self, nodes):
+        """The ``beam`` most promising nodes; out of time, those evaluated come first."""
+        evaluated = 0
+        while evaluated < len(nodes) and not self.too_late():
+            self.promise(nodes[evaluated])
+            evaluated += 1
+        best = sorted(nodes[:evaluated], key=self.promise, reverse=True)
+        return (best + nodes[evaluated:])[:self.beam]
+
+    def too_late(self):
+        """Whether even evaluating more positions would overrun the decision's time."""
+        return self.last_call is not None and time.perf_counter() > self.last_call
 
     # -- moves ----------------------------------------------------------------------------
 
@@ -654,7 +676,7 @@ class SearchPlayer:
     """
 
     name = "search"
-    version = "1.0"
+    version = "1.1"
     games = ("sonnentau",)
 
     def __init__(self, beam=60, budget=6000, own_targets=3, other_targets=2, exposure=0.75,
@@ -686,10 +708,11 @@ class SearchPlayer:
             return action
         if len(legal) == 1:
             return legal[0]
-        deadline = None
+        deadline = last_call = None
         if observation.time_left is not None:
             deadline = began + 0.4 * observation.time_left
-        self.plan = self.make_plan(state, me, key, deadline)
+            last_call = began + 0.7 * observation.time_left
+        self.plan = self.make_plan(state, me, key, deadline, last_call)
         action = self._follow(state, key, legal)
         return legal[0] if action is None else action
 
@@ -710,13 +733,13 @@ class SearchPlayer:
     def _board(state_json):
         return board_for_option(str(state_json.get("board", "")))
 
-    def make_plan(self, state, me, key, deadline=None):
+    def make_plan(self, state, me, key, deadline=None, last_call=None):
         """The (key, step) decisions of the best plan for the rest of the roll."""
         tables = tables_for(state.board, state.variant, self.distance_weight)
         evaluator = Evaluator(tables, me, state.n_seats, **self.weights)
         planner = Planner(tables, evaluator, me, beam=self.beam, budget=self.budget,
                           own_targets=self.own_targets, other_targets=self.other_targets,
-                          deadline=deadline)
+                          deadline=deadline, last_call=last_call)
         places, left, hit = key
         best = planner.search(Node(places, left, hit, None, ()))
         return best.plan()
