@@ -47,6 +47,7 @@ from arena.record import CRASH, TIMEOUT
 COMMAND_PREFIX = "command:"
 HANDSHAKE_SECONDS = 30.0
 GRACE_SECONDS = 0.25
+QUIT_SECONDS = 0.1
 MAX_LINE = 1 << 20
 STDERR_TAIL = 2000
 FILE_SIZE_LIMIT = 64 << 20
@@ -135,6 +136,8 @@ class ProcessPlayer:
             raise PlayerFailure(CRASH, f"cannot start {self.command[0]!r}: {exc}") from None
         finally:
             stderr.close()
+        assert self.process.stdin is not None
+        os.set_blocking(self.process.stdin.fileno(), False)
         self.buffer = b""
         self._handshake()
 
@@ -160,8 +163,8 @@ class ProcessPlayer:
         """Stop the bot process (and everything it started) and remove its folder."""
         if self.process is not None:
             if self.process.poll() is None:
-                with contextlib.suppress(OSError, ValueError):
-                    self._send({"type": "quit"})
+                with contextlib.suppress(OSError, ValueError, PlayerFailure):
+                    self._send({"type": "quit"}, QUIT_SECONDS)
             self._kill_group()
             for stream in (self.process.stdin, self.process.stdout):
                 with contextlib.suppress(OSError):
@@ -191,9 +194,12 @@ class ProcessPlayer:
     def act(self, observation: Observation) -> str:
         if self.process is None:
             raise PlayerFailure(CRASH, "the bot process is not running")
-        self._send({"type": "act", "observation": observation.to_json()})
         limit = observation.time_left
-        return self._read_line(None if limit is None else limit + GRACE_SECONDS, "a decision")
+        seconds = None if limit is None else limit + GRACE_SECONDS
+        started = time.monotonic()
+        self._send({"type": "act", "observation": observation.to_json()}, seconds)
+        left = None if seconds is None else seconds - (time.monotonic() - started)
+        return self._read_line(left, "a decision")
 
     def end(self, outcome: Outcome) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -202,13 +208,31 @@ class ProcessPlayer:
 
     # -- wire ---------------------------------------------------------------------------
 
-    def _send(self, message: Mapping[str, Any]) -> None:
+    def _send(self, message: Mapping[str, Any], seconds: float | None = None) -> None:
+        """Write one message; a bot that does not read it within ``seconds`` times out.
+
+        The pipe is non-blocking: a bot that answers without ever reading its input
+        would otherwise fill the pipe and block arena for good.
+        """
         assert self.process is not None and self.process.stdin is not None
-        try:
-            self.process.stdin.write(json.dumps(message).encode() + b"\n")
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._fail(CRASH, "the bot process has exited")
+        if seconds is None:
+            seconds = self.limits.handshake_seconds
+        fd = self.process.stdin.fileno()
+        data = memoryview(json.dumps(message).encode() + b"\n")
+        deadline = time.monotonic() + seconds
+        while data:
+            try:
+                data = data[os.write(fd, data):]
+            except BlockingIOError:
+                pass
+            except OSError:
+                self._fail(CRASH, "the bot process has exited")
+            if data:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self._fail(TIMEOUT, f"the bot does not read its input ({seconds:.2f} s "
+                                        f"waiting to send it a {message.get('type')!r} message)")
+                select.select([], [fd], [], remaining)
 
     def _read_line(self, seconds: float | None, waiting_for: str) -> str:
         assert self.process is not None and self.process.stdout is not None

@@ -46,7 +46,7 @@ class Table:
     bots: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameTask:
     """One game to play: plain data, so it can go to another process or machine."""
 

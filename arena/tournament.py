@@ -234,8 +234,7 @@ def standings(store: Store, tid: int, labels: Sequence[str], config: TournamentC
               upto_round: int | None = None) -> list[BotResults]:
     """Every bot's results so far, best first: points, then (Swiss) Buchholz, then mean
     score."""
-    rows = [row for row in store.games(tid)
-            if upto_round is None or row.round < upto_round]
+    rows = (row for row in store.games(tid) if upto_round is None or row.round < upto_round)
     results = tally_games(labels, config.seats,
                           ((row.seats, row.ranks, row.scores, row.statuses) for row in rows))
     if config.format == "swiss":

@@ -5,7 +5,12 @@ another process and get a short answer back. The isolated bot goes through
 arena's protocol (ProcessPlayer, arena.botproc, the random bot's act); the raw
 side is a bare `multiprocessing.Pipe` echo. Goal: isolated <= 2x raw.
 
-    .venv/bin/python bench/isolation_overhead.py [--decisions 3000] [--rounds 5]
+With ``--busy`` a spinning process keeps another core busy meanwhile, as the
+other workers of a running tournament do; on an idle machine every round trip
+also pays for waking sleeping cores, which weighs more on the side that does
+more work per message.
+
+    .venv/bin/python bench/isolation_overhead.py [--decisions 3000] [--rounds 5] [--busy]
 """
 
 from __future__ import annotations
@@ -38,6 +43,11 @@ def echo(connection) -> None:
         connection.send("keep")
 
 
+def spin() -> None:
+    while True:
+        pass
+
+
 def timed(step, count: int) -> float:
     """Seconds per call of ``step`` over ``count`` calls."""
     started = time.perf_counter()
@@ -51,7 +61,12 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=3000)
     parser.add_argument("--rounds", type=int, default=5,
                         help="interleaved rounds; each side keeps its best")
+    parser.add_argument("--busy", action="store_true",
+                        help="keep another core busy meanwhile, as a tournament does")
     args = parser.parse_args()
+    spinner = multiprocessing.get_context("fork").Process(target=spin, daemon=True)
+    if args.busy:
+        spinner.start()
     observation = an_observation()
     message = json.dumps({"type": "act", "observation": observation.to_json()})
     parent, child = multiprocessing.Pipe()
@@ -74,9 +89,12 @@ def main() -> None:
         parent.send(None)
         worker.join()
         player.close()
+        if args.busy:
+            spinner.terminate()
     ratio = isolated / raw
     print(f"message: {len(message)} bytes, {args.decisions} decisions each, "
-          f"best of {args.rounds} interleaved rounds")
+          f"best of {args.rounds} interleaved rounds"
+          + (", another core kept busy" if args.busy else ", machine otherwise idle"))
     print(f"raw multiprocessing pipe round trip: {1e6 * raw:8.1f} us")
     print(f"process-isolated bot decision:       {1e6 * isolated:8.1f} us")
     print(f"ratio: {ratio:.2f} (goal <= 2: {'met' if ratio <= 2 else 'NOT met'})")

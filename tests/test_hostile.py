@@ -100,6 +100,30 @@ def test_a_program_bots_children_die_with_it(tmp_path):
     assert sleepers() == 0
 
 
+def test_a_bot_that_never_reads_its_input_times_out_instead_of_blocking_arena():
+    import signal
+
+    from arena.games import find_game
+    from arena.players import PlayerFailure
+
+    game = find_game("seasons")
+    state = game.initial_state()
+    state.apply(game.parse_action("dice:3,4,5"))
+    seen = state.observation(0)
+    observation = type(seen)(seen.game, 0, seen.state, seen.legal_actions, LIMIT)
+    deaf = player(f"command:{HOSTILE / 'deaf.sh'}")
+    signal.alarm(60)  # a regression would hang here, not fail
+    try:
+        deaf.ensure_running()
+        with pytest.raises(PlayerFailure, match="does not read its input") as failure:
+            for _ in range(10_000):
+                assert deaf.act(observation) == "keep"
+        assert failure.value.status == "timeout"
+    finally:
+        signal.alarm(0)
+        deaf.close()
+
+
 def test_the_shell_example_bot_plays_both_games():
     bot = player("command:bots/examples/first_legal.sh")
     opponent = player("bots/sonnentau/random_bot.py")
