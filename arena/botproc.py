@@ -117,10 +117,16 @@ class Session:
         from arena.games.base import Observation
 
         name = observation["game"]
-        legal = tuple(_parse(name, text) for text in observation["legal_actions"])
+        legal = _parse_all(name, tuple(observation["legal_actions"]))
         obs = Observation(name, observation["seat"], observation["state"], legal,
                           observation.get("time_left"))
         _send(self.out, reply_text(self.player.act(obs)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_all(game: str, texts: tuple[str, ...]) -> tuple[Any, ...]:
+    """The actions of a legal-action list; the same lists come back again and again."""
+    return tuple(_parse(game, text) for text in texts)
 
 
 @functools.lru_cache(maxsize=4096)

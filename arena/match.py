@@ -213,10 +213,12 @@ _new_tuple = tuple.__new__
 
 def _legal_reply(game: Game, legal: Sequence[Action], reply: object, seat: int) -> Action:
     """The legal action ``reply`` names, or Forfeit with ``illegal-action``."""
+    if isinstance(reply, str):
+        for action in legal:  # a bot process answers with the canonical string
+            if str(action) == reply:
+                return action
     by_text = {str(a): a for a in legal}
     if isinstance(reply, str):
-        if reply in by_text:
-            return by_text[reply]
         try:
             canonical = str(game.parse_action(reply))
         except InvalidActionError as exc:
