@@ -66,10 +66,6 @@ class GameResult:
     game: FinishedGame
     duration: float
 
-    @property
-    def record(self) -> GameRecord:
-        return self.game.record
-
 
 class RenamedPlayer:
     """A player under the name and version its tournament entry gives it."""

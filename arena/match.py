@@ -196,16 +196,18 @@ def _decide(game: Game, state: State, player: Player, seat: int,
 # the observation or its state past act() holds a reference, which CPython's
 # reference counts show: the view is then frozen before the state moves on.
 # Without reference counts every view is frozen.
-_refcount: Callable[[object], int] = getattr(sys, "getrefcount", lambda obj: -1)
+_refcount: Callable[[object], int] = getattr(sys, "getrefcount", lambda obj: 0)
 
 
-def _unshared_refcounts() -> tuple[int, int]:
+def _unshared_refcounts() -> tuple[int, int] | None:
     """The counts :func:`_decide` sees when nobody else holds the observation."""
+    if not hasattr(sys, "getrefcount"):
+        return None  # never equal to the counts seen: every view is frozen
     observation = Observation("", 0, LazyState(None), ())
     return _refcount(observation), _refcount(observation.state)
 
 
-_UNSHARED_REFCOUNTS = _unshared_refcounts() if hasattr(sys, "getrefcount") else (0, 0)
+_UNSHARED_REFCOUNTS = _unshared_refcounts()
 # Move and Observation are NamedTuples; tuple.__new__ skips their Python-level
 # constructors on the hot path.
 _new_tuple = tuple.__new__
@@ -213,21 +215,23 @@ _new_tuple = tuple.__new__
 
 def _legal_reply(game: Game, legal: Sequence[Action], reply: object, seat: int) -> Action:
     """The legal action ``reply`` names, or Forfeit with ``illegal-action``."""
-    if isinstance(reply, str):
-        for action in legal:  # a bot process answers with the canonical string
-            if str(action) == reply:
-                return action
-    by_text = {str(a): a for a in legal}
-    if isinstance(reply, str):
-        try:
-            canonical = str(game.parse_action(reply))
-        except InvalidActionError as exc:
-            raise Forfeit(seat, ILLEGAL_ACTION, str(exc)) from None
-        if canonical in by_text:
-            return by_text[canonical]
-    elif any(type(reply) is type(a) and reply == a for a in legal):
-        return by_text[str(reply)]
-    raise Forfeit(seat, ILLEGAL_ACTION, f"{_safe_repr(reply)} is not a legal action here")
+    if isinstance(reply, str):  # a bot process answers with a string
+        found = _named(legal, reply)
+        if found is None:
+            try:
+                found = _named(legal, str(game.parse_action(reply)))
+            except InvalidActionError as exc:
+                raise Forfeit(seat, ILLEGAL_ACTION, str(exc)) from None
+    else:
+        found = next((a for a in legal if type(reply) is type(a) and reply == a), None)
+    if found is None:
+        raise Forfeit(seat, ILLEGAL_ACTION, f"{_safe_repr(reply)} is not a legal action here")
+    return found
+
+
+def _named(legal: Sequence[Action], text: str) -> Action | None:
+    """The legal action whose canonical string is ``text``."""
+    return next((action for action in legal if str(action) == text), None)
 
 
 def _safe_repr(value: object) -> str:

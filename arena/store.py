@@ -105,10 +105,6 @@ class FinishedGame:
                    tuple(seat.status for seat in record.seats), record.termination,
                    len(record.moves), json.dumps(record.to_json(), separators=(",", ":")))
 
-    @property
-    def record(self) -> GameRecord:
-        return GameRecord.from_json(json.loads(self.record_json))
-
 
 class StoreError(ArenaError):
     """The database refuses an operation (a changed config, a bot identity clash)."""

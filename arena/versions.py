@@ -8,11 +8,12 @@ the ``ratings`` table with the system that produced them.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
 from arena.ratings import RatedGame, Rating, RatingSettings, RatingTable, make_rater
 from arena.standings import Tally
-from arena.store import Store, StoredBot
+from arena.store import Store, StoredBot, TournamentRow
 
 
 @dataclass(frozen=True)
@@ -84,17 +85,35 @@ def history(store: Store, name: str, game: str,
     versions = {bot.id: bot for bot in store.bots(game) if bot.identity.name == name}
     if not versions:
         return []
-    result = all_time(store, game, settings)
-    rows = []
-    for tournament in store.tournaments(game):
+    return [HistoryRow(versions[point.bot].identity.version, point.tournament.name,
+                       point.tournament.finished or point.tournament.created, point.rating,
+                       point.games)
+            for point in after_each_tournament(store, game, versions,
+                                               all_time(store, game, settings))]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A bot's all-time rating and games right after one tournament it played in."""
+
+    position: int
+    """Position of the tournament among the game's tournaments (oldest first)."""
+    tournament: TournamentRow
+    bot: int
+    rating: Rating
+    games: int
+
+
+def after_each_tournament(store: Store, game: str, bots: Container[int],
+                          result: AllTime) -> Iterator[Snapshot]:
+    """The snapshots of ``bots`` after every tournament of ``game`` they played, oldest
+    tournament first, its bots in entry order."""
+    for position, tournament in enumerate(store.tournaments(game)):
         snapshot = result.after_tournament.get(tournament.id, {})
-        for bot_id in store.entrants(tournament.id):
-            if bot_id in versions and bot_id in snapshot:
+        for bot_id in dict.fromkeys(store.entrants(tournament.id)):
+            if bot_id in bots and bot_id in snapshot:
                 rating, games = snapshot[bot_id]
-                rows.append(HistoryRow(versions[bot_id].identity.version, tournament.name,
-                                       tournament.finished or tournament.created, rating,
-                                       games))
-    return rows
+                yield Snapshot(position, tournament, bot_id, rating, games)
 
 
 def games_played(store: Store) -> list[str]:

@@ -61,10 +61,9 @@ def bare_game(rng: random.Random) -> tuple[int, int]:
     return score[0], score[1]
 
 
-def engine_game(rng: random.Random, seed: int) -> None:
+def engine_game(rng: random.Random, dice: DiceStream) -> None:
     """One game through arena's engine and dice, the choices made here: no referee."""
     state = find_game("seasons").initial_state()
-    dice = DiceStream(seed)
     while not state.is_terminal:
         if state.is_chance_node():
             action = state.chance_action(dice.roll(state.chance_request()))
@@ -73,19 +72,25 @@ def engine_game(rng: random.Random, seed: int) -> None:
         state.apply(action)
 
 
+class RecordingDice(DiceStream):
+    """A dice stream that keeps every request it is asked."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.requests: list[DiceRequest] = []
+
+    def roll(self, request: DiceRequest) -> tuple[int, ...]:
+        self.requests.append(request)
+        return super().roll(request)
+
+
 def dice_requests(games: int) -> list[tuple[int, list[DiceRequest]]]:
     """The dice requests of ``games`` random games, with their seeds."""
     rng, found = random.Random(2), []
     for seed in range(games):
-        state, dice, requests = find_game("seasons").initial_state(), DiceStream(seed), []
-        while not state.is_terminal:
-            if state.is_chance_node():
-                requests.append(state.chance_request())
-                action = state.chance_action(dice.roll(requests[-1]))
-            else:
-                action = rng.choice(state.legal_actions())
-            state.apply(action)
-        found.append((seed, requests))
+        dice = RecordingDice(seed)
+        engine_game(rng, dice)
+        found.append((seed, dice.requests))
     return found
 
 
@@ -129,7 +134,7 @@ def main() -> None:
     game = find_game("seasons")
     rates = best_rates({
         "bare": lambda i: bare_game(rng),
-        "engine": lambda i: engine_game(rng, i),
+        "engine": lambda i: engine_game(rng, DiceStream(i)),
         "arena": lambda i: play_game(game, players, i),
     }, args.seconds)
     bare, engine, arena = rates["bare"], rates["engine"], rates["arena"]

@@ -9,6 +9,7 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sonnentau_examples import example_position
 
 from arena.games import find_game
 from arena.games.base import Observation
@@ -163,14 +164,6 @@ def test_the_same_seed_gives_the_same_game(dice):
 
 
 # -- the original's worked examples ------------------------------------------------------------
-
-
-def example_position(dice: str, roll: str) -> SonnentauState:
-    state = GAME.initial_state({"dice": dice})
-    state.set_place(0, 3, "X")
-    state.set_place(0, 1, "Y")
-    state.apply(parse_action(roll))
-    return state
 
 
 @pytest.mark.parametrize(("dice", "roll"), [("standard", "dice:2,6"), ("miwin", "dice:9,3,2")])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from sonnentau_examples import example_position
 
 from arena.games import find_game
 from arena.games.sonnentau.rules import SonnentauState, parse_action
@@ -36,14 +37,6 @@ def play_own_turn(state: SonnentauState, player) -> list[str]:
         chosen.append(str(action))
         state.apply(action if not isinstance(action, str) else parse_action(action))
     return chosen
-
-
-def example_position(dice: str, roll: str) -> SonnentauState:
-    state = GAME.initial_state({"dice": dice})
-    state.set_place(0, 3, "X")
-    state.set_place(0, 1, "Y")
-    state.apply(parse_action(roll))
-    return state
 
 
 def test_the_heuristic_finds_the_originals_first_example():

@@ -22,7 +22,7 @@ from arena.standings import BotResults
 from arena.stats import MatchScore, elo_with_error, likelihood_of_superiority
 from arena.store import BotIdentity, GameRow, Store, TournamentRow
 from arena.tournament import standings, total_games
-from arena.versions import all_time
+from arena.versions import after_each_tournament, all_time
 
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#76b7b2", "#edc948",
            "#9c755f", "#ff9da7", "#6b6ecf", "#bab0ac", "#2f8f83")
@@ -293,13 +293,10 @@ def version_history(store: Store, tournament: TournamentRow, bots: Sequence[Bot]
                 if bot.identity.name in names}
     tournaments = store.tournaments(tournament.game)
     series: dict[tuple[str, str], list[VersionPoint]] = {}
-    for position, row in enumerate(tournaments):
-        snapshot = result.after_tournament.get(row.id, {})
-        for bot_id in dict.fromkeys(store.entrants(row.id)):
-            if bot_id in versions and bot_id in snapshot:
-                rating, games = snapshot[bot_id]
-                key = (versions[bot_id].name, versions[bot_id].version)
-                series.setdefault(key, []).append(VersionPoint(position, rating, games))
+    for point in after_each_tournament(store, tournament.game, versions, result):
+        key = (versions[point.bot].name, versions[point.bot].version)
+        series.setdefault(key, []).append(VersionPoint(point.position, point.rating,
+                                                       point.games))
     current = next(i for i, row in enumerate(tournaments) if row.id == tournament.id)
     return VersionHistory(tuple(row.name for row in tournaments), current,
                           {key: tuple(points) for key, points in series.items()})

@@ -296,9 +296,6 @@ class SonnentauState:
     # -- legal actions -----------------------------------------------------------
 
     def legal_actions(self) -> tuple[SonnentauAction, ...]:
-        return self._legal_tuple()
-
-    def _legal_tuple(self) -> tuple[SonnentauAction, ...]:
         if self._legal is None:
             if self.phase == MOVE:
                 self._legal = tuple(self._die_actions())
@@ -384,7 +381,7 @@ class SonnentauState:
         if isinstance(action, Dice):
             self._apply_dice(action)
             return
-        if action not in self._legal_tuple():
+        if action not in self.legal_actions():
             raise IllegalActionError(f"{action} is not a legal action here "
                                      f"({PHASE_NAMES[self.phase]} phase, seat {self.seat})")
         self._legal = None
@@ -439,7 +436,7 @@ class SonnentauState:
         self.hit = (seat, piece, field)
         self.phase = RELOCATE
         self._legal = None
-        if all(target == TO_START for target in self._legal_tuple()):
+        if all(target == TO_START for target in self.legal_actions()):
             self._apply_relocate(TO_START)  # decision 8: nothing but the start remains
 
     def _apply_relocate(self, action: Relocate) -> None:
@@ -462,7 +459,7 @@ class SonnentauState:
             return
         self.phase = MOVE
         self._legal = None
-        if not self.left or not self._legal_tuple():
+        if not self.left or not self.legal_actions():
             self._end_turn()
 
     def _end_turn(self) -> None:
@@ -510,7 +507,7 @@ class SonnentauState:
         return other
 
     def observation(self, seat: int) -> Observation:
-        actions = tuple(self._legal_tuple()) if seat == self.current_seat else ()
+        actions = self.legal_actions() if seat == self.current_seat else ()
         return Observation(GAME_NAME, seat, self.to_json(), actions)
 
     # -- JSON ------------------------------------------------------------------
