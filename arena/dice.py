@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from arena.games.base import DiceRequest
 
@@ -37,8 +37,11 @@ MAX_SLOTS = 8
 _WORDS = struct.Struct(">8Q").unpack
 # Below this every word is accepted for any die of up to 64 faces (2**64 % n < n):
 # one comparison replaces the per-die rejection test on the hot path.
-_ALWAYS_ACCEPTED = _WORD - 64
-_CHECKED_SLOTS: set[Sequence[int]] = set()
+# For a die of fewer than _FAST_FACES faces only words of at least 2**64 - 2**16
+# can be rejected, and all of those begin with six 0xFF bytes: a digest without
+# that run needs no per-word test.
+_FAST_FACES = 2**16
+_NEAR_TOP = b"\xff" * 6
 
 
 def _accept(x: int, n: int) -> int | None:
@@ -55,8 +58,12 @@ def _retry(key: str, slot: int, n: int) -> int:
             return face
 
 
+def _seed_prefix(seed: int) -> str:
+    return f"arena-dice-v2:{seed}:"
+
+
 def _roll_key(seed: int, seat: int, turn: int, roll: int) -> str:
-    return f"arena-dice-v2:{seed}:{seat}:{turn}:{roll}"
+    return f"{_seed_prefix(seed)}{seat}:{turn}:{roll}"
 
 
 def _check_slots(slots: Sequence[int]) -> None:
@@ -97,30 +104,62 @@ def roll_dice(seed: int, request: DiceRequest) -> tuple[int, ...]:
 class DiceStream:
     """The dice of one game seed, rolled as fast as the referee needs them.
 
-    Same values as :func:`face_indices`; the key's seed prefix is hashed once per
-    game, and the rejection test runs only for the (practically never seen) words
-    near ``2**64``.
+    Same values as :func:`face_indices`: one hash per roll, only the requested
+    slots' words unpacked, and the rejection test run only for a digest with a
+    word near ``2**64`` (practically never).
     """
 
-    __slots__ = ("_prefix", "seed")
+    __slots__ = ("_head", "seed")
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self._prefix = hashlib.sha512(f"arena-dice-v2:{seed}:".encode("ascii"))
+        self._head = _seed_prefix(seed).encode("ascii")
 
     def roll(self, request: DiceRequest) -> tuple[int, ...]:
         """The values of ``request.slots``, in that order."""
         seat, turn, roll, slots, faces = request
-        digest = self._prefix.copy()
-        digest.update(f"{seat}:{turn}:{roll}".encode("ascii"))
-        words = _WORDS(digest.digest())
-        if max(words) < _ALWAYS_ACCEPTED and slots in _CHECKED_SLOTS:
-            return tuple([f[words[slot] % len(f)] for slot, f in zip(slots, faces, strict=True)])
-        _check_slots(slots)
-        if len(_CHECKED_SLOTS) < 10_000:
-            _CHECKED_SLOTS.add(tuple(slots))
+        digest = _sha512(self._head + b"%d:%d:%d" % (seat, turn, roll)).digest()
+        if _NEAR_TOP in digest or len(slots) != len(faces):
+            return self._roll_exactly(seat, turn, roll, slots, faces)
+        words = (_SLOT_WORDS.get(slots) or _slot_words(slots))(digest)
+        # Unrolled for rolls of one to three dice: a loop would cost more than the hash.
+        if len(words) == 3:
+            (a, b, c), (fa, fb, fc) = words, faces
+            if len(fa) | len(fb) | len(fc) < _FAST_FACES:
+                return fa[a % len(fa)], fb[b % len(fb)], fc[c % len(fc)]
+        elif len(words) == 2:
+            (a, b), (fa, fb) = words, faces
+            if len(fa) | len(fb) < _FAST_FACES:
+                return fa[a % len(fa)], fb[b % len(fb)]
+        elif len(words) == 1:
+            (a,), (fa,) = words, faces
+            if len(fa) < _FAST_FACES:
+                return (fa[a % len(fa)],)
+        return self._roll_exactly(seat, turn, roll, slots, faces)
+
+    def _roll_exactly(self, seat: int, turn: int, roll: int, slots: Sequence[int],
+                      faces: Sequence[Sequence[int]]) -> tuple[int, ...]:
         indices = face_indices(self.seed, seat, turn, roll, slots, [len(f) for f in faces])
         return tuple(f[i] for f, i in zip(faces, indices, strict=True))
+
+
+_sha512 = hashlib.sha512
+_SLOT_WORDS: dict[tuple[int, ...], Callable[[bytes], tuple[int, ...]]] = {}
+
+
+def _slot_words(slots: Sequence[int]) -> Callable[[bytes], tuple[int, ...]]:
+    """A function that reads the words of ``slots``, in that order, from a roll's digest."""
+    _check_slots(slots)
+    slots = tuple(slots)
+    if list(slots) != sorted(set(slots)):
+        return lambda digest: tuple(_WORDS(digest)[slot] for slot in slots)
+    layout, at = ">", 0
+    for slot in slots:
+        layout += f"{8 * (slot - at)}xQ" if slot > at else "Q"
+        at = slot + 1
+    unpack = struct.Struct(layout).unpack_from
+    _SLOT_WORDS[slots] = unpack  # at most 2**MAX_SLOTS sorted subsets
+    return unpack
 
 
 def derive_seed(seed: int, *labels: object) -> int:

@@ -149,68 +149,75 @@ class Clock:
 def _play_out(game: Game, state: State, players: Sequence[Player], seed: int,
               moves: list[Move], clock: Clock,
               on_move: Callable[[State, Move], None] | None) -> None:
-    dice = DiceStream(seed)
+    # One flat loop: at tens of thousands of steps a second, a function call per
+    # step is a noticeable share of the referee's time.
+    roll = DiceStream(seed).roll
     record = moves.append
-    while not state.is_terminal:
-        if state.is_chance_node():
-            action: Action = state.chance_action(dice.roll(state.chance_request()))
+    name = game.info.name
+    timed = clock.limit is not None
+    view = LazyState(state)
+    while True:
+        seat = state.current_seat
+        if seat == CHANCE_SEAT:
+            action: Action = state.apply_roll(roll(state.chance_request()))
             move = _new_tuple(Move, (CHANCE_SEAT, str(action), 0.0))
+        elif seat < 0:
+            return
         else:
-            seat = state.current_seat
-            action, seconds = _decide(game, state, players[seat], seat, clock)
+            legal = state.legal_actions()
+            if type(legal) is not tuple:
+                legal = tuple(legal)
+            observation = _new_tuple(Observation, (
+                name, seat, view, legal, clock.time_left(seat) if timed else None))
+            started = perf_counter()
+            try:
+                reply = players[seat].act(observation)
+            except PlayerFailure as failure:
+                raise Forfeit(seat, failure.status, failure.detail) from None
+            except Exception as exc:
+                raise Forfeit(seat, CRASH, _crash_detail("act", exc)) from None
+            seconds = perf_counter() - started
+            if (_refcount(observation), _refcount(view)) != _UNSHARED_REFCOUNTS:
+                view.freeze()
+                view = LazyState(state)
+            elif view.built:
+                view = LazyState(state)
+            if timed:
+                clock.charge(seat, seconds)
+            for action in legal:  # the common case: one of the offered objects itself
+                if action is reply:
+                    break
+            else:
+                action = _legal_reply(game, legal, reply, seat)
+            state.apply(action)
             move = _new_tuple(Move, (seat, str(action), seconds))
-        state.apply(action)
         record(move)
         if on_move is not None:
             on_move(state, move)
 
 
-def _decide(game: Game, state: State, player: Player, seat: int,
-            clock: Clock) -> tuple[Action, float]:
-    legal = state.legal_actions()
-    if type(legal) is not tuple:
-        legal = tuple(legal)
-    observation = _new_tuple(Observation, (
-        game.info.name, seat, LazyState(state), legal,
-        None if clock.limit is None else clock.time_left(seat)))
-    started = perf_counter()
-    try:
-        reply = player.act(observation)
-    except PlayerFailure as failure:
-        raise Forfeit(seat, failure.status, failure.detail) from None
-    except Exception as exc:
-        raise Forfeit(seat, CRASH, _crash_detail("act", exc)) from None
-    seconds = perf_counter() - started
-    if (_refcount(observation), _refcount(observation.state)) != _UNSHARED_REFCOUNTS:
-        observation.state.freeze()  # type: ignore[attr-defined]
-    if clock.limit is not None:
-        clock.charge(seat, seconds)
-    for action in legal:  # the common case: one of the offered objects itself
-        if action is reply:
-            return action, seconds
-    return _legal_reply(game, legal, reply, seat), seconds
-
-
 # The observation's state is a lazy view of the live state, not a copy (copying
 # would cost the referee more than the whole rest of a step). A player that kept
 # the observation or its state past act() holds a reference, which CPython's
-# reference counts show: the view is then frozen before the state moves on.
+# reference counts show: the view is then frozen before the state moves on, and
+# the next decision gets a new one; so does one after a decision that read it.
 # Without reference counts every view is frozen.
 _refcount: Callable[[object], int] = getattr(sys, "getrefcount", lambda obj: 0)
 
 
 def _unshared_refcounts() -> tuple[int, int] | None:
-    """The counts :func:`_decide` sees when nobody else holds the observation."""
+    """The counts :func:`_play_out` sees when nobody else holds the observation."""
     if not hasattr(sys, "getrefcount"):
         return None  # never equal to the counts seen: every view is frozen
-    observation = Observation("", 0, LazyState(None), ())
-    return _refcount(observation), _refcount(observation.state)
+    view = LazyState(None)
+    observation = _new_tuple(Observation, ("", 0, view, (), None))
+    return _refcount(observation), _refcount(view)
 
 
-_UNSHARED_REFCOUNTS = _unshared_refcounts()
 # Move and Observation are NamedTuples; tuple.__new__ skips their Python-level
 # constructors on the hot path.
 _new_tuple = tuple.__new__
+_UNSHARED_REFCOUNTS = _unshared_refcounts()
 
 
 def _legal_reply(game: Game, legal: Sequence[Action], reply: object, seat: int) -> Action:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from arena.dice import DiceStream
 from arena.games import find_game
-from arena.games.base import DiceRequest
+from arena.games.base import CHANCE_SEAT, DiceRequest
 from arena.match import play_game
 from arena.players import load_bot
 
@@ -64,12 +64,14 @@ def bare_game(rng: random.Random) -> tuple[int, int]:
 def engine_game(rng: random.Random, dice: DiceStream) -> None:
     """One game through arena's engine and dice, the choices made here: no referee."""
     state = find_game("seasons").initial_state()
-    while not state.is_terminal:
-        if state.is_chance_node():
-            action = state.chance_action(dice.roll(state.chance_request()))
+    while True:
+        seat = state.current_seat
+        if seat == CHANCE_SEAT:
+            state.apply_roll(dice.roll(state.chance_request()))
+        elif seat < 0:
+            return
         else:
-            action = rng.choice(state.legal_actions())
-        state.apply(action)
+            state.apply(rng.choice(state.legal_actions()))
 
 
 class RecordingDice(DiceStream):

@@ -76,3 +76,40 @@ def test_a_slot_outside_the_digest_is_refused():
 
     with pytest.raises(ValueError, match=r"outside 0\.\.7"):
         face_index(1, 0, 0, 0, 8, 6)
+
+
+def test_the_fast_stream_rolls_what_the_documented_function_gives():
+    import random
+
+    from arena.dice import face_indices
+
+    rng = random.Random(3)
+    for _ in range(2000):
+        n = rng.randint(1, 8)
+        slots = tuple(rng.sample(range(8), n))
+        if rng.random() < 0.5:
+            slots = tuple(sorted(slots))
+        faces = tuple(tuple(range(10, 10 + rng.choice([1, 2, 6, 7, 64, 300, 70_000])))
+                      for _ in slots)
+        key = (rng.randrange(2**40), rng.randrange(4), rng.randrange(60), rng.randrange(3))
+        expected = tuple(f[i] for f, i in zip(
+            faces, face_indices(*key, slots, [len(f) for f in faces]), strict=True))
+        assert roll_dice(key[0], DiceRequest(*key[1:], slots, faces)) == expected
+
+
+def test_a_word_near_the_top_is_never_taken_as_it_is(monkeypatch):
+    import hashlib
+
+    import arena.dice as dice
+
+    class TopFirstWord:
+        def __init__(self, data):
+            self.real = hashlib.sha512(data).digest()
+
+        def digest(self):
+            return b"\xff" * 8 + self.real[8:]
+
+    expected = roll_dice(11, DiceRequest(0, 2, 0, (0, 1, 2), ((1, 2, 3, 4, 5, 6),) * 3))
+    assert expected[0] != (2**64 - 1) % 6 + 1  # the value the top word would have given
+    monkeypatch.setattr(dice, "_sha512", TopFirstWord)
+    assert roll_dice(11, DiceRequest(0, 2, 0, (0, 1, 2), ((1, 2, 3, 4, 5, 6),) * 3)) == expected

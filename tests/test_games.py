@@ -3,8 +3,9 @@
 import pytest
 from players_for_tests import RandomPlayer
 
+from arena.dice import roll_dice
 from arena.games import GAMES, find_game, game_names
-from arena.games.base import GameOptionError, UnknownGameError
+from arena.games.base import CHANCE_SEAT, TERMINAL_SEAT, GameOptionError, UnknownGameError
 from arena.match import play_game, resolve_game_options
 from arena.record import replay
 
@@ -39,13 +40,22 @@ def test_random_play_keeps_the_protocol(name, seats, seed):
 
     def check(state, move):
         if state.is_terminal:
+            assert state.current_seat == TERMINAL_SEAT
             return
         if state.is_chance_node():
+            assert state.current_seat == CHANCE_SEAT
             outcomes = state.chance_outcomes()
             assert abs(sum(p for _, p in outcomes) - 1) < 1e-9
             request = state.chance_request()
             assert len(request.slots) == len(request.faces)
+            values = roll_dice(seed, request)
+            by_action, by_roll = state.copy(), state.copy()
+            action = by_action.chance_action(values)
+            by_action.apply(action)
+            assert by_roll.apply_roll(values) == action
+            assert by_roll.to_json() == by_action.to_json()
         else:
+            assert state.current_seat >= 0
             legal = state.legal_actions()
             assert legal, "a decision node must offer an action"
             assert all(str(game.parse_action(str(a))) == str(a) for a in legal)

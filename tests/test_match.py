@@ -160,6 +160,31 @@ def test_an_observation_kept_past_act_shows_the_position_it_was_asked_in(keep_st
     assert [dict(view) for view in kept] == expected
 
 
+class Reader(FirstLegalPlayer):
+    """Reads the state at every other decision and keeps only a copy of what it read."""
+
+    def __init__(self) -> None:
+        self.decisions, self.seen = 0, {}
+
+    def act(self, observation):
+        if self.decisions % 2:
+            self.seen[self.decisions] = {key: observation.state[key] for key in observation.state}
+        self.decisions += 1
+        return super().act(observation)
+
+
+def test_a_state_read_and_let_go_shows_each_later_position_as_it_is():
+    reader = Reader()
+    record = play_game("seasons", [reader, FirstLegalPlayer()], seed=8)
+    expected, state = [], SEASONS.initial_state()
+    for move in record.moves:
+        if move.seat == 0:
+            expected.append(state.to_json())
+        state.apply(SEASONS.parse_action(move.action))
+    assert len(reader.seen) > 5
+    assert all(seen == expected[i] for i, seen in reader.seen.items())
+
+
 def test_the_state_of_an_observation_nobody_reads_is_never_built(monkeypatch):
     from arena.games.seasons.rules import SeasonsState
 

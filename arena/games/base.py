@@ -1,10 +1,11 @@
 """The protocol every game implements, and the values that cross its boundary.
 
 A game is pure rules: no I/O, no ``random``. Dice are *chance nodes*: when
-``state.is_chance_node()`` the referee asks ``state.chance_request()`` which
-dice to roll, draws them from the seeded dice stream and applies the
-resulting chance action (for example ``dice:3,5,6``). Players only ever see
-decision nodes.
+``state.current_seat`` is ``CHANCE_SEAT`` the referee asks
+``state.chance_request()`` which dice to roll, draws them from the seeded dice
+stream and applies them with ``state.apply_roll(values)``, which returns the
+chance action (for example ``dice:3,5,6``); ``chance_action(values)`` gives the
+same action without applying it. Players only ever see decision nodes.
 
 States are mutable (``apply`` changes them in place, ``copy`` is for search);
 everything that leaves a state — actions, observations, outcomes — is a
@@ -20,6 +21,9 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 CHANCE_SEAT = -1
 """The value of ``State.current_seat`` at a chance node (OpenSpiel's convention)."""
+
+TERMINAL_SEAT = -2
+"""The value of ``State.current_seat`` once the game is over."""
 
 NORMAL = "normal"
 """Termination reason of a game that ended by its rules."""
@@ -134,6 +138,11 @@ class LazyState(Mapping[str, Any]):
         """Fix the data as the source is now, and let go of the source."""
         self._json()
 
+    @property
+    def built(self) -> bool:
+        """Whether the data has been built (read or frozen)."""
+        return self._data is not None
+
     def _json(self) -> dict[str, Any]:
         if self._data is None:
             self._data = self._source.to_json()
@@ -245,7 +254,9 @@ class State(Protocol):
     """A game position. Mutable; ``copy()`` gives an independent one."""
 
     @property
-    def current_seat(self) -> int: ...
+    def current_seat(self) -> int:
+        """The seat to decide, ``CHANCE_SEAT`` at a chance node, ``TERMINAL_SEAT`` at the end."""
+        ...
 
     @property
     def is_terminal(self) -> bool: ...
@@ -257,6 +268,10 @@ class State(Protocol):
     def chance_outcomes(self) -> Sequence[tuple[Action, float]]: ...
 
     def chance_action(self, values: Sequence[int]) -> Action: ...
+
+    def apply_roll(self, values: Sequence[int]) -> Action:
+        """``apply(chance_action(values))`` in one step; returns the chance action."""
+        ...
 
     def legal_actions(self) -> Sequence[Action]: ...
 

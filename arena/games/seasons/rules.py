@@ -15,6 +15,7 @@ from typing import Any, Union
 from arena.games.base import (
     CHANCE_SEAT,
     NORMAL,
+    TERMINAL_SEAT,
     Dice,
     DiceRequest,
     IllegalActionError,
@@ -38,7 +39,6 @@ DIE_FACES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
 TOTAL_POINTS = sum(SECTOR_VALUES)  # 120
 DEFAULT_PLACEMENT_LIMIT = 1000
 PLACEMENT_LIMIT = "placement-limit"
-TERMINAL_SEAT = -2
 
 EMPTY = 0
 ROLL, REROLL, REROLL_ROLL, PLACE, OVER = range(5)
@@ -92,6 +92,25 @@ PLACES: tuple[Place, ...] = tuple(Place(s) for s in SECTORS)
 _REROLL_BY_SLOTS = {r.slots: r for r in ALL_REROLLS}
 _KEPT_SLOTS = {r.slots: tuple(i for i in range(N_DICE) if i not in r.slots) for r in ALL_REROLLS}
 _FACES = {n: (DIE_FACES,) * n for n in range(N_DICE + 1)}
+_ALL_SLOTS = tuple(range(N_DICE))
+_new_tuple = tuple.__new__  # DiceRequest without its Python-level constructor
+# An empty field is 0: translating a field row's bytes with this table gives its
+# pattern of open sectors, the key of the legal placements.
+_OPEN_PATTERN = bytes([1] + [0] * 255)
+_PLACES_BY_PATTERN: dict[bytes, tuple[Place, ...]] = {}
+
+
+def _places_open(own: list[int]) -> tuple[Place, ...]:
+    """The placements on the empty fields of ``own``, one shared tuple per pattern."""
+    try:
+        pattern = bytes(own).translate(_OPEN_PATTERN)
+    except (TypeError, ValueError):  # a value outside 0..255: not a position of play
+        return tuple([PLACES[i] for i in range(N_SECTORS) if own[i] == EMPTY])
+    places = _PLACES_BY_PATTERN.get(pattern)
+    if places is None:
+        places = tuple([PLACES[i] for i in range(N_SECTORS) if own[i] == EMPTY])
+        _PLACES_BY_PATTERN[pattern] = places  # at most 2**11 patterns
+    return places
 _ACTION_SYNTAX = "expected 'keep', 'reroll:<slots>', 'place:<sector>' or 'dice:<v>,<v>,<v>'"
 
 
@@ -193,19 +212,19 @@ class SeasonsState:
         if self.phase == REROLL:
             return ALL_REROLLS
         if self.phase == PLACE:
-            own = self.fields[self.seat]
-            return tuple([PLACES[i] for i in range(N_SECTORS) if own[i] == EMPTY])
+            return _places_open(self.fields[self.seat])
         return ()
 
     def chance_request(self) -> DiceRequest:
         if self.phase == ROLL:
-            slots: tuple[int, ...] = tuple(range(N_DICE))
-            roll = 0
+            slots, roll = _ALL_SLOTS, 0
         elif self.phase == REROLL_ROLL:
             slots, roll = self.pending, 1
         else:
             raise IllegalActionError("not a chance node")
-        return DiceRequest(self.seat, self.turns[self.seat] - 1, roll, slots, _FACES[len(slots)])
+        seat = self.seat
+        return _new_tuple(DiceRequest, (seat, self.turns[seat] - 1, roll, slots,
+                                        _FACES[len(slots)]))
 
     def chance_action(self, values: Sequence[int]) -> Dice:
         """The chance action that gives the requested slots ``values``."""
@@ -215,6 +234,18 @@ class SeasonsState:
         for slot, value in zip(self.pending, values, strict=True):
             dice[slot] = value
         return dice_action(tuple(dice))
+
+    def apply_roll(self, values: Sequence[int]) -> Dice:
+        """Apply the roll that gives the requested slots ``values``; return its action."""
+        if self.phase == ROLL:
+            action = dice_action(tuple(values))
+            self.dice, self.phase = action.values, REROLL
+        elif self.phase == REROLL_ROLL:
+            action = self.chance_action(values)
+            self.dice, self.pending, self.phase = action.values, (), PLACE
+        else:
+            raise IllegalActionError("no dice are to be rolled")
+        return action
 
     def chance_outcomes(self) -> list[tuple[Dice, float]]:
         """Every outcome of the pending roll with its probability."""
@@ -227,12 +258,12 @@ class SeasonsState:
 
     def apply(self, action: SeasonsAction) -> None:
         """Play ``action`` in place; raise IllegalActionError if the rules forbid it."""
-        if isinstance(action, Dice):
-            self._apply_dice(action)
+        if isinstance(action, Place):
+            self._apply_place(action)
         elif isinstance(action, Reroll):
             self._apply_reroll(action)
-        elif isinstance(action, Place):
-            self._apply_place(action)
+        elif isinstance(action, Dice):
+            self._apply_dice(action)
         else:
             raise IllegalActionError(f"{action!r} is not a seasons action")
 

@@ -79,6 +79,7 @@ from typing import Any, Union
 from arena.games.base import (
     CHANCE_SEAT,
     NORMAL,
+    TERMINAL_SEAT,
     Dice,
     DiceRequest,
     IllegalActionError,
@@ -95,7 +96,6 @@ PIECES = 5
 PIECES_TO_WIN = 3
 DEFAULT_TURN_LIMIT = 1000
 TURN_LIMIT = "turn-limit"
-TERMINAL_SEAT = -2
 
 STANDARD_DIE: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
 MIWIN_III: tuple[int, ...] = (1, 2, 5, 6, 7, 9)
@@ -287,6 +287,12 @@ class SonnentauState:
 
     def chance_action(self, values: Sequence[int]) -> Dice:
         return dice_action(tuple(int(v) for v in values))
+
+    def apply_roll(self, values: Sequence[int]) -> Dice:
+        """Apply the roll ``values``; return its chance action."""
+        action = self.chance_action(values)
+        self._apply_dice(action)
+        return action
 
     def chance_outcomes(self) -> list[tuple[Dice, float]]:
         """Every roll of the variant's dice with its probability."""
