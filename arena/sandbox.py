@@ -17,7 +17,8 @@ left of the game's time bank. If no answer has come by then (plus a small
 grace for the pipe), the bot's whole process group is killed — arena never
 waits for a bot to return. A bot process gets an address-space limit, a CPU
 limit per game, a file-size limit, a fresh working folder, and dies with the
-process that started it. A process that failed is started again for the next
+process that started it; what it starts dies with it, even in a session of its
+own (:mod:`arena.strays`). A process that failed is started again for the next
 game.
 """
 
@@ -43,6 +44,7 @@ from typing import Any
 from arena.games.base import Observation, Outcome
 from arena.players import PlayerFailure, PlayerInfo, split_spec
 from arena.record import CRASH, TIMEOUT
+from arena.strays import adopt_orphans, kill_strays
 
 COMMAND_PREFIX = "command:"
 HANDSHAKE_SECONDS = 30.0
@@ -51,6 +53,8 @@ QUIT_SECONDS = 0.1
 MAX_LINE = 1 << 20
 STDERR_TAIL = 2000
 FILE_SIZE_LIMIT = 64 << 20
+_RUNNING_BOTS: set[int] = set()
+"""Pids of the bot processes this process runs (each in a session of its own)."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,7 @@ class ProcessPlayer:
             if key in os.environ:
                 env[key] = os.environ[key]
         stderr = open(self.folder / "stderr.txt", "wb")  # noqa: SIM115 - the child owns it
+        adopt_orphans()
         try:
             self.process = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
@@ -136,6 +141,7 @@ class ProcessPlayer:
             raise PlayerFailure(CRASH, f"cannot start {self.command[0]!r}: {exc}") from None
         finally:
             stderr.close()
+        _RUNNING_BOTS.add(self.process.pid)
         assert self.process.stdin is not None
         os.set_blocking(self.process.stdin.fileno(), False)
         self.buffer = b""
@@ -170,7 +176,9 @@ class ProcessPlayer:
                 with contextlib.suppress(OSError):
                     if stream:
                         stream.close()
+            _RUNNING_BOTS.discard(self.process.pid)
             self.process = None
+            kill_strays(_RUNNING_BOTS)
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
@@ -205,6 +213,7 @@ class ProcessPlayer:
         if self.process is not None and self.process.poll() is None:
             with contextlib.suppress(PlayerFailure):
                 self._send({"type": "end", "outcome": outcome.to_json()})
+        kill_strays(_RUNNING_BOTS)  # what left the bot's process group during the game
 
     # -- wire ---------------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 """Hostile bots: each is contained, recorded with the right status, and changes nothing else."""
 
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,6 +102,27 @@ def test_a_program_bots_children_die_with_it(tmp_path):
     assert sleepers() == 0
 
 
+def running(args):
+    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    return sum(1 for line in out.splitlines() if line.strip() == args)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("setsid") is None,
+                    reason="needs Linux and setsid")
+def test_processes_a_bot_moves_out_of_its_process_group_die_too():
+    bot = player(f"command:{HOSTILE / 'escaper.sh'}")
+    opponent = player("bots/seasons/random_bot.py")
+    try:
+        record = play_game("seasons", [bot, opponent], seed=3)
+        assert running("sleep 303") == 0  # orphaned during the game: gone when it ended
+        assert running("sleep 302") == 1  # still the running bot's own child
+    finally:
+        bot.close()
+        opponent.close()
+    assert record.seats[0].status == "ok" and record.seats[0].name == "escaper-sh"
+    assert running("sleep 302") == 0
+
+
 def test_a_bot_that_never_reads_its_input_times_out_instead_of_blocking_arena():
     import signal
 
@@ -172,3 +195,13 @@ def test_a_round_robin_with_every_hostile_bot_finishes_and_changes_nothing(tmp_p
     _, reference = tournament(tmp_path, "reference", plain)
     head_to_head = [(g.seed, g.ranks, g.scores) for g in games if set(g.seats) == {0, 1}]
     assert head_to_head == [(g.seed, g.ranks, g.scores) for g in reference]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("setsid") is None,
+                    reason="needs Linux and setsid")
+def test_nothing_a_bot_started_outlives_a_tournament_on_workers(tmp_path):
+    escaper = "command:" + str(HOSTILE / "escaper.sh")
+    report, games = tournament(tmp_path, "escaper", ["bots/seasons/random_bot.py", escaper])
+    assert report.complete and len(games) == 2
+    assert all(status == "ok" for game in games for status in game.statuses)
+    assert running("sleep 302") == running("sleep 303") == 0

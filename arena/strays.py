@@ -1,0 +1,87 @@
+"""Processes a bot leaves behind, found and killed even if they left its process group.
+
+Killing a bot's process group stops everything it started, unless a process
+moved to a session of its own (``setsid``, as daemons do): it would outlive the
+bot and keep using the machine for the rest of the tournament. On Linux, a
+process that runs bots makes itself their *child subreaper*: every process
+orphaned below it is handed to it instead of to ``init``. Such a process has
+no other children in sessions of their own than its running bots, so any
+other child in another session is something a bot left behind, and
+:func:`kill_strays` kills and reaps it. Elsewhere both functions do nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Collection
+from pathlib import Path
+
+PR_SET_CHILD_SUBREAPER = 36
+MAX_ROUNDS = 100
+_adopting_pid: int | None = None  # a forked child is not a subreaper: it must ask again
+
+
+def adopt_orphans() -> bool:
+    """Have orphans of this process's descendants handed to it; whether that works here."""
+    global _adopting_pid
+    if _adopting_pid != os.getpid() and sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
+                _adopting_pid = os.getpid()
+    return _adopting_pid == os.getpid()
+
+
+def kill_strays(bots: Collection[int]) -> int:
+    """Kill and reap children in other sessions than ours, except the running ``bots``.
+
+    Repeats until none is left (a stray may fork while it is being killed);
+    returns how many were killed.
+    """
+    if _adopting_pid != os.getpid():
+        return 0
+    own_session, killed = os.getsid(0), 0
+    for _ in range(MAX_ROUNDS):
+        strays = [pid for pid, session in _children()
+                  if session != own_session and pid not in bots]
+        if not strays:
+            break
+        for pid in strays:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+        killed += len(strays)
+    return killed
+
+
+def _children() -> list[tuple[int, int]]:
+    """(pid, session) of each child of this process, zombies included."""
+    try:
+        pids = [int(pid) for task in Path("/proc/self/task").iterdir()
+                for pid in (task / "children").read_text().split()]
+    except FileNotFoundError:  # a kernel without child lists: look at every process
+        me = os.getpid()
+        pids = [int(entry.name) for entry in Path("/proc").iterdir()
+                if entry.name.isdigit() and (_stat(int(entry.name)) or (0, 0))[0] == me]
+    found = []
+    for pid in pids:
+        stat = _stat(pid)
+        if stat is not None:
+            found.append((pid, stat[1]))
+    return found
+
+
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(parent, session) of a process, None if it is gone."""
+    try:
+        # /proc/PID/stat: "pid (comm) state ppid pgrp session ..."; comm may hold spaces.
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[1]), int(fields[3])
+    except (OSError, IndexError, ValueError):
+        return None
