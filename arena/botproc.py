@@ -96,7 +96,7 @@ class Session:
             _send(self.out, {"error": str(exc)})
             raise SystemExit(3) from None
         hello = {"name": self.player.name, "version": self.player.version,
-                 "protocol": PROTOCOL}
+                 "protocol": PROTOCOL, "ready": True}
         games = getattr(self.player, "games", None)
         if isinstance(games, (list, tuple)) and all(isinstance(g, str) for g in games):
             hello["games"] = list(games)
@@ -106,6 +106,7 @@ class Session:
         from arena.players import PlayerInfo, call_hook
 
         call_hook(self.player, "start", PlayerInfo(**info))
+        _send(self.out, "ready")
 
     def end(self, outcome: dict[str, Any]) -> None:
         from arena.games.base import Outcome

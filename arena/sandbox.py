@@ -7,7 +7,9 @@ The protocol (one JSON object or one action string per line; see the README):
   it plays);
 - before each game ``{"type": "start", "info": {game, options, seat, seats,
   seed, time_limit}}``, after it ``{"type": "end", "outcome": {ranks, scores,
-  termination}}`` — no answer to either;
+  termination}}`` — no answer to either, except that a bot whose handshake said
+  ``"ready": true`` answers each start with the line ``ready`` once it is ready
+  to play (within the handshake's time);
 - for each decision ``{"type": "act", "observation": {game, seat, state,
   legal_actions, time_left}}``; the bot answers with one line: the action string;
 - ``{"type": "quit"}`` at the end.
@@ -115,6 +117,7 @@ class ProcessPlayer:
         self.folder: Path | None = None
         self.buffer = b""
         self.games: tuple[str, ...] | None = None
+        self.says_ready = False
 
     # -- process life ----------------------------------------------------------
 
@@ -164,6 +167,7 @@ class ProcessPlayer:
         self.name, self.version = name, str(version)
         games = reply.get("games")
         self.games = tuple(games) if isinstance(games, list) else None
+        self.says_ready = reply.get("ready") is True
 
     def close(self) -> None:
         """Stop the bot process (and everything it started) and remove its folder."""
@@ -198,6 +202,10 @@ class ProcessPlayer:
         self._send({"type": "start", "info": {
             "game": info.game, "options": dict(info.options), "seat": info.seat,
             "seats": info.seats, "seed": info.seed, "time_limit": info.time_limit}})
+        if self.says_ready:  # its warm-up then does not count against its first decision
+            line = self._read_line(self.limits.handshake_seconds, "the start of a game")
+            if line != "ready":
+                self._fail(CRASH, f"expected 'ready' after the start of a game, got {line[:200]!r}")
 
     def act(self, observation: Observation) -> str:
         if self.process is None:
