@@ -280,3 +280,33 @@ def test_json_round_trip_and_copy_are_independent():
     twin = state.copy()
     play(twin, "keep", "place:max-8")
     assert twin != state and state.phase == REROLL
+
+
+def test_the_game_log_reads_turn_by_turn_and_shows_an_unfinished_last_turn():
+    from arena.record import GameRecord, Move, SeatRecord
+
+    actions = [(-1, "dice:4,4,5"), (0, "keep"), (0, "place:max-8"),
+               (-1, "dice:2,5,5"), (1, "reroll:0"), (-1, "dice:6,5,5"), (1, "place:max-8"),
+               (-1, "dice:1,2,3"), (1, "reroll:0")]
+    record = GameRecord(
+        "seasons", {"placement_limit": 1000}, 1,
+        (SeatRecord("a", "1"), SeatRecord("b", "1", "timeout", "too slow")),
+        tuple(Move(seat, action, 0.0) for seat, action in actions),
+        (0, 1), (0.0, 8.0), "timeout")
+    assert find_game("seasons").describe_game(record) == [
+        "1. seat 0: 4,4,5 keep -> 13 on Max-8",
+        "2. seat 1: 2,5,5 reroll slot 0 -> 6,5,5 = 16 on Max-8, sector won (0-8)",
+        "3. seat 1: 1,2,3 reroll slot 0 (unfinished)",
+        "Result: 0-8, seat 0 (a) wins [timeout]",
+    ]
+
+
+@pytest.mark.parametrize("values", [(9, 9, 9), (1, 2), (0, 3, 4), (1, 2, 3, 4)])
+def test_a_roll_that_three_dice_cannot_show_is_refused(values):
+    from arena.games.base import Dice
+
+    state = find_game("seasons").initial_state()
+    with pytest.raises(IllegalActionError):
+        state.copy().apply(Dice(values))
+    with pytest.raises(IllegalActionError):
+        state.copy().apply_roll(values)

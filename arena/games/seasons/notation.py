@@ -71,6 +71,8 @@ def describe_game(record: GameRecord) -> list[str]:
             lines.append(f"{len(lines) + 1}. seat {before.seat}: {turn_text} on "
                          f"{display_sector(action.sector)}{result}{score}")
             turn_text = ""
+    if turn_text:  # the game stopped during a turn (a forfeit)
+        lines.append(f"{len(lines) + 1}. seat {state.seat}: {turn_text} (unfinished)")
     lines.append(result_line(record))
     return lines
 

@@ -93,11 +93,17 @@ _REROLL_BY_SLOTS = {r.slots: r for r in ALL_REROLLS}
 _KEPT_SLOTS = {r.slots: tuple(i for i in range(N_DICE) if i not in r.slots) for r in ALL_REROLLS}
 _FACES = {n: (DIE_FACES,) * n for n in range(N_DICE + 1)}
 _ALL_SLOTS = tuple(range(N_DICE))
+_ROLLS = frozenset(itertools.product(DIE_FACES, repeat=N_DICE))
 _new_tuple = tuple.__new__  # DiceRequest without its Python-level constructor
 # An empty field is 0: translating a field row's bytes with this table gives its
 # pattern of open sectors, the key of the legal placements.
 _OPEN_PATTERN = bytes([1] + [0] * 255)
 _PLACES_BY_PATTERN: dict[bytes, tuple[Place, ...]] = {}
+
+
+def _check_roll(action: Dice) -> None:
+    if action.values not in _ROLLS:
+        raise IllegalActionError(f"{action} is not a roll of three dice from 1 to 6")
 
 
 def _places_open(own: list[int]) -> tuple[Place, ...]:
@@ -237,14 +243,16 @@ class SeasonsState:
 
     def apply_roll(self, values: Sequence[int]) -> Dice:
         """Apply the roll that gives the requested slots ``values``; return its action."""
-        if self.phase == ROLL:
-            action = dice_action(tuple(values))
-            self.dice, self.phase = action.values, REROLL
-        elif self.phase == REROLL_ROLL:
-            action = self.chance_action(values)
-            self.dice, self.pending, self.phase = action.values, (), PLACE
-        else:
+        if self.phase not in (ROLL, REROLL_ROLL):
             raise IllegalActionError("no dice are to be rolled")
+        if len(values) != (N_DICE if self.phase == ROLL else len(self.pending)):
+            raise IllegalActionError(f"{len(values)} values for the dice to be rolled")
+        action = self.chance_action(values)
+        _check_roll(action)
+        if self.phase == ROLL:
+            self.dice, self.phase = action.values, REROLL
+        else:
+            self.dice, self.pending, self.phase = action.values, (), PLACE
         return action
 
     def chance_outcomes(self) -> list[tuple[Dice, float]]:
@@ -268,6 +276,7 @@ class SeasonsState:
             raise IllegalActionError(f"{action!r} is not a seasons action")
 
     def _apply_dice(self, action: Dice) -> None:
+        _check_roll(action)
         if self.phase == ROLL:
             self.dice = action.values
             self.phase = REROLL
