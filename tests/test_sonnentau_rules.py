@@ -611,3 +611,56 @@ def test_states_survive_json_during_random_play(seed, dice):
         assert [str(a) for a in again.legal_actions()] == [str(a) for a in state.legal_actions()]
 
     play_game(GAME, random_players(2), seed, {"dice": dice, "turn_limit": 40}, on_move=check)
+
+
+def reference_die_moves(state: SonnentauState) -> list[str]:
+    """The legal die moves by a plain walk of each path, field by field (no bit masks)."""
+    board, seat, found, seen = state.board, state.seat, [], set()
+
+    def free(path, n, origin):
+        if n > len(path) or path[n - 1] == origin:
+            return False
+        return all(state.occupant[f] == -1 or state.occupant[f] // 5 == seat
+                   for f in path[:n - 1])
+
+    for slot in state.left:
+        n = state.dice[slot]
+        if n in seen:
+            continue
+        seen.add(n)
+        for piece, origin in enumerate(state.pieces[seat]):
+            if origin >= 0:
+                found += [f"move:d{slot}:p{piece}:{s.track}:{s.direction}"
+                          for s in board.steps[origin] if free(s.path, n, origin)]
+        if -1 in state.pieces[seat]:
+            piece = state.pieces[seat].index(-1)
+            for entry in board.entries:
+                entry_id, code = board.field_ids[entry], state.occupant[entry]
+                if n == 1:
+                    found.append(f"enter:d{slot}:p{piece}:{entry_id}")
+                elif code == -1 or code // 5 == seat:
+                    found += [f"enter:d{slot}:p{piece}:{entry_id}:{s.track}:{s.direction}"
+                              for s in board.steps[entry] if free(s.path, n - 1, -1)]
+    return found
+
+
+@pytest.mark.parametrize(("seats", "dice"), [(2, "standard"), (3, "miwin"), (4, "standard")])
+def test_legal_moves_are_those_of_a_plain_walk_along_each_path(seats, dice):
+    import random
+
+    from arena.dice import roll_dice
+    from arena.games.sonnentau.rules import MOVE
+
+    checked = 0
+    for seed in range(3):
+        rng, state = random.Random(seed), GAME.initial_state({"seats": seats, "dice": dice})
+        while not state.is_terminal and checked < 3000 * (seed + 1):
+            if state.is_chance_node():
+                state.apply_roll(roll_dice(seed, state.chance_request()))
+                continue
+            legal = state.legal_actions()
+            if state.phase == MOVE:
+                assert [str(a) for a in legal] == reference_die_moves(state)
+                checked += 1
+            state.apply(rng.choice(legal))
+    assert checked > 3000

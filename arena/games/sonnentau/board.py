@@ -16,6 +16,7 @@ Directions: on a circle ``ccw`` follows the listed (counterclockwise) order and
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -75,6 +76,15 @@ class Step:
     track: str
     direction: str
     path: tuple[int, ...]
+    passed: tuple[int, ...] = dataclasses.field(init=False, repr=False, compare=False)
+    """``passed[k]``: the fields a move of ``k + 1`` steps passes over, as a bit mask."""
+
+    def __post_init__(self) -> None:
+        masks, mask = [], 0
+        for cell in self.path:
+            masks.append(mask)
+            mask |= 1 << cell
+        object.__setattr__(self, "passed", tuple(masks))
 
 
 @dataclass(frozen=True)

@@ -161,6 +161,33 @@ class Relocate:
 
 SonnentauAction = Union[Move, Enter, Relocate, Dice]  # noqa: UP007 - runtime alias
 
+_MOVES: dict[tuple[int, int, str, str], Move] = {}
+_ENTERS: dict[tuple[int, int, str, str | None, str | None], Enter] = {}
+_SHARED_LIMIT = 100_000
+
+
+def _move(slot: int, piece: int, track: str, direction: str) -> Move:
+    """One shared :class:`Move` per value: legal actions are built again and again."""
+    key = (slot, piece, track, direction)
+    action = _MOVES.get(key)
+    if action is None:
+        action = Move(slot, piece, track, direction)
+        if len(_MOVES) < _SHARED_LIMIT:
+            _MOVES[key] = action
+    return action
+
+
+def _enter(slot: int, piece: int, entry: str, track: str | None,
+           direction: str | None) -> Enter:
+    """One shared :class:`Enter` per value."""
+    key = (slot, piece, entry, track, direction)
+    action = _ENTERS.get(key)
+    if action is None:
+        action = Enter(slot, piece, entry, track, direction)
+        if len(_ENTERS) < _SHARED_LIMIT:
+            _ENTERS[key] = action
+    return action
+
 TO_START = Relocate("start")
 TO_GOAL = Relocate("goal")
 _ID = r"[A-Za-z0-9_][A-Za-z0-9_.\-]*"
@@ -324,14 +351,17 @@ class SonnentauState:
     def _moves_for_die(self, slot: int, n: int) -> list[SonnentauAction]:
         actions: list[SonnentauAction] = []
         seat = self.seat
-        for piece, field in enumerate(self.pieces[seat]):
-            if field >= 0:
-                actions.extend(Move(slot, piece, s.track, s.direction)
-                               for s in self.board.steps[field]
-                               if self.can_walk(s, n, seat, field))
+        others = self._others_mask(seat)
+        k = n - 1
+        for piece, origin in enumerate(self.pieces[seat]):
+            if origin >= 0:
+                for step in self.board.steps[origin]:
+                    path = step.path
+                    if n <= len(path) and path[k] != origin and not step.passed[k] & others:
+                        actions.append(_move(slot, piece, step.track, step.direction))
         first = self._first_on_start(seat)
         if first is not None:
-            actions.extend(self._entries(slot, first, n))
+            actions.extend(self._entries(slot, first, n, others))
         return actions
 
     def can_walk(self, step: Step, n: int, seat: int, origin: int) -> bool:
@@ -339,31 +369,36 @@ class SonnentauState:
         path = step.path
         if n > len(path) or path[n - 1] == origin:
             return False
-        occupant = self.occupant
-        low, high = seat * PIECES, seat * PIECES + PIECES
-        for field in path[:n - 1]:
-            code = occupant[field]
-            if code != EMPTY and not low <= code < high:
-                return False
-        return True
+        return not step.passed[n - 1] & self._others_mask(seat)
+
+    def _others_mask(self, seat: int) -> int:
+        """The fields other seats' pieces stand on, as a bit mask."""
+        mask = 0
+        for other, pieces in enumerate(self.pieces):
+            if other != seat:
+                for place in pieces:
+                    if place >= 0:
+                        mask |= 1 << place
+        return mask
 
     def _first_on_start(self, seat: int) -> int | None:
         pieces = self.pieces[seat]
         return pieces.index(START) if START in pieces else None
 
-    def _entries(self, slot: int, piece: int, n: int) -> list[SonnentauAction]:
-        board, seat = self.board, self.seat
+    def _entries(self, slot: int, piece: int, n: int, others: int) -> list[SonnentauAction]:
+        board = self.board
         actions: list[SonnentauAction] = []
+        k = n - 2  # the entry field is step 1
         for entry in board.entries:
             entry_id = board.field_ids[entry]
             if n == 1:
-                actions.append(Enter(slot, piece, entry_id))
+                actions.append(_enter(slot, piece, entry_id, None, None))
                 continue
-            code = self.occupant[entry]
-            if code != EMPTY and code // PIECES != seat:
+            if others >> entry & 1:
                 continue
-            actions.extend(Enter(slot, piece, entry_id, s.track, s.direction)
-                           for s in board.steps[entry] if self.can_walk(s, n - 1, seat, -1))
+            for step in board.steps[entry]:
+                if n - 1 <= len(step.path) and not step.passed[k] & others:
+                    actions.append(_enter(slot, piece, entry_id, step.track, step.direction))
         return actions
 
     def _relocations(self) -> list[Relocate]:
