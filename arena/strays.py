@@ -17,7 +17,6 @@ import os
 import signal
 import sys
 from collections.abc import Collection
-from pathlib import Path
 
 PR_SET_CHILD_SUBREAPER = 36
 MAX_ROUNDS = 100
@@ -63,12 +62,12 @@ def kill_strays(bots: Collection[int]) -> int:
 def _children() -> list[tuple[int, int]]:
     """(pid, session) of each child of this process, zombies included."""
     try:
-        pids = [int(pid) for task in Path("/proc/self/task").iterdir()
-                for pid in (task / "children").read_text().split()]
+        pids = [int(pid) for task in os.listdir("/proc/self/task")
+                for pid in _read(f"/proc/self/task/{task}/children").split()]
     except FileNotFoundError:  # a kernel without child lists: look at every process
         me = os.getpid()
-        pids = [int(entry.name) for entry in Path("/proc").iterdir()
-                if entry.name.isdigit() and (_stat(int(entry.name)) or (0, 0))[0] == me]
+        pids = [int(name) for name in os.listdir("/proc")
+                if name.isdigit() and (_stat(int(name)) or (0, 0))[0] == me]
     found = []
     for pid in pids:
         stat = _stat(pid)
@@ -81,7 +80,12 @@ def _stat(pid: int) -> tuple[int, int] | None:
     """(parent, session) of a process, None if it is gone."""
     try:
         # /proc/PID/stat: "pid (comm) state ppid pgrp session ..."; comm may hold spaces.
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = _read(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()
         return int(fields[1]), int(fields[3])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
