@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -169,6 +170,7 @@ def _play_out(game: Game, state: State, players: Sequence[Player], seed: int,
                 legal = tuple(legal)
             observation = _new_tuple(Observation, (
                 name, seat, view, legal, clock.time_left(seat) if timed else None))
+            unshared = (_refcount(observation), _refcount(view))
             started = perf_counter()
             try:
                 reply = players[seat].act(observation)
@@ -177,7 +179,7 @@ def _play_out(game: Game, state: State, players: Sequence[Player], seed: int,
             except Exception as exc:
                 raise Forfeit(seat, CRASH, _crash_detail("act", exc)) from None
             seconds = perf_counter() - started
-            if (_refcount(observation), _refcount(view)) != _UNSHARED_REFCOUNTS:
+            if (_refcount(observation), _refcount(view)) != unshared:
                 view.freeze()
                 view = LazyState(state)
             elif view.built:
@@ -199,25 +201,17 @@ def _play_out(game: Game, state: State, players: Sequence[Player], seed: int,
 # The observation's state is a lazy view of the live state, not a copy (copying
 # would cost the referee more than the whole rest of a step). A player that kept
 # the observation or its state past act() holds a reference, which CPython's
-# reference counts show: the view is then frozen before the state moves on, and
-# the next decision gets a new one; so does one after a decision that read it.
-# Without reference counts every view is frozen.
-_refcount: Callable[[object], int] = getattr(sys, "getrefcount", lambda obj: 0)
-
-
-def _unshared_refcounts() -> tuple[int, int] | None:
-    """The counts :func:`_play_out` sees when nobody else holds the observation."""
-    if not hasattr(sys, "getrefcount"):
-        return None  # never equal to the counts seen: every view is frozen
-    view = LazyState(None)
-    observation = _new_tuple(Observation, ("", 0, view, (), None))
-    return _refcount(observation), _refcount(view)
-
-
+# reference counts show: counted just before and just after act(), at the same
+# place in the loop, they differ. The view is then frozen before the state moves
+# on, and the next decision gets a new one; so does one after a decision that
+# read it. Without reference counts, each call gives a new number, so every view
+# is frozen.
+_fresh_numbers = itertools.count()
+_refcount: Callable[[object], int] = getattr(
+    sys, "getrefcount", lambda obj: next(_fresh_numbers))
 # Move and Observation are NamedTuples; tuple.__new__ skips their Python-level
 # constructors on the hot path.
 _new_tuple = tuple.__new__
-_UNSHARED_REFCOUNTS = _unshared_refcounts()
 
 
 def _legal_reply(game: Game, legal: Sequence[Action], reply: object, seat: int) -> Action:

@@ -197,6 +197,28 @@ def test_the_state_of_an_observation_nobody_reads_is_never_built(monkeypatch):
     assert built
 
 
+def test_without_reference_counts_every_view_is_frozen(monkeypatch):
+    import itertools
+
+    import arena.match as match
+    from arena.games.seasons.rules import SeasonsState
+
+    numbers = itertools.count()
+    monkeypatch.setattr(match, "_refcount", lambda obj: next(numbers))
+    built = []
+    original = SeasonsState.to_json
+    monkeypatch.setattr(SeasonsState, "to_json", lambda self: built.append(1) or original(self))
+    keeper = Keeper(True)
+    record = play_game("seasons", [keeper, FirstLegalPlayer()], seed=6)
+    assert len(built) == sum(1 for m in record.moves if m.seat >= 0)
+    expected, state = [], SEASONS.initial_state()
+    for move in record.moves:
+        if move.seat == 0:
+            expected.append(state.to_json())
+        state.apply(SEASONS.parse_action(move.action))
+    assert [dict(view) for view in keeper.kept] == expected
+
+
 class SeedSpy(FirstLegalPlayer):
     def start(self, info):
         self.info = info
