@@ -46,7 +46,7 @@ from typing import Any
 from arena.games.base import Observation, Outcome
 from arena.players import PlayerFailure, PlayerInfo, split_spec
 from arena.record import CRASH, TIMEOUT
-from arena.strays import adopt_orphans, kill_strays
+from arena.strays import adopt_orphans, die_with_parent, kill_strays
 
 COMMAND_PREFIX = "command:"
 HANDSHAKE_SECONDS = 30.0
@@ -92,16 +92,7 @@ def _child_setup(limits: Limits) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    _die_with_parent()
-
-
-def _die_with_parent() -> None:
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    die_with_parent(signal.SIGKILL)
 
 
 class ProcessPlayer:

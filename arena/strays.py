@@ -1,4 +1,8 @@
-"""Processes a bot leaves behind, found and killed even if they left its process group.
+"""No process arena starts outlives its purpose: workers and bots die with their parent,
+and what a bot leaves behind is found and killed even outside its process group.
+
+:func:`die_with_parent` asks the kernel (Linux) to signal a process when the one
+that started it dies, even by ``SIGKILL``.
 
 Killing a bot's process group stops everything it started, unless a process
 moved to a session of its own (``setsid``, as daemons do): it would outlive the
@@ -7,7 +11,7 @@ process that runs bots makes itself their *child subreaper*: every process
 orphaned below it is handed to it instead of to ``init``. Such a process has
 no other children in sessions of their own than its running bots, so any
 other child in another session is something a bot left behind, and
-:func:`kill_strays` kills and reaps it. Elsewhere both functions do nothing.
+:func:`kill_strays` kills and reaps it. Elsewhere these functions do nothing.
 """
 
 from __future__ import annotations
@@ -18,21 +22,33 @@ import signal
 import sys
 from collections.abc import Collection
 
+PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 MAX_ROUNDS = 100
 _adopting_pid: int | None = None  # a forked child is not a subreaper: it must ask again
 
 
+def die_with_parent(signal_number: int) -> None:
+    """Have ``signal_number`` sent to this process when its parent dies (Linux)."""
+    _prctl(PR_SET_PDEATHSIG, signal_number)
+
+
+def _prctl(option: int, value: int) -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        return int(ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def adopt_orphans() -> bool:
     """Have orphans of this process's descendants handed to it; whether that works here."""
     global _adopting_pid
-    if _adopting_pid != os.getpid() and sys.platform.startswith("linux"):
-        import ctypes
-
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
-                _adopting_pid = os.getpid()
+    if _adopting_pid != os.getpid() and _prctl(PR_SET_CHILD_SUBREAPER, 1):
+        _adopting_pid = os.getpid()
     return _adopting_pid == os.getpid()
 
 

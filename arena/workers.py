@@ -8,12 +8,16 @@ short games either costs the parent a noticeable share of a core. Tasks are
 drawn from an iterator as workers free up, so the parent's memory stays flat
 however long the tournament. A worker that dies is reported with the task it
 was running; on any exit from the iteration the workers are stopped at once.
+Workers also stop, running their finalizer, when the parent dies, even by
+``SIGKILL``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
+import signal
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -23,6 +27,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar
 
 from arena.games.base import ArenaError
+from arena.strays import die_with_parent
 
 QUEUED_PER_WORKER = 2
 T = TypeVar("T")
@@ -48,11 +53,21 @@ class _Worker(Generic[T]):
     tasks: deque[T] = field(default_factory=deque)
 
 
-def _serve(connection: Connection, initializer: Callable[..., None], initargs: tuple[Any, ...],
+def _serve(connection: Connection, parent_ends: list[Connection], parent: int,
+           initializer: Callable[..., None], initargs: tuple[Any, ...],
            function: Callable[[Any], Any], finalizer: Callable[[], None]) -> None:
+    # A worker whose parent dies, even by SIGKILL, must not live on with its bots:
+    # the kernel sends it SIGTERM, which runs the finalizer on the way out, and
+    # with the parent's pipe ends closed here a read sees the parent gone as EOF.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    die_with_parent(signal.SIGTERM)
+    if os.getppid() != parent:
+        return  # the parent died before we could ask
+    for end in parent_ends:
+        end.close()
     initializer(*initargs)
     try:
-        while (task := connection.recv()) is not None:
+        while (task := _next_task(connection)) is not None:
             try:
                 reply: tuple[str, Any] = ("ok", function(task))
             except Exception:
@@ -60,6 +75,18 @@ def _serve(connection: Connection, initializer: Callable[..., None], initargs: t
             connection.send(reply)
     finally:
         finalizer()
+
+
+def _next_task(connection: Connection) -> Any:
+    """The next task, or None when told to stop or when the parent is gone."""
+    try:
+        return connection.recv()
+    except EOFError:
+        return None
+
+
+def _exit_on_sigterm(signal_number: int, frame: Any) -> None:
+    raise SystemExit(128 + signal_number)
 
 
 def run_unordered(function: Callable[[T], R], tasks: Iterable[T], workers: int, *,
@@ -76,8 +103,9 @@ def run_unordered(function: Callable[[T], R], tasks: Iterable[T], workers: int, 
     try:
         for _ in range(workers):
             parent_end, child_end = context.Pipe()
+            parent_ends = [worker.connection for worker in pool] + [parent_end]
             process = context.Process(target=_serve, daemon=True, args=(
-                child_end, initializer, initargs, function, finalizer))
+                child_end, parent_ends, os.getpid(), initializer, initargs, function, finalizer))
             process.start()
             child_end.close()
             pool.append(_Worker(process, parent_end))

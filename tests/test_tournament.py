@@ -1,11 +1,13 @@
 """Running tournaments: storage, resume, reproducibility across workers and kills."""
 
+import contextlib
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -181,6 +183,28 @@ def count_games(db_path):
         return 0
 
 
+def descendants(pid):
+    """The processes below ``pid`` (Linux)."""
+    found, todo = [], [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+            with contextlib.suppress(OSError):
+                children = [int(child) for child in (task / "children").read_text().split()]
+                found += children
+                todo += children
+    return found
+
+
+def alive(pid):
+    """Whether ``pid`` runs (a zombie does not; one of ours is reaped)."""
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_a_killed_run_resumes_to_the_same_results(tmp_path, root):
     path = tmp_path / "t.yaml"
     path.write_text(f"name: killed\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
@@ -193,10 +217,17 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path, root):
     deadline = time.monotonic() + 60
     while count_games(killed_db) < 100 and time.monotonic() < deadline:
         time.sleep(0.05)
+    family = descendants(process.pid)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     stored = count_games(killed_db)
     assert 100 <= stored < 600, "the run should be killed half-way"
+    if sys.platform.startswith("linux"):  # the workers and their bots die with the run
+        assert len(family) == 6, family
+        deadline = time.monotonic() + 10
+        while any(map(alive, family)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(alive, family))
     subprocess.run([*command, "--db", str(killed_db)], cwd=root, check=True,
                    capture_output=True)
     subprocess.run([*command, "--db", str(clean_db)], cwd=root, check=True,
