@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -50,6 +51,12 @@ def reports_errors(command: F) -> F:
                 click.echo(exc.details.rstrip(), err=True)
             raise click.ClickException(str(exc)) from None
         except ArenaError as exc:
+            raise click.ClickException(str(exc)) from None
+        except sqlite3.Error as exc:  # a full disk, a locked or damaged file
+            raise click.ClickException(
+                f"the results database: {exc}; finished games are kept — fix this and run "
+                "the same command again to resume") from None
+        except OSError as exc:  # a full disk or a folder arena may not write to
             raise click.ClickException(str(exc)) from None
 
     return wrapper  # type: ignore[return-value]

@@ -166,3 +166,35 @@ def test_the_board_drawing_and_a_recorded_position(run, tmp_path):
     bad.write_text("{not json\n")
     broken = run("board", "--record", str(bad), "--svg", str(at_move))
     assert broken.exit_code == 1 and "line 1: not a game record" in broken.output
+
+
+def test_a_full_disk_is_one_clear_line_and_keeps_what_was_stored(run, tmp_path, monkeypatch):
+    import sqlite3
+
+    from arena.store import Store
+
+    config = tmp_path / "t.yaml"
+    config.write_text(f"name: full\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
+                      "games_per_pairing: 20\nisolation: none\n")
+    saved = []
+    original = Store.save_game
+
+    def save_until_full(self, *args):
+        if len(saved) == 5:
+            raise sqlite3.OperationalError("database or disk is full")
+        saved.append(1)
+        original(self, *args)
+
+    monkeypatch.setattr(Store, "save_game", save_until_full)
+    db = tmp_path / "full.db"
+    result = run("run", str(config), "--no-progress", "--db", str(db),
+                 "--output", str(tmp_path / "out"))
+    assert result.exit_code == 1
+    assert "database or disk is full" in result.output and "resume" in result.output
+    assert "Traceback" not in result.output
+    monkeypatch.setattr(Store, "save_game", original)
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT count(*) FROM games").fetchone()[0] == 5
+    resumed = run("run", str(config), "--no-progress", "--db", str(db),
+                  "--output", str(tmp_path / "out"))
+    assert resumed.exit_code == 0, resumed.output
