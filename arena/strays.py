@@ -17,10 +17,12 @@ other child in another session is something a bot left behind, and
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sys
 from collections.abc import Collection
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -34,14 +36,25 @@ def die_with_parent(signal_number: int) -> None:
 
 
 def _prctl(option: int, value: int) -> bool:
-    if not sys.platform.startswith("linux"):
+    libc = _libc()
+    try:
+        return libc is not None and int(libc.prctl(option, value, 0, 0, 0)) == 0
+    except AttributeError:
         return False
+
+
+@functools.cache
+def _libc() -> Any:
+    # Loaded once, in the parent: a child between fork and exec must not load
+    # libraries (another thread may have held the loader's lock at the fork).
+    if not sys.platform.startswith("linux"):
+        return None
     import ctypes
 
     try:
-        return int(ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
 
 
 def adopt_orphans() -> bool:

@@ -117,6 +117,8 @@ def _places_open(own: list[int]) -> tuple[Place, ...]:
         places = tuple([PLACES[i] for i in range(N_SECTORS) if own[i] == EMPTY])
         _PLACES_BY_PATTERN[pattern] = places  # at most 2**11 patterns
     return places
+
+
 _ACTION_SYNTAX = "expected 'keep', 'reroll:<slots>', 'place:<sector>' or 'dice:<v>,<v>,<v>'"
 
 
