@@ -35,8 +35,6 @@ STANDARD_DIE: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
 _WORD = 2**64
 MAX_SLOTS = 8
 _WORDS = struct.Struct(">8Q").unpack
-# Below this every word is accepted for any die of up to 64 faces (2**64 % n < n):
-# one comparison replaces the per-die rejection test on the hot path.
 # For a die of fewer than _FAST_FACES faces only words of at least 2**64 - 2**16
 # can be rejected, and all of those begin with six 0xFF bytes: a digest without
 # that run needs no per-word test.

@@ -90,19 +90,14 @@ def kill_strays(bots: Collection[int]) -> int:
 
 def _children() -> list[tuple[int, int]]:
     """(pid, session) of each child of this process, zombies included."""
+    me = os.getpid()
     try:
         pids = [int(pid) for task in os.listdir("/proc/self/task")
                 for pid in _read(f"/proc/self/task/{task}/children").split()]
     except FileNotFoundError:  # a kernel without child lists: look at every process
-        me = os.getpid()
-        pids = [int(name) for name in os.listdir("/proc")
-                if name.isdigit() and (_stat(int(name)) or (0, 0))[0] == me]
-    found = []
-    for pid in pids:
-        stat = _stat(pid)
-        if stat is not None:
-            found.append((pid, stat[1]))
-    return found
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    stats = ((pid, _stat(pid)) for pid in pids)
+    return [(pid, stat[1]) for pid, stat in stats if stat is not None and stat[0] == me]
 
 
 def _stat(pid: int) -> tuple[int, int] | None:

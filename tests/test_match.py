@@ -13,6 +13,16 @@ from arena.record import GameRecord, replay
 SEASONS = find_game("seasons")
 
 
+def positions_asked(record, seat):
+    """The JSON state at each of ``seat``'s decisions, replayed from the record."""
+    positions, state = [], SEASONS.initial_state()
+    for move in record.moves:
+        if move.seat == seat:
+            positions.append(state.to_json())
+        state.apply(SEASONS.parse_action(move.action))
+    return positions
+
+
 def first_rolls(record, seat):
     """The opening roll of each turn of ``seat``, in order."""
     state, rolls = SEASONS.initial_state(), []
@@ -150,11 +160,7 @@ class Keeper(FirstLegalPlayer):
 def test_an_observation_kept_past_act_shows_the_position_it_was_asked_in(keep_state_only):
     keeper = Keeper(keep_state_only)
     record = play_game("seasons", [keeper, FirstLegalPlayer()], seed=6)
-    expected, state = [], SEASONS.initial_state()
-    for move in record.moves:
-        if move.seat == 0:
-            expected.append(state.to_json())
-        state.apply(SEASONS.parse_action(move.action))
+    expected = positions_asked(record, seat=0)
     kept = [k if keep_state_only else k.state for k in keeper.kept]
     assert len(kept) == len(expected) > 10
     assert [dict(view) for view in kept] == expected
@@ -176,11 +182,7 @@ class Reader(FirstLegalPlayer):
 def test_a_state_read_and_let_go_shows_each_later_position_as_it_is():
     reader = Reader()
     record = play_game("seasons", [reader, FirstLegalPlayer()], seed=8)
-    expected, state = [], SEASONS.initial_state()
-    for move in record.moves:
-        if move.seat == 0:
-            expected.append(state.to_json())
-        state.apply(SEASONS.parse_action(move.action))
+    expected = positions_asked(record, seat=0)
     assert len(reader.seen) > 5
     assert all(seen == expected[i] for i, seen in reader.seen.items())
 
@@ -211,11 +213,7 @@ def test_without_reference_counts_every_view_is_frozen(monkeypatch):
     keeper = Keeper(True)
     record = play_game("seasons", [keeper, FirstLegalPlayer()], seed=6)
     assert len(built) == sum(1 for m in record.moves if m.seat >= 0)
-    expected, state = [], SEASONS.initial_state()
-    for move in record.moves:
-        if move.seat == 0:
-            expected.append(state.to_json())
-        state.apply(SEASONS.parse_action(move.action))
+    expected = positions_asked(record, seat=0)
     assert [dict(view) for view in keeper.kept] == expected
 
 

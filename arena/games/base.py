@@ -15,6 +15,7 @@ frozen value with a JSON form.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
@@ -84,22 +85,14 @@ class Dice:
         return self.text
 
 
-_SHARED_DICE: dict[tuple[int, ...], Dice] = {}
-_SHARED_DICE_LIMIT = 65_536
-
-
+@functools.lru_cache(maxsize=65_536)
 def dice_action(values: tuple[int, ...]) -> Dice:
     """The :class:`Dice` action for ``values``, one shared object per outcome.
 
     A game draws dice tens of times per game; sharing the few hundred possible
     outcomes saves building the object and its text every time.
     """
-    action = _SHARED_DICE.get(values)
-    if action is None:
-        action = Dice(values)
-        if len(_SHARED_DICE) < _SHARED_DICE_LIMIT:
-            _SHARED_DICE[values] = action
-    return action
+    return Dice(values)
 
 
 @dataclass(frozen=True)

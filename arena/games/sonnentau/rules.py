@@ -69,6 +69,7 @@ Decisions taken where the rules page is silent (each is this engine's reading):
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -161,32 +162,16 @@ class Relocate:
 
 SonnentauAction = Union[Move, Enter, Relocate, Dice]  # noqa: UP007 - runtime alias
 
-_MOVES: dict[tuple[int, int, str, str], Move] = {}
-_ENTERS: dict[tuple[int, int, str, str | None, str | None], Enter] = {}
-_SHARED_LIMIT = 100_000
+# Legal actions are built again and again: one shared object per value.
+_move = functools.lru_cache(maxsize=100_000)(Move)
+_enter = functools.lru_cache(maxsize=100_000)(Enter)
 
+def _walks(step: Step, n: int, origin: int, others: int) -> bool:
+    """Whether ``n`` steps along ``step`` end elsewhere than ``origin`` and pass none of
+    the fields in the bit mask ``others``."""
+    path = step.path
+    return n <= len(path) and path[n - 1] != origin and not step.passed[n - 1] & others
 
-def _move(slot: int, piece: int, track: str, direction: str) -> Move:
-    """One shared :class:`Move` per value: legal actions are built again and again."""
-    key = (slot, piece, track, direction)
-    action = _MOVES.get(key)
-    if action is None:
-        action = Move(slot, piece, track, direction)
-        if len(_MOVES) < _SHARED_LIMIT:
-            _MOVES[key] = action
-    return action
-
-
-def _enter(slot: int, piece: int, entry: str, track: str | None,
-           direction: str | None) -> Enter:
-    """One shared :class:`Enter` per value."""
-    key = (slot, piece, entry, track, direction)
-    action = _ENTERS.get(key)
-    if action is None:
-        action = Enter(slot, piece, entry, track, direction)
-        if len(_ENTERS) < _SHARED_LIMIT:
-            _ENTERS[key] = action
-    return action
 
 TO_START = Relocate("start")
 TO_GOAL = Relocate("goal")
@@ -352,12 +337,10 @@ class SonnentauState:
         actions: list[SonnentauAction] = []
         seat = self.seat
         others = self._others_mask(seat)
-        k = n - 1
         for piece, origin in enumerate(self.pieces[seat]):
             if origin >= 0:
                 for step in self.board.steps[origin]:
-                    path = step.path
-                    if n <= len(path) and path[k] != origin and not step.passed[k] & others:
+                    if _walks(step, n, origin, others):
                         actions.append(_move(slot, piece, step.track, step.direction))
         first = self._first_on_start(seat)
         if first is not None:
@@ -366,10 +349,7 @@ class SonnentauState:
 
     def can_walk(self, step: Step, n: int, seat: int, origin: int) -> bool:
         """Whether ``n`` steps along ``step`` are free of other colours and end elsewhere."""
-        path = step.path
-        if n > len(path) or path[n - 1] == origin:
-            return False
-        return not step.passed[n - 1] & self._others_mask(seat)
+        return _walks(step, n, origin, self._others_mask(seat))
 
     def _others_mask(self, seat: int) -> int:
         """The fields other seats' pieces stand on, as a bit mask."""
@@ -388,7 +368,6 @@ class SonnentauState:
     def _entries(self, slot: int, piece: int, n: int, others: int) -> list[SonnentauAction]:
         board = self.board
         actions: list[SonnentauAction] = []
-        k = n - 2  # the entry field is step 1
         for entry in board.entries:
             entry_id = board.field_ids[entry]
             if n == 1:
@@ -396,8 +375,8 @@ class SonnentauState:
                 continue
             if others >> entry & 1:
                 continue
-            for step in board.steps[entry]:
-                if n - 1 <= len(step.path) and not step.passed[k] & others:
+            for step in board.steps[entry]:  # the entry field is step 1
+                if _walks(step, n - 1, START, others):
                     actions.append(_enter(slot, piece, entry_id, step.track, step.direction))
         return actions
 
