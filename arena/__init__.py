@@ -1,3 +1,85 @@
-"""arena: tournaments, ratings and reports for bots playing Seasons of the Sun and Sonnentau."""
+"""arena: tournaments, ratings and reports for bots playing Seasons of the Sun and Sonnentau.
+
+The public Python API, importable from ``arena`` itself::
+
+    >>> import arena
+    >>> greedy = arena.load_bot("bots/seasons/greedy.py").player
+    >>> rival = arena.load_bot("bots/seasons/random_bot.py").player
+    >>> record = arena.play_game("seasons", [greedy, rival], seed=7)
+    >>> record.ranks, record.seats[0].name
+    ((0, 1), 'greedy')
+
+Names are loaded on first use, so ``import arena`` stays cheap (a bot process
+imports it too).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from arena import _moved
 
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "ArenaError": "arena.games.base",
+    "Action": "arena.games.base",
+    "Observation": "arena.games.base",
+    "Outcome": "arena.games.base",
+    "GAMES": "arena.games",
+    "find_game": "arena.games",
+    "Player": "arena.referee.protocol",
+    "PlayerInfo": "arena.referee.protocol",
+    "PlayerFailure": "arena.referee.protocol",
+    "play_game": "arena.referee.match",
+    "GameRecord": "arena.referee.record",
+    "game_log": "arena.referee.record",
+    "read_records": "arena.referee.record",
+    "replay": "arena.referee.record",
+    "write_records": "arena.referee.record",
+    "load_bot": "arena.bots.loading",
+    "BotEntry": "arena.bots.identity",
+    "Store": "arena.results.store",
+    "TournamentConfig": "arena.tournaments.config",
+    "load_config": "arena.tournaments.config",
+    "parse_config": "arena.tournaments.config",
+    "play_match": "arena.tournaments.matches",
+    "run_tournament": "arena.tournaments.runner",
+}
+
+__all__ = [
+    "GAMES", "Action", "ArenaError", "BotEntry", "GameRecord", "Observation", "Outcome",
+    "Player", "PlayerFailure", "PlayerInfo", "Store", "TournamentConfig", "find_game",
+    "game_log", "load_bot", "load_config", "parse_config", "play_game", "play_match",
+    "read_records", "replay", "run_tournament", "write_records",
+]
+
+_moved.install()
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'arena' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
+
+if TYPE_CHECKING:
+    from arena.bots.identity import BotEntry
+    from arena.bots.loading import load_bot
+    from arena.games import GAMES, find_game
+    from arena.games.base import Action, ArenaError, Observation, Outcome
+    from arena.referee.match import play_game
+    from arena.referee.protocol import Player, PlayerFailure, PlayerInfo
+    from arena.referee.record import GameRecord, game_log, read_records, replay, write_records
+    from arena.results.store import Store
+    from arena.tournaments.config import TournamentConfig, load_config, parse_config
+    from arena.tournaments.matches import play_match
+    from arena.tournaments.runner import run_tournament

@@ -20,11 +20,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.dice import DiceStream
+from arena.bots.loading import load_bot
 from arena.games import find_game
 from arena.games.base import CHANCE_SEAT, DiceRequest
-from arena.match import play_game
-from arena.players import load_bot
+from arena.referee.dice import DiceStream
+from arena.referee.match import play_game
 
 VALUES = [5, 8, 9, 10, 13, 15, 9, 10, 11, 13, 17]
 IS_MAX = [True] * 6 + [False] * 5

@@ -2,7 +2,7 @@
 
 Both sides carry the same message — the JSON of a real Seasons observation — to
 another process and get a short answer back. The isolated bot goes through
-arena's protocol (ProcessPlayer, arena.botproc, the random bot's act); the raw
+arena's protocol (ProcessPlayer, arena.bots.runner, the random bot's act); the raw
 side is a bare `multiprocessing.Pipe` echo. Goal: isolated <= 2x raw.
 
 With ``--busy`` a spinning process keeps another core busy meanwhile, as the
@@ -21,8 +21,8 @@ import multiprocessing
 import time
 from pathlib import Path
 
+from arena.bots.process import ProcessPlayer, bot_command
 from arena.games import find_game
-from arena.sandbox import ProcessPlayer, bot_command
 
 ROOT = Path(__file__).resolve().parents[1]
 

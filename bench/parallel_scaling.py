@@ -11,9 +11,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.config import parse_config
-from arena.store import Store
-from arena.tournament import run_tournament
+from arena.results.store import Store
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,7 @@ import argparse
 import random
 import time
 
-from arena.ratings import RatedGame, RatingSettings, make_rater, rate_games
+from arena.results.ratings import RatedGame, RatingSettings, make_rater, rate_games
 
 
 def synthetic_games(count: int, bots: int, seats: int, seed: int = 1) -> list[RatedGame]:

@@ -2,7 +2,7 @@
 
 Plays ``expectimax``, ``greedy``, ``greedy-keep`` (greedy that never re-rolls)
 and ``random`` against each other through arena's own tournament machinery
-(:func:`arena.tournament.run_tournament`, trusted bots, a throw-away results
+(:func:`arena.tournaments.runner.run_tournament`, trusted bots, a throw-away results
 database): every pairing plays ``--sets`` dice seeds in both seat orders, so
 1,000 games per pairing by default. It prints
 
@@ -26,12 +26,17 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from arena.config import parse_config
-from arena.schedule import game_points
-from arena.stats import MatchScore, pentanomial_from_pairs, pentanomial_interval, score_interval
-from arena.store import Store
-from arena.tournament import run_tournament
-from arena.versions import leaderboard
+from arena.results.standings import game_points
+from arena.results.stats import (
+    MatchScore,
+    pentanomial_from_pairs,
+    pentanomial_interval,
+    score_interval,
+)
+from arena.results.store import Store
+from arena.results.versions import leaderboard
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots" / "seasons"

@@ -9,8 +9,8 @@ import argparse
 import time
 from pathlib import Path
 
-from arena.match import play_game
-from arena.players import load_bot
+from arena.bots.loading import load_bot
+from arena.referee.match import play_game
 
 ROOT = Path(__file__).resolve().parents[1]
 

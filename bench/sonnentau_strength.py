@@ -30,12 +30,12 @@ import time
 from pathlib import Path
 from statistics import NormalDist
 
-from arena.compare import summarise
-from arena.config import parse_config
-from arena.stats import pentanomial_interval, score_interval
-from arena.store import Store
-from arena.tournament import run_tournament
-from arena.versions import leaderboard
+from arena.results.comparison import summarise
+from arena.results.stats import pentanomial_interval, score_interval
+from arena.results.store import Store
+from arena.results.versions import leaderboard
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ["bots/sonnentau/search.py", "bots/sonnentau/heuristic.py",

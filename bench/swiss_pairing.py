@@ -2,7 +2,7 @@
 
 Simulates a Swiss with seeded random results (each bot has a hidden strength;
 every table plays one game per seat rotation and each game ranks the bots by
-strength plus noise) and times only :func:`arena.swiss.pair_round`.
+strength plus noise) and times only :func:`arena.tournaments.swiss.pair_round`.
 
 Run from the repository root::
 
@@ -15,7 +15,7 @@ import argparse
 import random
 import time
 
-from arena.swiss import RoundPairing, TableResult, pair_round, validate_swiss
+from arena.tournaments.swiss import RoundPairing, TableResult, pair_round, validate_swiss
 
 GOAL_SECONDS = 1.0
 

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arena.bots.loading import load_bot
 from arena.games import find_game
-from arena.match import play_game
-from arena.play import MatchSummary, play_match
-from arena.players import load_bot
+from arena.referee.match import play_game
+from arena.tournaments.matches import MatchSummary, play_match
 
 GAME = find_game("seasons")
 BOTS = Path(__file__).resolve().parent.parent / "bots" / "seasons"

@@ -11,12 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sonnentau_examples import example_position
 
+from arena.bots.loading import load_bot
 from arena.games import find_game
 from arena.games.base import Observation
 from arena.games.sonnentau.rules import HIT, MOVE, RELOCATE, SonnentauState, parse_action
-from arena.match import play_game
-from arena.play import play_match
-from arena.players import PlayerInfo, load_bot
+from arena.referee.match import play_game
+from arena.referee.protocol import PlayerInfo
+from arena.tournaments.matches import play_match
 
 GAME = find_game("sonnentau")
 SEARCH = "bots/sonnentau/search.py"

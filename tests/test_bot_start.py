@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from arena.match import play_game
-from arena.sandbox import ProcessPlayer, bot_command
+from arena.bots.process import ProcessPlayer, bot_command
+from arena.referee.match import play_game
 
 SLOW_START = '''
 import time

@@ -1,9 +1,9 @@
 """The shipped Seasons bots: legal, deterministic, and greedy clearly beats random."""
 
+from arena.bots.loading import load_bot
 from arena.games import find_game
-from arena.match import play_game
-from arena.play import MatchSummary, play_match
-from arena.players import load_bot
+from arena.referee.match import play_game
+from arena.tournaments.matches import MatchSummary, play_match
 
 GAME = find_game("seasons")
 

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
-from arena.record import read_records, replay
+from arena.referee.record import read_records, replay
 
 GREEDY = "bots/seasons/greedy.py"
 RANDOM = "bots/seasons/random_bot.py"
@@ -171,7 +171,7 @@ def test_the_board_drawing_and_a_recorded_position(run, tmp_path):
 def test_a_full_disk_is_one_clear_line_and_keeps_what_was_stored(run, tmp_path, monkeypatch):
     import sqlite3
 
-    from arena.store import Store
+    from arena.results.store import Store
 
     config = tmp_path / "t.yaml"
     config.write_text(f"name: full\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from arena.config import ConfigError, load_config, parse_config
+from arena.tournaments.config import ConfigError, load_config, parse_config
 
 GREEDY = "bots/seasons/greedy.py"
 RANDOM = "bots/seasons/random_bot.py"

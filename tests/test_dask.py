@@ -4,9 +4,9 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from arena.config import parse_config  # noqa: E402
-from arena.store import Store  # noqa: E402
-from arena.tournament import run_tournament  # noqa: E402
+from arena.results.store import Store  # noqa: E402
+from arena.tournaments.config import parse_config  # noqa: E402
+from arena.tournaments.runner import run_tournament  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, root, monkeypatch
     from arena.cli import cli
 
     monkeypatch.chdir(root)
-    monkeypatch.setattr("arena.executor.CONNECT_TIMEOUT", "2s")
+    monkeypatch.setattr("arena.tournaments.executor.CONNECT_TIMEOUT", "2s")
     config = tmp_path / "t.yaml"
     config.write_text("name: x\ngame: seasons\nbots: [bots/seasons/greedy.py, "
                       "bots/seasons/random_bot.py]\n")

@@ -2,8 +2,8 @@ import subprocess
 import sys
 from collections import Counter
 
-from arena.dice import derive_seed, die_value, face_index, roll_dice
 from arena.games.base import DiceRequest
+from arena.referee.dice import derive_seed, die_value, face_index, roll_dice
 
 MIWIN_III = (1, 2, 5, 6, 7, 9)
 
@@ -23,7 +23,7 @@ GOLDEN_SEED = 4432076595521722211
 
 
 def test_same_values_in_another_process():
-    code = ("from arena.dice import die_value, derive_seed;"
+    code = ("from arena.referee.dice import die_value, derive_seed;"
             "print([die_value(7, 1, 3, 1, s) for s in range(3)], derive_seed(1, 'match', 0))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={"PYTHONHASHSEED": "12345"}).stdout
@@ -64,7 +64,7 @@ def test_the_documented_function_by_hand():
 
 
 def test_rejection_falls_back_to_a_per_slot_hash(monkeypatch):
-    import arena.dice as dice
+    import arena.referee.dice as dice
 
     monkeypatch.setattr(dice, "_accept", lambda x, n, calls=[]: (
         calls.append(x) or (None if len(calls) == 1 else x % n)))
@@ -81,7 +81,7 @@ def test_a_slot_outside_the_digest_is_refused():
 def test_the_fast_stream_rolls_what_the_documented_function_gives():
     import random
 
-    from arena.dice import face_indices
+    from arena.referee.dice import face_indices
 
     rng = random.Random(3)
     for _ in range(2000):
@@ -100,7 +100,7 @@ def test_the_fast_stream_rolls_what_the_documented_function_gives():
 def test_a_word_near_the_top_is_never_taken_as_it_is(monkeypatch):
     import hashlib
 
-    import arena.dice as dice
+    import arena.referee.dice as dice
 
     class TopFirstWord:
         def __init__(self, data):

@@ -3,11 +3,11 @@
 import pytest
 from players_for_tests import RandomPlayer
 
-from arena.dice import roll_dice
 from arena.games import GAMES, find_game, game_names
 from arena.games.base import CHANCE_SEAT, TERMINAL_SEAT, GameOptionError, UnknownGameError
-from arena.match import play_game, resolve_game_options
-from arena.record import replay
+from arena.referee.dice import roll_dice
+from arena.referee.match import play_game, resolve_game_options
+from arena.referee.record import game_log, replay
 
 CASES = [(name, seats) for name in sorted(GAMES)
          for seats in range(GAMES[name].info.min_seats, GAMES[name].info.max_seats + 1)]
@@ -72,4 +72,4 @@ def test_random_play_keeps_the_protocol(name, seats, seed):
     options = resolve_game_options(game, {}, seats)
     assert final.to_json() == game.state_from_json(final.copy().to_json()).to_json()
     assert options == record.options
-    assert game.describe_game(record)[-1].startswith("Result: ")
+    assert game_log(record)[-1].startswith("Result: ")

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import parse_config
-from arena.match import play_game
-from arena.sandbox import ProcessPlayer, bot_command
-from arena.store import Store
-from arena.tournament import run_tournament
+from arena.bots.process import ProcessPlayer, bot_command
+from arena.referee.match import play_game
+from arena.results.store import Store
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
 
 HOSTILE = Path(__file__).parent / "hostile"
 LIMIT = 0.5
@@ -127,7 +127,7 @@ def test_a_bot_that_never_reads_its_input_times_out_instead_of_blocking_arena():
     import signal
 
     from arena.games import find_game
-    from arena.players import PlayerFailure
+    from arena.referee.protocol import PlayerFailure
 
     game = find_game("seasons")
     state = game.initial_state()

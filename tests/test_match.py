@@ -3,12 +3,12 @@
 import pytest
 from players_for_tests import FirstLegalPlayer, RandomPlayer, ReplyPlayer
 
-from arena.dice import roll_dice
 from arena.games import find_game
 from arena.games.base import CHANCE_SEAT, Outcome
 from arena.games.seasons.rules import Place
-from arena.match import SeatCountError, bot_seed, forfeit_outcome, play_game
-from arena.record import GameRecord, replay
+from arena.referee.dice import roll_dice
+from arena.referee.match import SeatCountError, bot_seed, forfeit_outcome, play_game
+from arena.referee.record import GameRecord, replay
 
 SEASONS = find_game("seasons")
 
@@ -202,7 +202,7 @@ def test_the_state_of_an_observation_nobody_reads_is_never_built(monkeypatch):
 def test_without_reference_counts_every_view_is_frozen(monkeypatch):
     import itertools
 
-    import arena.match as match
+    import arena.referee.match as match
     from arena.games.seasons.rules import SeasonsState
 
     numbers = itertools.count()

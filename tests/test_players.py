@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from arena.players import (
+from arena.bots.loading import (
     BotImportError,
     BotNotFoundError,
     NoPlayerError,

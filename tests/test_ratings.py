@@ -3,7 +3,7 @@
 import pytest
 import trueskill
 
-from arena.ratings import (
+from arena.results.ratings import (
     OpenSkillRater,
     RatedGame,
     Rating,

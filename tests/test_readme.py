@@ -1,6 +1,8 @@
 """The README's example bot runs exactly as printed."""
 
 import re
+import subprocess
+import sys
 
 from click.testing import CliRunner
 
@@ -21,6 +23,29 @@ def test_the_readme_bot_plays_a_match(root, tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert "cautious@1.0" in result.output
     assert "illegal-action" not in result.output and "crash" not in result.output
+
+
+def test_the_python_api_example_runs_as_printed(root, tmp_path):
+    text = (root / "README.md").read_text().split("## Use arena from Python", 1)[1]
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    for folder in ("bots", "configs"):
+        (tmp_path / folder).symlink_to(root / folder)
+    result = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    import arena
+
+    bots = [arena.load_bot(str(root / "bots/seasons" / f)).player
+            for f in ("greedy.py", "random_bot.py")]
+    same = arena.play_game("seasons", bots, seed=7)
+    assert lines[0] == f"{same.ranks} {same.scores} ok"
+    assert lines[1:3] == arena.game_log(same)[-2:]
+    assert lines[2].startswith("Result: ") and "seat 0 (greedy) wins" in lines[2]
+    assert [line.split()[0] for line in lines[3:7]] == ["[0,", "[1,", "[0,", "[1,"]
+    assert sorted(line.split()[0] for line in lines[7:]) == [
+        "greedy-keep@1.0", "greedy@1.0", "random@1.0"]
+    assert (tmp_path / "results/python.db").exists()
 
 
 def test_the_quick_start_commands_exist(root):

@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import parse_config
 from arena.games import find_game
 from arena.games.sonnentau import default_board
-from arena.ratings import RatedGame, RatingSettings, RatingTable, make_rater
-from arena.record import replay
+from arena.referee.record import replay
 from arena.reports import write_reports
 from arena.reports.csv_export import PAIR_COLUMNS, RATING_COLUMNS
 from arena.reports.html import heat, script_json
 from arena.reports.model import pair_results, stored_config
 from arena.reports.viewer import SNAPSHOTS, game_view, shown_rows
-from arena.store import GameRow, Store
-from arena.tournament import run_tournament
+from arena.results.ratings import RatedGame, RatingSettings, RatingTable, make_rater
+from arena.results.store import GameRow, Store
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository (conftest's ``root`` fixture is function-scoped; these games are built once)."""

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import parse_config
 from arena.reports import write_reports
-from arena.store import Store
-from arena.tournament import run_tournament
+from arena.results.store import Store
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(CHROMIUM is None,

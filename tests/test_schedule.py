@@ -5,11 +5,10 @@ from collections import Counter
 
 import pytest
 
-from arena.schedule import (
+from arena.tournaments.schedule import (
     GameTask,
     Table,
     balanced_groups,
-    game_points,
     round_robin_tables,
     table_tasks,
     tasks_for,
@@ -73,12 +72,6 @@ def test_large_k_player_round_robin_is_a_balanced_design(bots, seats):
     assert all(len(set(g)) == seats for g in groups)
     assert balanced_groups(bots, seats, seed=3) == groups
     assert len(round_robin_tables(bots, seats, 1, seed=3)) == len(groups)
-
-
-def test_game_points():
-    assert game_points((0, 1)) == (1.0, 0.0)
-    assert game_points((0, 0)) == (0.5, 0.5)
-    assert game_points((0, 1, 1, 3)) == (1.0, 0.5, 0.5, 0.0)
 
 
 def test_tasks_are_plain_picklable_data():

@@ -6,8 +6,8 @@ from players_for_tests import RandomPlayer
 
 from arena.games import find_game
 from arena.games.seasons.rules import PLACE, SeasonsState, parse_action
-from arena.match import play_game
-from arena.record import GameRecord, replay
+from arena.referee.match import play_game
+from arena.referee.record import GameRecord, replay
 
 GAME = find_game("seasons")
 seeds = st.integers(min_value=0, max_value=2**63 - 1)

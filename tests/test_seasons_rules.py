@@ -283,7 +283,7 @@ def test_json_round_trip_and_copy_are_independent():
 
 
 def test_the_game_log_reads_turn_by_turn_and_shows_an_unfinished_last_turn():
-    from arena.record import GameRecord, Move, SeatRecord
+    from arena.referee.record import GameRecord, Move, SeatRecord, game_log
 
     actions = [(-1, "dice:4,4,5"), (0, "keep"), (0, "place:max-8"),
                (-1, "dice:2,5,5"), (1, "reroll:0"), (-1, "dice:6,5,5"), (1, "place:max-8"),
@@ -293,7 +293,7 @@ def test_the_game_log_reads_turn_by_turn_and_shows_an_unfinished_last_turn():
         (SeatRecord("a", "1"), SeatRecord("b", "1", "timeout", "too slow")),
         tuple(Move(seat, action, 0.0) for seat, action in actions),
         (0, 1), (0.0, 8.0), "timeout")
-    assert find_game("seasons").describe_game(record) == [
+    assert game_log(record) == [
         "1. seat 0: 4,4,5 keep -> 13 on Max-8",
         "2. seat 1: 2,5,5 reroll slot 0 -> 6,5,5 = 16 on Max-8, sector won (0-8)",
         "3. seat 1: 1,2,3 reroll slot 0 (unfinished)",

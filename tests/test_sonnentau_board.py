@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from arena.bots.loading import load_bot
 from arena.games import find_game
 from arena.games.sonnentau import board as board_module
 from arena.games.sonnentau.board import (
@@ -21,9 +22,8 @@ from arena.games.sonnentau.board import (
 )
 from arena.games.sonnentau.rules import RELOCATE, parse_action
 from arena.games.sonnentau.svg import draw_board
-from arena.match import play_game
-from arena.players import load_bot
-from arena.record import replay
+from arena.referee.match import play_game
+from arena.referee.record import replay
 
 GAME = find_game("sonnentau")
 

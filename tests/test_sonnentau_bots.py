@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from sonnentau_examples import example_position
 
+from arena.bots.loading import load_bot
 from arena.games import find_game
 from arena.games.sonnentau.rules import SonnentauState, parse_action
-from arena.match import play_game
-from arena.play import play_match
-from arena.players import load_bot
+from arena.referee.match import play_game
+from arena.tournaments.matches import play_match
 
 GAME = find_game("sonnentau")
 RANDOM = "bots/sonnentau/random_bot.py"

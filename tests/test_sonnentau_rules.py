@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.bots.loading import load_bot
 from arena.games import find_game
 from arena.games.base import (
     CHANCE_SEAT,
@@ -34,9 +35,8 @@ from arena.games.sonnentau.rules import (
     SonnentauState,
     parse_action,
 )
-from arena.match import play_game
-from arena.players import load_bot
-from arena.record import GameRecord, replay
+from arena.referee.match import play_game
+from arena.referee.record import GameRecord, game_log, replay
 
 GAME = find_game("sonnentau")
 RANDOM_BOT = "bots/sonnentau/random_bot.py"
@@ -599,7 +599,7 @@ def test_random_games_keep_the_invariants_and_replay(seed, seats, dice, turn_lim
         assert str(action) == move.action
         state.apply(action)
     assert state == final
-    assert len(GAME.describe_game(record)) >= 2
+    assert len(game_log(record)) >= 2
 
 
 @settings(max_examples=6, deadline=None)
@@ -648,8 +648,8 @@ def reference_die_moves(state: SonnentauState) -> list[str]:
 def test_legal_moves_are_those_of_a_plain_walk_along_each_path(seats, dice):
     import random
 
-    from arena.dice import roll_dice
     from arena.games.sonnentau.rules import MOVE
+    from arena.referee.dice import roll_dice
 
     checked = 0
     for seed in range(3):

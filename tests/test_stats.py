@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.stats import (
+from arena.results.stats import (
     CONTINUE,
     H0_ACCEPTED,
     H1_ACCEPTED,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.swiss import (
+from arena.tournaments.swiss import (
     RoundPairing,
     SwissError,
     TableResult,

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from arena.bots.identity import BotIdentity
 from arena.cli import cli
-from arena.config import parse_config
-from arena.store import BotIdentity, Store, StoreError
-from arena.tournament import run_tournament
+from arena.results.store import Store, StoreError
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
 
 GREEDY = "bots/seasons/greedy.py"
 RANDOM = "bots/seasons/random_bot.py"

@@ -6,10 +6,10 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
-from arena.config import parse_config
-from arena.store import Store
-from arena.tournament import run_tournament
-from arena.versions import leaderboard
+from arena.results.store import Store
+from arena.results.versions import leaderboard
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
 
 GREEDY = "bots/seasons/greedy.py"
 RANDOM = "bots/seasons/random_bot.py"

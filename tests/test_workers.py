@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from arena.workers import WorkerDied, WorkerError, run_unordered
+from arena.tournaments.workers import WorkerDied, WorkerError, run_unordered
 
 STATE = {}
 

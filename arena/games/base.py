@@ -296,8 +296,10 @@ class Game(Protocol):
 
     def state_from_json(self, data: Mapping[str, Any]) -> State: ...
 
-    def describe_game(self, record: Any) -> list[str]:
-        """The readable log of a game record, ending with a ``Result:`` line."""
+    def describe_game(self, options: Mapping[str, Any], actions: Sequence[str],
+                      outcome: Outcome, names: Sequence[str]) -> list[str]:
+        """The readable log of a game played with ``options``: every action string in
+        order (the dice included), then a ``Result:`` line naming the seats by ``names``."""
         ...
 
     def render(self, state: Any) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from arena.reports.csv_export import write_games, write_pairs, write_ratings, write_standings
 from arena.reports.model import ReportModel, build_model
-from arena.store import Store, TournamentRow
+from arena.results.store import Store, TournamentRow
 
 __all__ = ["write_csv_reports", "write_reports"]
 

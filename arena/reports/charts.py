@@ -17,8 +17,8 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from arena.ratings import Rating
 from arena.reports.model import Bot, ProgressPoint, VersionHistory
+from arena.results.ratings import Rating
 
 FONTS = ["system-ui", "-apple-system", "Segoe UI", "Roboto", "Helvetica Neue", "Arial",
          "DejaVu Sans"]

@@ -9,9 +9,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena.ratings import Rating
-from arena.standings import BotResults
-from arena.store import BotIdentity, GameRow
+from arena.bots.identity import BotIdentity
+from arena.results.ratings import Rating
+from arena.results.standings import BotResults
+from arena.results.store import GameRow
 
 if TYPE_CHECKING:
     from arena.reports.model import PairResult

@@ -19,13 +19,13 @@ from typing import Any
 from jinja2 import Environment, PackageLoader
 from markupsafe import Markup
 
-import arena
+from arena import __version__
 from arena.games import find_game
 from arena.games.base import NORMAL
-from arena.record import SEAT_STATUSES
+from arena.referee.record import SEAT_STATUSES
 from arena.reports import charts, viewer
 from arena.reports.model import Bot, PairResult, ReportModel
-from arena.store import Store
+from arena.results.store import Store
 
 TEMPLATE = "report.html.j2"
 SCRIPTS_IN_PAGE = 3
@@ -81,7 +81,7 @@ def render_html(store: Store, model: ReportModel) -> str:
         data=script_json({"game": model.config.game, "bots": bot_data(model.bots),
                           "layout": layout, "games": views["games"]}),
         css=asset("report.css"), js=asset("report.js"),
-        scripts=SCRIPTS_IN_PAGE, version=arena.__version__)
+        scripts=SCRIPTS_IN_PAGE, version=__version__)
 
 
 def facts(model: ReportModel) -> dict[str, Any]:

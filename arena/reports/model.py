@@ -5,7 +5,7 @@ table, set, rotation), and derives everything the CSV and HTML writers show:
 the standings, the tournament's own ratings (rated from its games alone with
 the rating settings stored with it) and their progression, the pairwise score
 matrix, and the seat statuses and game terminations. All-time ratings across
-tournaments (for comparing versions) come from :func:`arena.versions.all_time`.
+tournaments (for comparing versions) come from :func:`arena.results.versions.all_time`.
 """
 
 from __future__ import annotations
@@ -15,14 +15,22 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
-from arena.config import BotEntry, TournamentConfig
-from arena.ratings import RatedGame, Rating, RatingSettings, RatingTable, make_rater, rate_games
-from arena.record import OK, SEAT_STATUSES
-from arena.standings import BotResults
-from arena.stats import MatchScore, elo_with_error, likelihood_of_superiority
-from arena.store import BotIdentity, GameRow, Store, TournamentRow
-from arena.tournament import standings, total_games
-from arena.versions import after_each_tournament, all_time
+from arena.bots.identity import BotEntry, BotIdentity
+from arena.referee.record import OK, SEAT_STATUSES
+from arena.results.ratings import (
+    RatedGame,
+    Rating,
+    RatingSettings,
+    RatingTable,
+    make_rater,
+    rate_games,
+)
+from arena.results.standings import BotResults
+from arena.results.stats import MatchScore, elo_with_error, likelihood_of_superiority
+from arena.results.store import GameRow, Store, TournamentRow
+from arena.results.versions import after_each_tournament, all_time
+from arena.tournaments.config import TournamentConfig
+from arena.tournaments.runner import standings, total_games
 
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#76b7b2", "#edc948",
            "#9c755f", "#ff9da7", "#6b6ecf", "#bab0ac", "#2f8f83")

@@ -20,8 +20,8 @@ from arena.games.seasons.rules import SECTOR_VALUES, SECTORS, SeasonsState, disp
 from arena.games.sonnentau import svg as sonnentau_svg
 from arena.games.sonnentau.board import Board
 from arena.games.sonnentau.rules import HIT, HOME, PIECES, START, SonnentauState
-from arena.record import GameRecord
-from arena.store import GameRow
+from arena.referee.record import GameRecord, game_log
+from arena.results.store import GameRow
 
 MAX_GAMES = 300
 """Games the viewer includes at most (the first ones in schedule order)."""
@@ -110,7 +110,7 @@ def game_view(record: GameRecord, row: GameRow) -> dict[str, Any]:
             "st": list(row.statuses), "t": row.termination,
             "a": " ".join(m.action for m in record.moves),
             "z": "".join("-" if m.seat < 0 else str(m.seat) for m in record.moves),
-            "n": game.describe_game(record), "ts": line_starts, "d": deltas}
+            "n": game_log(record), "ts": line_starts, "d": deltas}
 
 
 def shown_rows(rows: Sequence[GameRow], *, max_games: int | None = None,

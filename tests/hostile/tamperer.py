@@ -14,12 +14,12 @@ class Tamperer:
         self.found = []
 
     def start(self, info):
-        import arena.dice
-        import arena.match
+        import arena.referee.dice
+        import arena.referee.match
 
-        arena.dice.die_value = lambda *args, **kwargs: 6
-        arena.dice.roll_dice = lambda seed, request: (6,) * len(request.slots)
-        arena.match.play_game = None
+        arena.referee.dice.die_value = lambda *args, **kwargs: 6
+        arena.referee.dice.roll_dice = lambda seed, request: (6,) * len(request.slots)
+        arena.referee.match.play_game = None
         self.found.append(repr(info))
         self.found.extend(f"{k}={v}" for k, v in os.environ.items())
         for path in (f"/proc/{os.getppid()}/cmdline", f"/proc/{os.getppid()}/environ"):

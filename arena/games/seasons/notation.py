@@ -8,9 +8,10 @@ One line per turn, in the spirit of the author's sample game::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from arena.games.base import Dice
+from arena.games.base import NORMAL, Dice, Outcome
 from arena.games.seasons.rules import (
     ROLL,
     SECTOR_INDEX,
@@ -21,9 +22,6 @@ from arena.games.seasons.rules import (
     display_sector,
     parse_action,
 )
-
-if TYPE_CHECKING:
-    from arena.record import GameRecord
 
 
 def _dice_text(values: tuple[int, ...]) -> str:
@@ -47,13 +45,15 @@ def _placement_result(before: SeasonsState, after: SeasonsState, sector: str) ->
     return ", sector won" if winner == before.seat else ", sector lost"
 
 
-def describe_game(record: GameRecord) -> list[str]:
-    """The game log of ``record``: one line per turn, then the result."""
-    state = SeasonsState(int(record.options.get("placement_limit", 1000)))
+def describe_game(options: Mapping[str, Any], actions: Sequence[str], outcome: Outcome,
+                  names: Sequence[str]) -> list[str]:
+    """The game log of ``actions`` (every action string, the dice included) played with
+    ``options``: one line per turn, then the result with the seats' ``names``."""
+    state = SeasonsState(int(options.get("placement_limit", 1000)))
     lines: list[str] = []
     turn_text = ""
-    for move in record.moves:
-        action = parse_action(move.action)
+    for text in actions:
+        action = parse_action(text)
         before = state.copy()
         state.apply(action)
         if isinstance(action, Dice):
@@ -73,20 +73,19 @@ def describe_game(record: GameRecord) -> list[str]:
             turn_text = ""
     if turn_text:  # the game stopped during a turn (a forfeit)
         lines.append(f"{len(lines) + 1}. seat {state.seat}: {turn_text} (unfinished)")
-    lines.append(result_line(record))
+    lines.append(result_line(outcome, names))
     return lines
 
 
-def result_line(record: GameRecord) -> str:
+def result_line(outcome: Outcome, names: Sequence[str]) -> str:
     """``Result: 66-54, seat 0 (greedy) wins`` and the like."""
-    scores = "-".join(f"{s:g}" for s in record.scores)
-    names = [s.name for s in record.seats]
-    if record.ranks[0] == record.ranks[1]:
+    scores = "-".join(f"{s:g}" for s in outcome.scores)
+    if outcome.ranks[0] == outcome.ranks[1]:
         verdict = "draw"
     else:
-        winner = record.ranks.index(0)
+        winner = outcome.ranks.index(0)
         verdict = f"seat {winner} ({names[winner]}) wins"
-    note = f" [{record.termination}]" if record.termination != "normal" else ""
+    note = f" [{outcome.termination}]" if outcome.termination != NORMAL else ""
     return f"Result: {scores}, {verdict}{note}"
 
 

@@ -11,10 +11,10 @@ adds where the hit piece went::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from arena.games.base import Dice
+from arena.games.base import NORMAL, Dice, Outcome
 from arena.games.sonnentau.board import IN
 from arena.games.sonnentau.rules import (
     HOME,
@@ -32,9 +32,6 @@ from arena.games.sonnentau.rules import (
     new_state,
     parse_action,
 )
-
-if TYPE_CHECKING:
-    from arena.record import GameRecord
 
 ORDINALS = ("1st", "2nd", "3rd", "4th")
 
@@ -54,10 +51,11 @@ def _whose(state: SonnentauState, seat: int, piece: int) -> str:
 # -- the game log ---------------------------------------------------------------
 
 
-def describe_game(record: GameRecord) -> list[str]:
-    """The log of ``record``: one line per roll, then the result."""
-    moves = [move.action for move in record.moves]
-    return [*describe_moves(new_state(record.options), moves), result_line(record)]
+def describe_game(options: Mapping[str, Any], actions: Sequence[str], outcome: Outcome,
+                  names: Sequence[str]) -> list[str]:
+    """The log of ``actions`` (every action string, the dice included) played with
+    ``options``: one line per roll, then the result with the seats' ``names``."""
+    return [*describe_moves(new_state(options), actions), result_line(outcome, names)]
 
 
 def describe_moves(start: SonnentauState, moves: Sequence[str]) -> list[str]:
@@ -145,21 +143,21 @@ def _target_text(action: Relocate) -> str:
     return "goal (home)" if action.target == "goal" else action.target
 
 
-def result_line(record: GameRecord) -> str:
+def result_line(outcome: Outcome, names: Sequence[str]) -> str:
     """``Result: seat 0 (heuristic) wins; home 3-1`` (places listed for 3 or 4 seats)."""
-    home = "-".join(f"{s:g}" for s in record.scores)
-    names = [s.name for s in record.seats]
-    winners = [seat for seat, rank in enumerate(record.ranks) if rank == 0]
+    home = "-".join(f"{s:g}" for s in outcome.scores)
+    ranks = outcome.ranks
+    winners = [seat for seat, rank in enumerate(ranks) if rank == 0]
     if len(winners) == 1:
         verdict = f"seat {winners[0]} ({names[winners[0]]}) wins"
     else:
         verdict = "draw between seats " + ", ".join(map(str, winners))
     text = f"Result: {verdict}; home {home}"
-    if len(record.ranks) > 2:
+    if len(ranks) > 2:
         text += "; places " + ", ".join(
-            f"seat {seat} {_ordinal(rank, record.ranks)}" for seat, rank in enumerate(record.ranks))
-    if record.termination != "normal":
-        text += f" [{record.termination}]"
+            f"seat {seat} {_ordinal(rank, ranks)}" for seat, rank in enumerate(ranks))
+    if outcome.termination != NORMAL:
+        text += f" [{outcome.termination}]"
     return text
 
 

@@ -18,37 +18,22 @@ from typing import Any
 
 import yaml
 
+from arena.bots.identity import ISOLATIONS, PROCESS, BotEntry
+from arena.bots.loading import split_spec
+from arena.bots.process import COMMAND_PREFIX
 from arena.games import find_game
 from arena.games.base import ArenaError, GameOptionError, UnknownGameError, unknown_name_message
-from arena.match import SEATS_OPTION
-from arena.players import split_spec
-from arena.ratings import RatingSettings, RatingSettingsError
+from arena.referee.match import SEATS_OPTION
+from arena.results.ratings import RatingSettings, RatingSettingsError
 
 FORMATS = ("round-robin", "swiss")
-ISOLATIONS = ("process", "none")
 EXECUTORS = ("local", "dask")
-COMMAND_PREFIX = "command:"
 DEFAULT_DB = "results/arena.db"
 DEFAULT_OUTPUT_ROOT = "results"
 
 
 class ConfigError(ArenaError, ValueError):
     """A tournament config that cannot be used; the message names the file and the key."""
-
-
-@dataclass(frozen=True)
-class BotEntry:
-    """One bot of a tournament: its spec and, optionally, its identity and parameters."""
-
-    spec: str
-    name: str | None = None
-    version: str | None = None
-    params: Mapping[str, Any] = field(default_factory=dict)
-    isolation: str = "process"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"spec": self.spec, "name": self.name, "version": self.version,
-                "params": dict(self.params), "isolation": self.isolation}
 
 
 @dataclass(frozen=True)
@@ -69,7 +54,7 @@ class TournamentConfig:
     time_bank: float = 0.0
     memory_limit: int | None = 1024
     cpu_limit: float | None = 120.0
-    isolation: str = "process"
+    isolation: str = PROCESS
     executor: str = "local"
     scheduler: str | None = None
     output: str = ""
@@ -158,7 +143,7 @@ def parse_config(data: Any, source: str = "<config>",
         raise ConfigError(f"{source}: the config must be a mapping of keys to values")
     data = {**data, **(overrides or {})}
     _check_keys(data, _TOP_KEYS, source, "")
-    isolation = data.get("isolation", "process")
+    isolation = data.get("isolation", PROCESS)
     bots = tuple(_parse_bot(item, source, i, isolation)
                  for i, item in enumerate(data["bots"]))
     config = TournamentConfig(
@@ -298,7 +283,7 @@ def _check_game_options(config: TournamentConfig, game: Any) -> None:
 
 
 def _check_swiss(config: TournamentConfig) -> None:
-    from arena.swiss import validate_swiss
+    from arena.tournaments.swiss import validate_swiss
 
     try:
         validate_swiss(len(config.bots), config.seats, config.rounds)

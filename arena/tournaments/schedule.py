@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import ceil, comb
 
-from arena.dice import derive_seed
+from arena.referee.dice import derive_seed
 
 MAX_SUBSETS = 500
 CANDIDATES = 64
@@ -136,17 +136,3 @@ def _best_block(playing: list[int], seats: int, meetings: Counter[tuple[int, int
         if best_cost < 0 or cost < best_cost:
             best, best_cost = block, cost
     return best
-
-
-def game_points(ranks: Sequence[int]) -> tuple[float, ...]:
-    """Points of each seat in one game: (opponents beaten + ½ tied) / (k - 1)."""
-    k = len(ranks)
-    return tuple(
-        (sum(other > mine for other in ranks) + 0.5 * (sum(other == mine for other in ranks) - 1))
-        / (k - 1)
-        for mine in ranks
-    )
-
-
-def games_per_table(seats: int, games_per_pairing: int) -> int:
-    return seats * games_per_pairing

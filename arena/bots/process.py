@@ -20,7 +20,7 @@ grace for the pipe), the bot's whole process group is killed — arena never
 waits for a bot to return. A bot process gets an address-space limit, a CPU
 limit per game, a file-size limit, a fresh working folder, and dies with the
 process that started it; what it starts dies with it, even in a session of its
-own (:mod:`arena.strays`). A process that failed is started again for the next
+own (:mod:`arena.bots.strays`). A process that failed is started again for the next
 game.
 """
 
@@ -43,10 +43,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.bots.loading import split_spec
+from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import Observation, Outcome
-from arena.players import PlayerFailure, PlayerInfo, split_spec
-from arena.record import CRASH, TIMEOUT
-from arena.strays import adopt_orphans, die_with_parent, kill_strays
+from arena.referee.protocol import PlayerFailure, PlayerInfo
+from arena.referee.record import CRASH, TIMEOUT
 
 COMMAND_PREFIX = "command:"
 HANDSHAKE_SECONDS = 30.0
@@ -73,7 +74,7 @@ def is_command(spec: str) -> bool:
 
 
 def bot_command(spec: str, params: Mapping[str, Any]) -> list[str]:
-    """The command line of a bot: ``command:…`` as given, a Python spec via arena.botproc."""
+    """The command line of a bot: ``command:…`` as given, a Python spec via arena.bots.runner."""
     if is_command(spec):
         words = shlex.split(spec[len(COMMAND_PREFIX):])
         if words and (os.sep in words[0]) and Path(words[0]).exists():
@@ -82,7 +83,7 @@ def bot_command(spec: str, params: Mapping[str, Any]) -> list[str]:
     target, attr = split_spec(spec)
     if target.endswith(".py"):
         spec = str(Path(target).resolve()) + (f":{attr}" if attr else "")
-    return [sys.executable, "-m", "arena.botproc", spec, json.dumps(dict(params))]
+    return [sys.executable, "-m", "arena.bots.runner", spec, json.dumps(dict(params))]
 
 
 def _child_setup(limits: Limits) -> None:
@@ -309,14 +310,3 @@ def _exit_text(code: int) -> str:
         with contextlib.suppress(ValueError):
             return f"killed by {signal.Signals(-code).name}"
     return str(code)
-
-
-def identify(spec: str, params: Mapping[str, Any], limits: Limits | None = None
-             ) -> tuple[str, str]:
-    """The name and version a bot gives in its handshake (its code runs in its own process)."""
-    player = ProcessPlayer(bot_command(spec, params), limits, label=spec)
-    try:
-        player.ensure_running()
-        return player.name, player.version
-    finally:
-        player.close()

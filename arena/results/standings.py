@@ -11,8 +11,17 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from arena.record import OK
-from arena.schedule import game_points
+from arena.referee.record import OK
+
+
+def game_points(ranks: Sequence[int]) -> tuple[float, ...]:
+    """Points of each seat in one game: (opponents beaten + ½ tied) / (k - 1)."""
+    k = len(ranks)
+    return tuple(
+        (sum(other > mine for other in ranks) + 0.5 * (sum(other == mine for other in ranks) - 1))
+        / (k - 1)
+        for mine in ranks
+    )
 
 
 @dataclass

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
-from arena.dice import DiceStream, derive_seed
 from arena.games import find_game
 from arena.games.base import (
     CHANCE_SEAT,
@@ -33,8 +32,9 @@ from arena.games.base import (
     State,
     ranks_from_scores,
 )
-from arena.players import Player, PlayerFailure, PlayerInfo, call_hook
-from arena.record import CRASH, ILLEGAL_ACTION, TIMEOUT, GameRecord, Move, SeatRecord
+from arena.referee.dice import DiceStream, derive_seed
+from arena.referee.protocol import Player, PlayerFailure, PlayerInfo, call_hook
+from arena.referee.record import CRASH, ILLEGAL_ACTION, TIMEOUT, GameRecord, Move, SeatRecord
 
 STDERR_TAIL = 2000
 SEATS_OPTION = "seats"

@@ -10,8 +10,8 @@ from typing import Any
 import multiprocessing_logging
 from tqdm import tqdm
 
-from arena.executor import GameResult
-from arena.tournament import Progress
+from arena.tournaments.runner import Progress
+from arena.tournaments.tasks import GameResult
 
 LOG_FORMAT = "%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"
 

@@ -1,7 +1,7 @@
 """Bot versions across tournaments: the all-time leaderboard and each version's history.
 
 All-time ratings of a game are computed from every stored game of that game,
-in the canonical order of :func:`arena.store.Store.rated_games`, and saved to
+in the canonical order of :func:`arena.results.store.Store.rated_games`, and saved to
 the ``ratings`` table with the system that produced them.
 """
 
@@ -11,9 +11,9 @@ from collections import defaultdict
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
-from arena.ratings import RatedGame, Rating, RatingSettings, RatingTable, make_rater
-from arena.standings import Tally
-from arena.store import Store, StoredBot, TournamentRow
+from arena.results.ratings import RatedGame, Rating, RatingSettings, RatingTable, make_rater
+from arena.results.standings import Tally
+from arena.results.store import Store, StoredBot, TournamentRow
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,13 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from arena.config import TournamentConfig
+from arena.bots.identity import BotIdentity
 from arena.games.base import ArenaError
-from arena.record import GameRecord
-from arena.schedule import GameTask
+from arena.referee.record import GameRecord
 
 SCHEMA_VERSION = 1
 SCHEMA = """
@@ -110,17 +109,48 @@ class StoreError(ArenaError):
     """The database refuses an operation (a changed config, a bot identity clash)."""
 
 
-@dataclass(frozen=True)
-class BotIdentity:
-    name: str
-    version: str
-    code_hash: str
-    spec: str
-    params: Mapping[str, Any] = field(default_factory=dict)
+class TournamentSettings(Protocol):
+    """What the store keeps of a tournament's config (a TournamentConfig is one)."""
 
     @property
-    def label(self) -> str:
-        return f"{self.name}@{self.version}"
+    def name(self) -> str: ...
+
+    @property
+    def game(self) -> str: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    def fingerprint(self) -> str:
+        """A hash of the settings that decide the results."""
+        ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class GameSlot(Protocol):
+    """Where a game stands in its tournament's schedule (a GameTask is one)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def round(self) -> int: ...
+
+    @property
+    def table(self) -> int: ...
+
+    @property
+    def set(self) -> int: ...
+
+    @property
+    def rotation(self) -> int: ...
+
+    @property
+    def seats(self) -> tuple[int, ...]: ...
+
+    @property
+    def seed(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -272,7 +302,7 @@ class Store:
                                " ORDER BY position", (tournament,))
         return [r[0] for r in rows]
 
-    def open_tournament(self, config: TournamentConfig, bot_ids: Sequence[int]) -> int:
+    def open_tournament(self, config: TournamentSettings, bot_ids: Sequence[int]) -> int:
         """The tournament's id: created, or found with the same defining settings."""
         row = self.db.execute("SELECT id, fingerprint FROM tournaments WHERE name = ?",
                               (config.name,)).fetchone()
@@ -306,7 +336,7 @@ class Store:
 
     # -- games -------------------------------------------------------------------
 
-    def save_game(self, tournament: int, task: GameTask, game: FinishedGame,
+    def save_game(self, tournament: int, task: GameSlot, game: FinishedGame,
                   duration: float) -> None:
         """Commit one finished game (a second report of the same game is ignored)."""
         self.db.execute(
@@ -317,6 +347,12 @@ class Store:
              json.dumps(task.seats), json.dumps(game.ranks), json.dumps(game.scores),
              json.dumps(game.statuses), game.termination, game.moves, duration,
              game.record_json, time.time()))
+
+    def finished_count(self, name: str) -> int:
+        """How many games of the tournament called ``name`` are stored (0 if there is none)."""
+        row = self.db.execute("SELECT count(*) FROM games g JOIN tournaments t"
+                              " ON t.id = g.tournament_id WHERE t.name = ?", (name,)).fetchone()
+        return int(row[0])
 
     def finished_keys(self, tournament: int) -> set[str]:
         rows = self.db.execute("SELECT key FROM games WHERE tournament_id = ?", (tournament,))

@@ -1,12 +1,7 @@
-"""The player protocol and bot loading.
+"""Loading a bot in this process from its spec.
 
-A player has ``name`` and ``version`` (strings) and ``act(observation)``,
-which returns one of ``observation.legal_actions`` (the action itself or its
-canonical string). Optional hooks: ``start(info)`` before the game with a
-:class:`PlayerInfo`, ``end(outcome)`` after it with the game's
-:class:`~arena.games.base.Outcome`.
-
-Bots are named explicitly by a *spec*:
+A bot is a player (:mod:`arena.referee.protocol`). Bots are named explicitly by a
+*spec*:
 
 ``path/to/bot.py``
     The file's player: the one class defined in that file that has an ``act``
@@ -31,14 +26,15 @@ import importlib.util
 import inspect
 import sys
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from arena.games.base import Action, ArenaError, Observation, Outcome
+from arena.games.base import ArenaError
+from arena.referee.protocol import Player
 
 ENTRY_POINT_GROUP = "arena.bots"
 FACTORY_NAME = "make_player"
@@ -66,41 +62,6 @@ class NoPlayerError(BotLoadError):
 
 class NotAPlayerError(BotLoadError):
     """The named object does not have the player protocol's shape."""
-
-
-class PlayerFailure(Exception):
-    """Raised by a player wrapper when its bot failed: ``status`` is what the referee records
-    (``crash`` or ``timeout``), ``detail`` says why (with the tail of the bot's stderr)."""
-
-    def __init__(self, status: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status, self.detail = status, detail
-
-
-@runtime_checkable
-class Player(Protocol):
-    """What the referee needs from a bot."""
-
-    name: str
-    version: str
-
-    def act(self, observation: Observation) -> Action | str: ...
-
-
-@dataclass(frozen=True)
-class PlayerInfo:
-    """Handed to ``start(info)``: the game, the bot's seat, and a seed of its own.
-
-    ``seed`` is for the bot's own randomness; it is derived from, but never
-    equal to, anything that decides the dice.
-    """
-
-    game: str
-    options: Mapping[str, Any]
-    seat: int
-    seats: int
-    seed: int
-    time_limit: float | None = None
 
 
 @dataclass(frozen=True)
@@ -276,14 +237,7 @@ def source_file_hash(file: Path) -> str:
     return digest.hexdigest()
 
 
-def call_hook(player: Any, hook: str, argument: Any) -> None:
-    """Call ``player.start(info)`` or ``player.end(outcome)`` if the player has it."""
-    method: Callable[[Any], Any] | None = getattr(player, hook, None)
-    if callable(method):
-        method(argument)
-
-
 __all__ = [
     "BotImportError", "BotLoadError", "BotNotFoundError", "LoadedBot", "NoPlayerError",
-    "NotAPlayerError", "Outcome", "Player", "PlayerInfo", "check_player", "load_bot",
+    "NotAPlayerError", "check_player", "load_bot", "split_spec",
 ]

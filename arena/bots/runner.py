@@ -1,4 +1,4 @@
-"""The process a Python bot runs in: ``python -m arena.botproc SPEC [PARAMS_JSON]``.
+"""The process a Python bot runs in: ``python -m arena.bots.runner SPEC [PARAMS_JSON]``.
 
 It speaks arena's JSON-lines bot protocol on the process's original stdout,
 and sends everything the bot prints to stderr, so a bot's output can never
@@ -87,7 +87,7 @@ class Session:
         self.player: Any = None
 
     def hello(self) -> None:
-        from arena.players import BotLoadError, load_bot
+        from arena.bots.loading import BotLoadError, load_bot
 
         try:
             self.player = load_bot(self.spec, self.params).player
@@ -103,14 +103,14 @@ class Session:
         _send(self.out, hello)
 
     def start(self, info: dict[str, Any]) -> None:
-        from arena.players import PlayerInfo, call_hook
+        from arena.referee.protocol import PlayerInfo, call_hook
 
         call_hook(self.player, "start", PlayerInfo(**info))
         _send(self.out, "ready")
 
     def end(self, outcome: dict[str, Any]) -> None:
         from arena.games.base import Outcome
-        from arena.players import call_hook
+        from arena.referee.protocol import call_hook
 
         call_hook(self.player, "end", Outcome.from_json(outcome))
 

@@ -6,7 +6,7 @@ from arena.games.base import ArenaError
 from arena.games.sonnentau.board import board_for_option, load_board
 from arena.games.sonnentau.rules import SonnentauState
 from arena.games.sonnentau.svg import draw_board
-from arena.record import read_records, replay
+from arena.referee.record import read_records, replay
 
 
 def draw(board_path: str | None, record_path: str | None, game_index: int = 1,

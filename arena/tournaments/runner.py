@@ -15,26 +15,22 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.config import BotEntry, TournamentConfig
-from arena.executor import (
-    GameResult,
-    MatchSetup,
-    identity_hash,
-    load_entry,
-    run_tasks,
-    source_hash,
-)
+from arena.bots.identity import BotIdentity, entrant
+from arena.bots.loading import split_spec
+from arena.bots.process import Limits, is_command
 from arena.games import find_game
-from arena.match import resolve_game_options
-from arena.players import BotLoadError, PlayerFailure, split_spec
-from arena.sandbox import Limits, identify, is_command
-from arena.schedule import GameTask, Table, game_points, round_robin_tables, tasks_for
-from arena.standings import BotResults, tally_games
-from arena.store import BotIdentity, GameRow, Store
-from arena.swiss import RoundPairing, TableResult, pair_round
-from arena.swiss import standings as swiss_standings
+from arena.referee.match import resolve_game_options
+from arena.results.standings import BotResults, game_points, tally_games
+from arena.results.store import GameRow, Store
+from arena.tournaments.config import TournamentConfig
+from arena.tournaments.executor import run_tasks
+from arena.tournaments.schedule import GameTask, Table, round_robin_tables, tasks_for
+from arena.tournaments.swiss import RoundPairing, TableResult, pair_round
+from arena.tournaments.swiss import standings as swiss_standings
+from arena.tournaments.tasks import GameResult, MatchSetup
 
-log = logging.getLogger("arena.tournament")
+log = logging.getLogger(__name__)
+PREVIEW_TABLES = 10
 
 
 @dataclass
@@ -70,31 +66,13 @@ class Entrants:
 def load_entrants(config: TournamentConfig) -> Entrants:
     """Name every bot: isolated bots say who they are in their own process, trusted ones
     are loaded here. A bot that cannot load is reported, and its games are forfeited."""
-    identities, problems = [], []
     limits = limits_of(config)
-    for entry in config.bots:
-        try:
-            name, version = identify_entry(entry, limits)
-        except (PlayerFailure, BotLoadError) as exc:
-            name = entry.name or Path(split_spec(entry.spec)[0]).stem
-            version = entry.version or "unloadable"
-            detail = exc.detail if isinstance(exc, PlayerFailure) else str(exc)
-            problems.append(f"bot {entry.spec} cannot be loaded; its games are forfeited: "
-                            + detail.splitlines()[0])
-        identities.append(BotIdentity(name, version,
-                                      identity_hash(source_hash(entry.spec), entry.params),
-                                      entry.spec, dict(entry.params)))
+    entrants = [entrant(entry, limits) for entry in config.bots]
+    problems = [e.problem for e in entrants if e.problem is not None]
     for problem in problems:
         log.warning("%s", problem)
+    identities = [e.identity for e in entrants]
     return Entrants([i.label for i in identities], identities, problems)
-
-
-def identify_entry(entry: BotEntry, limits: Limits) -> tuple[str, str]:
-    if entry.isolation == "none" and not is_command(entry.spec):
-        bot = load_entry(entry)
-        return bot.name, bot.version
-    name, version = identify(entry.spec, entry.params, limits)
-    return entry.name or name, entry.version or version
 
 
 def limits_of(config: TournamentConfig) -> Limits:
@@ -249,3 +227,27 @@ def standings(store: Store, tid: int, labels: Sequence[str], config: TournamentC
         -results[i].total_points, -(results[i].buchholz or 0.0),
         -results[i].overall.mean_score, i))
     return [results[i] for i in order]
+
+
+def schedule_preview(config: TournamentConfig) -> list[str]:
+    """The schedule's size and its first pairings, without playing."""
+    labels = load_entrants(config).labels
+    per_table = config.seats * config.games_per_pairing
+    total = total_games(config)
+    lines = [f"{config.name}: {config.format} of {config.game}, {len(labels)} bots, "
+             f"{config.seats} seats per table, seed {config.seed}",
+             f"{total} games: {total // per_table} tables of {per_table} games "
+             f"({config.games_per_pairing} set(s) of {config.seats} seat rotations)"]
+    if config.format == "round-robin":
+        tables = round_robin_tables(len(labels), config.seats, config.rounds, config.seed)
+        lines.append("first tables:")
+    else:
+        pairing = pair_round(len(labels), config.seats, [], [], float(per_table))
+        tables = [Table(0, i, bots) for i, bots in enumerate(pairing.tables)]
+        lines.append("round 1 tables:" + (
+            f" (bye: {', '.join(labels[b] for b in pairing.byes)})" if pairing.byes else ""))
+    for table in tables[:PREVIEW_TABLES]:
+        lines.append(f"  round {table.round + 1}: " + " vs ".join(labels[b] for b in table.bots))
+    if len(tables) > PREVIEW_TABLES:
+        lines.append(f"  … and {len(tables) - PREVIEW_TABLES} more")
+    return lines

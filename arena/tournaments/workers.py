@@ -26,8 +26,8 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar
 
+from arena.bots.strays import die_with_parent
 from arena.games.base import ArenaError
-from arena.strays import die_with_parent
 
 QUEUED_PER_WORKER = 2
 T = TypeVar("T")

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from arena.games.base import ArenaError
+from arena.games import find_game
+from arena.games.base import ArenaError, Outcome
 
 if TYPE_CHECKING:
     from arena.games.base import State
@@ -66,6 +67,10 @@ class GameRecord:
     termination: str
     meta: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def outcome(self) -> Outcome:
+        return Outcome(self.ranks, self.scores, self.termination)
+
     def decision_times(self, seat: int) -> list[float]:
         return [m.seconds for m in self.moves if m.seat == seat]
 
@@ -99,13 +104,18 @@ class GameRecord:
 
 def replay(record: GameRecord, *, upto: int | None = None) -> State:
     """The state after the first ``upto`` moves of ``record`` (all moves by default)."""
-    from arena.games import find_game
-
     game = find_game(record.game)
     state = game.initial_state(record.options)
     for move in record.moves[:upto]:
         state.apply(game.parse_action(move.action))
     return state
+
+
+def game_log(record: GameRecord) -> list[str]:
+    """The record as its game's readable log, one line per turn, ending with the result."""
+    return find_game(record.game).describe_game(
+        record.options, [move.action for move in record.moves], record.outcome,
+        [seat.name for seat in record.seats])
 
 
 def write_records(path: str, records: Iterable[GameRecord]) -> int:

@@ -1,10 +1,9 @@
-"""``arena compare``: how two bot versions do against each other.
+"""How two bot versions do against each other: score, Elo, LOS, pentanomial, SPRT.
 
-From the stored games in which the two met at a two-seat table, or by playing
-new seat-swapped pairs (same seed, seats swapped) — a fixed number, or until a
-sequential probability ratio test (SPRT, on the pair-level pentanomial counts)
-reaches a bound. New games are stored as a tournament of their own, so they
-count in the ratings and a stopped comparison resumes.
+From games in which the two met at a two-seat table: the stored ones
+(:func:`stored_comparison`), or any given (:func:`summarise`; new games are
+played by :func:`arena.tournaments.matches.play_comparison`). Seat-swapped
+games on one seed form the pairs of the pentanomial statistics.
 """
 
 from __future__ import annotations
@@ -13,9 +12,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from arena.config import BotEntry, TournamentConfig
-from arena.schedule import game_points
-from arena.stats import (
+from arena.games.base import ArenaError
+from arena.results.standings import game_points
+from arena.results.stats import (
     MatchScore,
     Pentanomial,
     SprtResult,
@@ -27,10 +26,7 @@ from arena.stats import (
     score_interval,
     sprt,
 )
-from arena.store import PlayedGame, Store, StoredBot
-from arena.tournament import Progress, RunReport, open_run, play_tasks, round_robin_tasks
-
-SETS_PER_CHECK = 8
+from arena.results.store import PlayedGame, Store, StoredBot
 
 
 @dataclass(frozen=True)
@@ -70,10 +66,18 @@ def parse_version(text: str) -> tuple[str, str]:
     """``greedy@1.0`` → (``greedy``, ``1.0``)."""
     name, sep, version = text.rpartition("@")
     if not sep or not name or not version:
-        from arena.games.base import ArenaError
-
         raise ArenaError(f"{text!r}: name a bot version as NAME@VERSION")
     return name, version
+
+
+def common_game(store: Store, *names: str) -> str:
+    """The one game in which bots of every one of ``names`` are stored."""
+    games = [g for g in sorted({b.game for b in store.bots()})
+             if all(any(b.identity.name == n for b in store.bots(g)) for n in names)]
+    if len(games) != 1:
+        found = ", ".join(games) if games else "none"
+        raise ArenaError(f"name the game with --game (games with both bots: {found})")
+    return games[0]
 
 
 def stored_comparison(store: Store, game: str, first: StoredBot, second: StoredBot,
@@ -97,41 +101,3 @@ def summarise(first_label: str, second_label: str, first_id: int,
     score = MatchScore(wins, draws, losses)
     verdict = sprt(pairs, settings) if settings is not None else None
     return Comparison(first_label, second_label, score, pairs, verdict)
-
-
-def play_comparison(store: Store, game: str, first: StoredBot, second: StoredBot, *,
-                    pairs: int, seed: int, workers: int, db: str,
-                    settings: SprtSettings | None = None,
-                    progress: Progress | None = None) -> Comparison:
-    """Play up to ``pairs`` seat-swapped pairs (stopping early at an SPRT bound)."""
-    config = TournamentConfig(
-        name=f"compare {first.identity.label} vs {second.identity.label} seed {seed}"
-             + (f" sprt {settings.elo0}/{settings.elo1}/{settings.alpha}/{settings.beta}"
-                if settings else ""),
-        game=game, bots=(_entry(first), _entry(second)), games_per_pairing=pairs,
-        seed=seed, workers=workers, db=db)
-    run = open_run(config, store)
-    tasks = round_robin_tasks(config, run.entrants.labels)
-    report = RunReport(run.tid, len(tasks), len(store.finished_keys(run.tid)))
-    progress = progress or Progress()
-    progress.started(report.total, report.already_done)
-    chunk = 2 * SETS_PER_CHECK * max(1, config.worker_count)
-    result = _result(store, run.tid, run.entrants.labels, first.id, game, settings)
-    for start in range(0, len(tasks), chunk):
-        if result.sprt is not None and result.sprt.is_finished:
-            break
-        play_tasks(run, tasks[start:start + chunk], report, progress)
-        result = _result(store, run.tid, run.entrants.labels, first.id, game, settings)
-    store.set_status(run.tid, "complete")
-    return result
-
-
-def _result(store: Store, tid: int, labels: list[str], first_id: int, game: str,
-            settings: SprtSettings | None) -> Comparison:
-    games = [g for g in store.played_games(game) if g.tournament == tid]
-    return summarise(labels[0], labels[1], first_id, games, settings)
-
-
-def _entry(bot: StoredBot) -> BotEntry:
-    identity = bot.identity
-    return BotEntry(identity.spec, identity.name, identity.version, dict(identity.params))

@@ -1,0 +1,140 @@
+"""Who a bot is: the entry that names it, the identity it is stored under, its code hash.
+
+A tournament names each bot by a :class:`BotEntry` (a spec, and optionally the
+name, version and parameters it plays under). Its :class:`BotIdentity` is what
+the results store keeps: name, version, the spec, the parameters, and a hash
+of its code with the parameters folded in — the same name and version with
+another hash is another bot. An untrusted bot says its name and version in the
+handshake of a process of its own; only a trusted bot (isolation ``none``) is
+imported into arena's process to be named.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import shlex
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.bots.loading import BotLoadError, load_bot, source_file_hash, split_spec
+from arena.bots.process import COMMAND_PREFIX, Limits, ProcessPlayer, bot_command, is_command
+from arena.referee.protocol import PlayerFailure
+
+PROCESS, NONE = "process", "none"
+ISOLATIONS = (PROCESS, NONE)
+"""How a bot runs: in a process of its own (the default), or inside arena (trusted)."""
+
+UNLOADABLE_VERSION = "unloadable"
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """One bot of a tournament: its spec and, optionally, its identity and parameters."""
+
+    spec: str
+    name: str | None = None
+    version: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    isolation: str = PROCESS
+
+    def to_json(self) -> dict[str, Any]:
+        return {"spec": self.spec, "name": self.name, "version": self.version,
+                "params": dict(self.params), "isolation": self.isolation}
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the bot runs inside arena's process (isolation ``none``)."""
+        return self.isolation == NONE and not is_command(self.spec)
+
+    @property
+    def fallback_name(self) -> str:
+        """The name to show before (or without) the bot's own: the entry's, or the file's."""
+        return self.name or Path(split_spec(self.spec)[0]).stem
+
+
+@dataclass(frozen=True)
+class BotIdentity:
+    """A bot as the results store keeps it."""
+
+    name: str
+    version: str
+    code_hash: str
+    spec: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}@{self.version}"
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A tournament entry with its identity, and why it cannot play if it cannot."""
+
+    entry: BotEntry
+    identity: BotIdentity
+    problem: str | None = None
+
+
+def identity_hash(code_hash: str, params: Mapping[str, Any]) -> str:
+    """The code hash with the parameters folded in: other parameters, other bot."""
+    text = code_hash + json.dumps(dict(params), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def source_hash(spec: str) -> str:
+    """A hash of a bot's code without running it: its file, package, module or program."""
+    if is_command(spec):
+        words = shlex.split(spec[len(COMMAND_PREFIX):])
+        program = shutil.which(words[0]) if words else None
+        data = Path(program).read_bytes() if program else b""
+        return hashlib.sha256(spec.encode() + b"\0" + data).hexdigest()
+    target, _attr = split_spec(spec)
+    path: str | None = target if target.endswith(".py") else None
+    if path is None:
+        found = importlib.util.find_spec(target.split(":")[0]) if ":" in spec else None
+        path = found.origin if found else None
+    if not path or not Path(path).is_file():
+        return ""
+    return source_file_hash(Path(path))
+
+
+def identify(spec: str, params: Mapping[str, Any], limits: Limits | None = None
+             ) -> tuple[str, str]:
+    """The name and version a bot gives in its handshake (its code runs in its own process)."""
+    player = ProcessPlayer(bot_command(spec, params), limits, label=spec)
+    try:
+        player.ensure_running()
+        return player.name, player.version
+    finally:
+        player.close()
+
+
+def identify_entry(entry: BotEntry, limits: Limits) -> tuple[str, str]:
+    """The name and version ``entry`` plays under: the entry's own, else the bot's."""
+    if entry.trusted:
+        bot = load_bot(entry.spec, entry.params)
+        name, version = bot.name, bot.version
+    else:
+        name, version = identify(entry.spec, entry.params, limits)
+    return entry.name or name, entry.version or version
+
+
+def entrant(entry: BotEntry, limits: Limits) -> Entrant:
+    """Name ``entry``; a bot that cannot load gets a stand-in identity and a problem."""
+    problem = None
+    try:
+        name, version = identify_entry(entry, limits)
+    except (PlayerFailure, BotLoadError) as exc:
+        name, version = entry.fallback_name, entry.version or UNLOADABLE_VERSION
+        detail = exc.detail if isinstance(exc, PlayerFailure) else str(exc)
+        problem = (f"bot {entry.spec} cannot be loaded; its games are forfeited: "
+                   + detail.splitlines()[0])
+    identity = BotIdentity(name, version, identity_hash(source_hash(entry.spec), entry.params),
+                           entry.spec, dict(entry.params))
+    return Entrant(entry, identity, problem)

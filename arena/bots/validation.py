@@ -1,0 +1,118 @@
+"""Validation of a bot before it enters: does it start, speak the protocol, play legally?
+
+``validate`` loads a bot in its own process, plays a few seat-swapped games
+against the game's random bot, and judges the protocol, the results and the
+decision times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.bots.process import ProcessPlayer, bot_command
+from arena.games import GAMES, find_game
+from arena.referee.dice import derive_seed
+from arena.referee.match import play_game
+from arena.referee.protocol import PlayerFailure
+from arena.referee.record import OK, GameRecord
+
+ARENA_ROOT = Path(__file__).resolve().parents[2]
+SLOW_FRACTION = 0.5
+
+
+@dataclass
+class Verdict:
+    """The outcome of validation: valid or not, with reasons."""
+
+    spec: str
+    name: str = "?"
+    version: str = "?"
+    games: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        head = "VALID" if self.valid else "NOT VALID"
+        lines = [f"{head}: {self.spec} ({self.name}@{self.version})"]
+        lines += [f"  problem: {p}" for p in self.problems]
+        lines += [f"  {n}" for n in self.notes]
+        return lines
+
+
+def validate(spec: str, *, game: str | None = None, games: int = 6,
+             time_limit: float = 1.0, seed: int = 0) -> Verdict:
+    """Play ``games`` seat-swapped games against the game's random bot, in isolation."""
+    verdict = Verdict(spec)
+    player = ProcessPlayer(bot_command(spec, {}), label=spec)
+    try:
+        player.ensure_running()
+    except PlayerFailure as failure:
+        verdict.problems.append("it does not start: " + failure.detail)
+        return verdict
+    # A bot that names no game is tried at every game and judged by those it plays.
+    guessing = game is None and not player.games
+    failed: list[str] = []
+    try:
+        verdict.name, verdict.version = player.name, player.version
+        for name in _games_to_try(game, player.games):
+            lost = _try_game(verdict, player, name, games, time_limit, seed)
+            if lost:
+                failed.append(lost)
+    finally:
+        player.close()
+    if guessing and verdict.games:
+        verdict.notes += [f"does not play {text} (set `games` in the bot to name its games)"
+                          for text in failed]
+    else:
+        verdict.problems += failed
+    if not verdict.games and not verdict.problems:
+        verdict.problems.append("it plays none of the games")
+    return verdict
+
+
+def _games_to_try(game: str | None, declared: tuple[str, ...] | None) -> list[str]:
+    if game is not None:
+        return [find_game(game).info.name]
+    if declared:
+        return [find_game(name).info.name for name in declared]
+    return sorted(GAMES)
+
+
+def _try_game(verdict: Verdict, player: ProcessPlayer, game: str, games: int,
+              time_limit: float, seed: int) -> str | None:
+    """Play ``game``; a failure's description, or None with the game added to the verdict."""
+    opponent = ProcessPlayer(bot_command(str(ARENA_ROOT / "bots" / game / "random_bot.py"), {}))
+    times: list[float] = []
+    failures: list[str] = []
+    try:
+        for index in range(games):
+            seated = [player, opponent] if index % 2 == 0 else [opponent, player]
+            record = play_game(game, seated, derive_seed(seed, "validate", index // 2),
+                               time_limit=time_limit)
+            seat = seated.index(player)
+            times += record.decision_times(seat)
+            if record.seats[seat].status != OK:
+                failures.append(_failure_text(record, seat))
+    finally:
+        opponent.close()
+    if failures:
+        return f"{game}: {len(failures)} of {games} games lost by a failure; first: {failures[0]}"
+    verdict.games.append(game)
+    if times:
+        slowest, mean = max(times), sum(times) / len(times)
+        verdict.notes.append(f"{game}: {games} games, {len(times)} decisions, mean "
+                             f"{1000 * mean:.1f} ms, slowest {1000 * slowest:.1f} ms "
+                             f"(limit {1000 * time_limit:.0f} ms)")
+        if slowest > SLOW_FRACTION * time_limit:
+            verdict.notes.append(f"{game}: warning: a decision took more than half the limit")
+    return None
+
+
+def _failure_text(record: GameRecord, seat: int) -> str:
+    status = record.seats[seat]
+    return f"{status.status}: {status.detail.splitlines()[0] if status.detail else ''}"

@@ -1,0 +1,67 @@
+"""``arena bots new``, ``arena bots validate`` and ``arena submit``: bringing a bot in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from arena.bots.template import new_bot
+from arena.bots.validation import validate
+from arena.cli.common import DB_OPTION, check_bot_file, reports_errors
+from arena.results.store import Store
+from arena.tournaments.submissions import submit as submit_bot
+
+
+@click.group()
+def bots() -> None:
+    """Write a new bot from a template, or check one."""
+
+
+@bots.command("new")
+@click.argument("name")
+@click.option("--game", "game_name", required=True, help="The game the bot plays.")
+@click.option("--folder", default="bots", show_default=True, type=click.Path(file_okay=False))
+@reports_errors
+def bots_new(name: str, game_name: str, folder: str) -> None:
+    """Write bots/NAME.py (a bot that plays legal moves) and a test for it."""
+    for path in new_bot(name, game_name, Path(folder)):
+        click.echo(f"wrote {path}")
+
+
+@bots.command("validate")
+@click.argument("spec")
+@click.option("--game", "game_name", help="The game to check (default: the bot's own "
+              "`games`, else every game).")
+@click.option("--games", "count", type=click.IntRange(min=2), default=6, show_default=True)
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=1.0,
+              show_default=True)
+@reports_errors
+def bots_validate(spec: str, game_name: str | None, count: int, time_limit: float) -> None:
+    """Load SPEC in isolation, play it against random, and give a verdict."""
+    check_bot_file(spec)
+    verdict = validate(spec, game=game_name, games=count, time_limit=time_limit)
+    for line in verdict.lines():
+        click.echo(line)
+    if not verdict.valid:
+        raise SystemExit(1)
+
+
+@click.command()
+@click.argument("spec")
+@click.option("--game", "game_name", help="The game (default: the bot's own `games`).")
+@DB_OPTION
+@click.option("--folder", default="results/submissions", show_default=True,
+              help="Where submitted code is kept.")
+@reports_errors
+def submit(spec: str, game_name: str | None, db: str, folder: str) -> None:
+    """Validate SPEC, keep a copy of its code and register it for tournaments and ratings."""
+    check_bot_file(spec)
+    with Store(db) as store:
+        verdict, copy = submit_bot(spec, store, game=game_name, folder=Path(folder))
+    for line in verdict.lines():
+        click.echo(line)
+    if copy is None:
+        raise SystemExit(1)
+    click.echo(f"submitted {verdict.name}@{verdict.version} for {', '.join(verdict.games)}: "
+               f"code kept as {copy}; use that path as the bot's spec in a tournament")

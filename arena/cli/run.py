@@ -1,0 +1,101 @@
+"""``arena run``: a tournament from the terminal, with progress, standings, CSV and report."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from arena.cli.common import reports_errors
+from arena.results.standings import BotResults, table_lines
+from arena.results.store import Store
+from arena.tournaments.config import TournamentConfig, load_config
+
+if TYPE_CHECKING:
+    from arena.tournaments.runner import RunReport
+
+log = logging.getLogger(__name__)
+
+
+@click.command()
+@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
+@click.option("--seed", type=int, help="Override the config's seed.")
+@click.option("--workers", type=click.IntRange(min=0),
+              help="Worker processes (0 = one per CPU; default from the config).")
+@click.option("--rounds", type=click.IntRange(min=1), help="Override the number of rounds.")
+@click.option("--games-per-pairing", type=click.IntRange(min=1),
+              help="Override how many seat-rotation sets each pairing plays.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
+              help="Override the per-decision time limit (seconds).")
+@click.option("--db", help="Results database (default results/arena.db).")
+@click.option("--output", help="Output folder (default results/<name>).")
+@click.option("--name", help="Override the tournament's name.")
+@click.option("--executor", type=click.Choice(["local", "dask"]),
+              help="Where games run: local worker processes, or a Dask cluster.")
+@click.option("--scheduler", help="The Dask scheduler's address, e.g. tcp://host:8786.")
+@click.option("--dry-run", is_flag=True, help="Print the schedule size and first pairings.")
+@click.option("--progress/--no-progress", default=True, show_default=True)
+@click.option("-v", "--verbose", is_flag=True, help="Echo the log to the terminal.")
+@reports_errors
+def run(config_path: str, dry_run: bool, progress: bool, verbose: bool,
+        **overrides: Any) -> None:
+    """Run (or resume) the tournament described by CONFIG."""
+    from arena.tournaments.runner import schedule_preview
+
+    config = load_config(config_path, **overrides)
+    if dry_run:
+        for line in schedule_preview(config):
+            click.echo(line)
+        return
+    run_from_cli(config, progress=progress, verbose=verbose)
+
+
+def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool) -> None:
+    """Play the tournament with a progress bar, then show and write its results."""
+    from arena.cli.console import ProgressBar, close_logging, setup_logging
+    from arena.tournaments.runner import run_tournament
+
+    output = config.output_dir
+    setup_logging(output / "arena.log", verbose=verbose)
+    bar = ProgressBar(enabled=progress)
+    bar.round_done = lambda index, results: _show_round(index, results)
+    log.info("tournament %s: %s", config.name, config.defining())
+    try:
+        with Store(config.db) as store:
+            try:
+                report = run_tournament(config, store, bar)
+            except KeyboardInterrupt:
+                bar.close()
+                done = store.finished_count(config.name)
+                click.echo(f"\ninterrupted: {done} finished games are kept in {config.db}; "
+                           "run the same command again to resume", err=True)
+                raise SystemExit(130) from None
+            bar.close()
+            _finish(config, store, report)
+    finally:
+        close_logging()
+
+
+def _show_round(index: int, results: Sequence[BotResults]) -> None:
+    click.echo(f"\nstandings after round {index + 1}:", err=True)
+    for line in table_lines(results, seats=False):
+        click.echo(line, err=True)
+
+
+def _finish(config: TournamentConfig, store: Store, report: RunReport) -> None:
+    from arena.reports import write_reports
+
+    for problem in report.problems:
+        click.echo(f"warning: {problem}", err=True)
+    if report.played == 0 and report.complete:
+        click.echo(f"tournament {config.name!r} is complete ({report.total} games in "
+                   f"{config.db}); nothing to play")
+    else:
+        click.echo(f"tournament {config.name!r}: played {report.played} games "
+                   f"({report.already_done} were already done), {report.total} in all")
+    for line in table_lines(report.standings):
+        click.echo(line)
+    paths = write_reports(store, store.find_tournament(config.name), config.output_dir)
+    click.echo("wrote " + ", ".join(str(p) for p in paths))
