@@ -198,3 +198,58 @@ def test_a_full_disk_is_one_clear_line_and_keeps_what_was_stored(run, tmp_path, 
     resumed = run("run", str(config), "--no-progress", "--db", str(db),
                   "--output", str(tmp_path / "out"))
     assert resumed.exit_code == 0, resumed.output
+
+
+def test_text_a_bot_supplies_cannot_act_on_the_terminal(run, tmp_path):
+    bot = tmp_path / "loud.py"
+    bot.write_text("class Loud:\n    name, version = 'loud', '1'\n\n    def act(self, o):\n"
+                   "        raise RuntimeError('\\x1b[2J\\x1b[31mred\\rgreedy@1.0 wins')\n")
+    result = run("play", "seasons", str(bot), RANDOM, "--isolation", "none")
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\r" not in result.output
+    assert "act() raised RuntimeError: \\x1b[2J\\x1b[31mred" in result.output
+
+
+def test_arena_run_says_how_its_bots_are_isolated(run, tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: iso\ngame: seasons\nbots: [{GREEDY}, {{spec: {RANDOM}, isolation: "
+                      f"none}}]\ndb: {tmp_path / 'a.db'}\noutput: {tmp_path / 'out'}\n")
+    result = run("run", str(config), "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert ("bots run greedy@1.0 sandboxed (bubblewrap); random@1.0 inside arena (trusted)"
+            in result.output)
+    rows = list(__import__("csv").DictReader((tmp_path / "out/games.csv").open()))
+    assert {(row["seat0_isolation"], row["seat1_isolation"]) for row in rows} == {
+        ("sandbox", "none"), ("none", "sandbox")}
+
+
+def test_without_the_sandbox_a_run_says_so_once_and_plays_in_processes(run, tmp_path,
+                                                                       monkeypatch):
+    from arena.bots import isolation
+
+    monkeypatch.setattr(isolation, "sandbox_problem", lambda: "bwrap is not installed")
+    monkeypatch.setattr(isolation, "_announced", False)
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: fallback\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
+                      f"db: {tmp_path / 'a.db'}\noutput: {tmp_path / 'out'}\n")
+    result = run("run", str(config), "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("warning: no sandbox: bwrap is not installed") == 1
+    assert "bots run in plain processes, not sandboxed" in result.output
+    asked = config.read_text() + "isolation: sandbox\n"
+    config.write_text(asked.replace("fallback", "asked"))
+    refused = run("run", str(config), "--no-progress")
+    assert refused.exit_code == 1 and "isolation 'sandbox' was asked for" in refused.output
+
+
+def test_a_secret_seed_stays_secret_until_the_tournament_is_complete(run, tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: hidden\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\nseed: secret\n"
+                      f"games_per_pairing: 4\ndb: {tmp_path / 'a.db'}\n"
+                      f"output: {tmp_path / 'out'}\n")
+    result = run("run", str(config), "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert "seed secret (shown once the tournament is complete)" in result.output
+    seed = int(result.output.split("the secret seed was ")[1].split()[0])
+    report = (tmp_path / "out/report.html").read_text()
+    assert str(seed) in report

@@ -65,7 +65,7 @@ def test_the_fingerprint_ignores_where_and_how_fast():
 
 @pytest.mark.parametrize(("data", "message"), [
     (base(round=3), "unknown key 'round' (did you mean 'rounds'?)"),
-    (base(seed="x"), "seed: must be an integer, got 'x'"),
+    (base(seed="x"), "seed: must be an integer or 'secret', got 'x'"),
     (base(seed=True), "seed: must be an integer"),
     ({"game": "seasons", "bots": [GREEDY, RANDOM]}, "name: missing (required)"),
     (base(bots=[GREEDY, "bots/seasons/nope.py"]), "bots[1].spec: no such bot file"),
@@ -106,3 +106,88 @@ def test_rating_settings_are_read_and_checked():
         parse_config(base(ratings={"draw_probability": 0}))
     with pytest.raises(ConfigError, match="unknown rating setting"):
         parse_config(base(ratings={"mu0": 3}))
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (base(seed=2**70), "seed: must be from -2**63 to 2**63 - 1"),
+    (base(name="../../x"), "name: the tournament name '../../x' could be read as a file path"),
+    (base(name="x\x1b[2J"), "holds control or other unprintable characters"),
+    (base(games_per_pairing=100_000_000), "the schedule has 200,000,000 games, more than"),
+    (base(rounds=10**9, format="swiss"), "games, more than the 10,000,000"),
+    (base(workers=100_000), "workers: must be 0 (one per CPU) to 256"),
+    (base(time_limit=float("nan")), "time_limit: must be a positive number"),
+    (base(time_limit=float("inf")), "time_limit: must be a positive number"),
+    (base(cpu_limit=float("nan")), "cpu_limit: must be a positive number"),
+    (base(time_bank=float("inf")), "time_bank: must be 0 or more"),
+    (base(bots=[GREEDY, {"spec": RANDOM, "name": "a/b"}]), "bots[1].name: the name 'a/b'"),
+    (base(bots=[GREEDY, {"spec": RANDOM, "version": "1@2"}]), "bots[1].version: the version"),
+    (base(bots=[GREEDY, {"spec": RANDOM, "params": {"when": __import__("datetime").date.today()}}]),
+     "bots[1].params: only strings, numbers"),
+    (base(isolation="jail"), "isolation: must be one of sandbox, process, none"),
+], ids=lambda value: str(value)[:40])
+def test_hostile_values_are_refused_in_one_line(data, message):
+    with pytest.raises(ConfigError) as error:
+        parse_config(data, "cfg.yaml")
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_yaml_anchors_and_aliases_are_refused_before_they_expand(tmp_path):
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(8))
+    with pytest.raises(ConfigError, match="line 1: YAML anchors and aliases"):
+        load_config(write(tmp_path, bomb))
+    with pytest.raises(ConfigError, match="anchors and aliases"):
+        load_config(write(tmp_path, f"name: t\ngame: seasons\nbots: [{GREEDY}, *x]\n"))
+
+
+def test_files_that_are_not_plain_utf8_yaml_of_sane_size_are_refused(tmp_path):
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes("name: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match=r"not UTF-8 text \(byte 0xe9 at offset 9\)"):
+        load_config(latin)
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("a: " + "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ConfigError, match="the YAML is nested too deeply"):
+        load_config(deep)
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("# " + "x" * (2 << 20))
+    with pytest.raises(ConfigError, match="larger than 1 MiB"):
+        load_config(huge)
+
+
+def test_the_time_limit_has_a_default_and_null_turns_it_off(tmp_path):
+    from arena.tournaments.config import DEFAULT_TIME_LIMIT
+
+    assert parse_config(base()).time_limit == DEFAULT_TIME_LIMIT == 5.0
+    off = load_config(write(tmp_path, f"""\
+        name: t
+        game: seasons
+        bots: [{GREEDY}, {RANDOM}]
+        time_limit: null
+        memory_limit: null
+        cpu_limit: null
+        """))
+    assert off.time_limit is None and off.memory_limit is None and off.cpu_limit is None
+
+
+def test_a_secret_seed_is_kept_out_of_the_fingerprint_and_the_settings():
+    secret = parse_config(base(seed="secret"))
+    assert secret.secret_seed and secret.seed == 0
+    assert secret.defining()["seed"] == "secret"
+    assert secret.fingerprint() == parse_config(base(seed="secret")).fingerprint()
+    assert secret.fingerprint() != parse_config(base(seed=0)).fingerprint()
+
+
+def test_isolation_decides_how_bots_are_held_not_the_results():
+    plain = parse_config(base())
+    assert plain.isolation is None and all(bot.isolation is None for bot in plain.bots)
+    assert parse_config(base(isolation="process")).fingerprint() == plain.fingerprint()
+
+
+def test_a_board_file_in_the_options_is_checked_before_anything_is_played(tmp_path):
+    bots = ["bots/sonnentau/random_bot.py", "bots/sonnentau/heuristic.py"]
+    not_a_board = tmp_path / "notes.yaml"
+    not_a_board.write_text("just: text\n")
+    with pytest.raises(ConfigError, match=r"options: board file .* missing 'circles'"):
+        parse_config(base(game="sonnentau", bots=bots, options={"board": str(not_a_board)}))

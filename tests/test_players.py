@@ -127,9 +127,12 @@ def test_a_missing_attribute(tmp_path):
 
 
 @pytest.mark.parametrize(("body", "complaint"), [
-    ("class P:\n    name = 'p'\n    def act(self, o):\n        return 0\n", "'version'"),
+    ("class P:\n    name = 'p'\n    def act(self, o):\n        return 0\n",
+     "version must be a string"),
     ("class P:\n    name = 5\n    version = '1'\n    def act(self, o):\n        return 0\n",
-     "'name'"),
+     "name must be a string"),
+    ("class P:\n    name = '../p'\n    version = '1'\n    def act(self, o):\n        return 0\n",
+     "could be read as a file path"),
     ("class P:\n    name = 'p'\n    version = '1'\n    act = 3\n", "no act"),
     ("P = 42\n", "neither a player nor a factory"),
 ])

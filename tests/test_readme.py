@@ -30,7 +30,7 @@ def test_the_python_api_example_runs_as_printed(root, tmp_path):
     code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
     for folder in ("bots", "configs"):
         (tmp_path / folder).symlink_to(root / folder)
-    result = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code],
+    result = subprocess.run([sys.executable, "-W", r"error:arena\.:DeprecationWarning", "-c", code],
                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()

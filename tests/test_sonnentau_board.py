@@ -60,9 +60,9 @@ def test_the_default_board_is_the_reference_board():
     assert board.start_position == pytest.approx((0.0, -1.532), abs=1e-3)
 
 
-def test_the_default_board_file_lives_in_configs():
+def test_the_default_board_file_ships_with_the_game():
     repository = Path(__file__).resolve().parents[1]
-    assert repository / "configs" / "boards" / "sonnentau.yaml" == DEFAULT_BOARD_PATH
+    assert repository / "arena/games/sonnentau/board.yaml" == DEFAULT_BOARD_PATH
     assert board_for_option("") is default_board()  # cached
     assert board_for_option(str(DEFAULT_BOARD_PATH)).n_fields == 83
 
@@ -319,3 +319,29 @@ def test_draw_board_shows_the_pieces_of_a_state():
 def test_draw_a_custom_board_without_circle_geometry(tmp_path):
     board = load_board(write_board(tmp_path, small_board_data()))
     ET.fromstring(draw_board(board))
+
+
+def test_a_board_with_coordinates_that_are_not_finite_numbers_is_refused(tmp_path):
+    data = yaml.safe_load(DEFAULT_BOARD_PATH.read_text())
+    for bad in (float("nan"), float("inf"), 1e300):
+        first = next(iter(data["coordinates"]))
+        broken = {**data, "coordinates": {**data["coordinates"], first: [bad, 0.0]}}
+        path = tmp_path / "broken.yaml"
+        path.write_text(yaml.safe_dump(broken))
+        with pytest.raises(BoardError, match=f"coordinates of '{first}' must be two numbers"):
+            load_board(path)
+
+
+def test_a_board_file_with_aliases_or_too_many_fields_is_refused(tmp_path):
+    path = tmp_path / "alias.yaml"
+    path.write_text("circles: &c []\nfinal_circle: *c\n")
+    with pytest.raises(BoardError, match="anchors and aliases"):
+        load_board(path)
+    big = tmp_path / "big.yaml"
+    fields = [f"f{i}" for i in range(3000)]
+    big.write_text(yaml.safe_dump({
+        "circles": [{"id": "A", "fields": fields}], "final_circle": "A",
+        "goal_straight": {"id": "S", "fields": ["f0", "Z", "GOAL"]}, "z": "Z", "goal": "GOAL",
+        "entries": ["f1"], "start": "f2", "coordinates": {}}))
+    with pytest.raises(BoardError, match="the circles list 3000 fields; at most 2000"):
+        load_board(big)

@@ -83,3 +83,30 @@ def test_a_bot_naming_no_game_is_judged_by_the_games_it_plays(root):
     raiser = run("bots", "validate", str(root / "tests/hostile/raiser.py"), "--games", "2")
     assert raiser.exit_code == 1 and "problem: seasons:" in raiser.output
     assert "problem: sonnentau:" in raiser.output
+
+
+def test_a_submission_named_like_a_path_is_refused_and_writes_nothing(workdir, root):
+    result = run("submit", str(root / "tests/hostile/path_name.py"), "--game", "seasons")
+    assert result.exit_code == 1 and "could be read as a file path" in result.output
+    assert not (workdir / "results" / "submissions").exists()
+    assert (root / "bots/seasons/greedy.py").read_text().startswith('"""')
+
+
+def test_a_link_planted_in_the_submissions_folder_is_not_followed(workdir, tmp_path_factory):
+    run("bots", "new", "mybot", "--game", "seasons")
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (workdir / "results/submissions").mkdir(parents=True)
+    (workdir / "results/submissions/mybot").symlink_to(elsewhere)
+    result = run("submit", "bots/mybot.py")
+    assert result.exit_code == 1 and "does not lie below" in result.output
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_submitting_needs_the_sandbox(workdir, monkeypatch):
+    from arena.bots import isolation
+
+    monkeypatch.setattr(isolation, "sandbox_problem", lambda: "bwrap is not installed")
+    run("bots", "new", "mybot", "--game", "seasons")
+    result = run("submit", "bots/mybot.py")
+    assert result.exit_code == 1
+    assert "bots from others run only in the sandbox, and bwrap is not installed" in result.output

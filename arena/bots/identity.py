@@ -21,13 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.bots.isolation import NONE, SANDBOX, bot_process
 from arena.bots.loading import BotLoadError, load_bot, source_file_hash, split_spec
-from arena.bots.process import COMMAND_PREFIX, Limits, ProcessPlayer, bot_command, is_command
+from arena.bots.process import COMMAND_PREFIX, Limits, is_command
 from arena.referee.protocol import PlayerFailure
-
-PROCESS, NONE = "process", "none"
-ISOLATIONS = (PROCESS, NONE)
-"""How a bot runs: in a process of its own (the default), or inside arena (trusted)."""
 
 UNLOADABLE_VERSION = "unloadable"
 
@@ -40,7 +37,8 @@ class BotEntry:
     name: str | None = None
     version: str | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
-    isolation: str = PROCESS
+    isolation: str | None = None
+    """``sandbox``, ``process`` or ``none``; None: the sandbox where it works."""
 
     def to_json(self) -> dict[str, Any]:
         return {"spec": self.spec, "name": self.name, "version": self.version,
@@ -104,10 +102,11 @@ def source_hash(spec: str) -> str:
     return source_file_hash(Path(path))
 
 
-def identify(spec: str, params: Mapping[str, Any], limits: Limits | None = None
-             ) -> tuple[str, str]:
-    """The name and version a bot gives in its handshake (its code runs in its own process)."""
-    player = ProcessPlayer(bot_command(spec, params), limits, label=spec)
+def identify(spec: str, params: Mapping[str, Any], limits: Limits | None = None,
+             isolation: str = SANDBOX) -> tuple[str, str]:
+    """The name and version a bot gives in its handshake (its code runs in its own process,
+    sandboxed unless ``isolation`` is ``process``)."""
+    player = bot_process(spec, params, isolation, limits)
     try:
         player.ensure_running()
         return player.name, player.version
@@ -121,7 +120,7 @@ def identify_entry(entry: BotEntry, limits: Limits) -> tuple[str, str]:
         bot = load_bot(entry.spec, entry.params)
         name, version = bot.name, bot.version
     else:
-        name, version = identify(entry.spec, entry.params, limits)
+        name, version = identify(entry.spec, entry.params, limits, entry.isolation or SANDBOX)
     return entry.name or name, entry.version or version
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from arena.bots.names import name_problem, version_problem
 from arena.games.base import ArenaError
 from arena.referee.protocol import Player
 
@@ -211,9 +212,10 @@ def _instantiate(spec: str, obj: Any, params: Mapping[str, Any]) -> Player:
 
 
 def check_player(spec: str, obj: Any) -> None:
-    """Raise NotAPlayerError unless ``obj`` has string name and version and an act method."""
-    problems = [f"{attr!r} is not a non-empty string" for attr in ("name", "version")
-                if not isinstance(getattr(obj, attr, None), str) or not getattr(obj, attr)]
+    """Raise NotAPlayerError unless ``obj`` has a valid name and version and an act method."""
+    problems = [problem for problem in (name_problem(getattr(obj, "name", None)),
+                                        version_problem(getattr(obj, "version", None)))
+                if problem is not None]
     if not callable(getattr(obj, "act", None)):
         problems.append("it has no act(observation) method")
     if problems:

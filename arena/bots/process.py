@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import resource
 import select
@@ -44,18 +45,30 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots.loading import split_spec
+from arena.bots.names import identity_problem, printable, shown
 from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import Observation, Outcome
 from arena.referee.protocol import PlayerFailure, PlayerInfo
 from arena.referee.record import CRASH, TIMEOUT
 
+log = logging.getLogger(__name__)
 COMMAND_PREFIX = "command:"
+POLL_SECONDS = 200e-6
+"""How long arena polls for an answer before it sleeps until one comes: on a virtual
+machine, waking a sleeping core takes longer than a quick bot takes to answer. Polling
+pays only where a core is free for it (see :func:`poll_while_waiting`)."""
+_poll_seconds = POLL_SECONDS
+CPU_CHECK_SECONDS = 0.1
+"""How often, at most, arena reads a bot's CPU time between decisions."""
 HANDSHAKE_SECONDS = 30.0
 GRACE_SECONDS = 0.25
 QUIT_SECONDS = 0.1
 MAX_LINE = 1 << 20
+MAX_GAMES = 16
 STDERR_TAIL = 2000
 FILE_SIZE_LIMIT = 64 << 20
+_encode_json = json.JSONEncoder(check_circular=False).encode
+_warned_cpu_limit = False
 _RUNNING_BOTS: set[int] = set()
 """Pids of the bot processes this process runs (each in a session of its own)."""
 
@@ -67,6 +80,28 @@ class Limits:
     memory_mb: int | None = 1024
     cpu_seconds_per_game: float | None = 120.0
     handshake_seconds: float = HANDSHAKE_SECONDS
+    processes: int = 64
+    """Processes and threads, in the sandbox (a fork bomb stops there)."""
+    scratch_mb: int = 64
+    """Size of a sandboxed bot's writable /tmp."""
+
+
+def _encode(message: Mapping[str, Any]) -> bytes:
+    """A message as a line of JSON (in the layout ``json.dumps`` gives, which simple bots
+    may match on: ``"legal_actions": [...]``)."""
+    return (_encode_json(message) + "\n").encode()
+
+
+def poll_while_waiting(enabled: bool) -> None:
+    """Whether this process polls briefly for a bot's answer before it sleeps: worth it only
+    where cores are to spare (a busy machine loses what polling takes from the bots)."""
+    global _poll_seconds
+    _poll_seconds = POLL_SECONDS if enabled else 0.0
+
+
+def running_bots() -> set[int]:
+    """Pids of the bot processes this process runs now."""
+    return set(_RUNNING_BOTS)
 
 
 def is_command(spec: str) -> bool:
@@ -86,8 +121,9 @@ def bot_command(spec: str, params: Mapping[str, Any]) -> list[str]:
     return [sys.executable, "-m", "arena.bots.runner", spec, json.dumps(dict(params))]
 
 
-def _child_setup(limits: Limits) -> None:
-    # Runs in the child between fork and exec: limits, and death with the parent.
+def child_setup(limits: Limits) -> None:
+    """Limits, and death with the parent; runs in the child between fork and exec, after
+    any change of user (which would clear the death signal)."""
     if limits.memory_mb is not None:
         size = limits.memory_mb << 20
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
@@ -99,8 +135,10 @@ def _child_setup(limits: Limits) -> None:
 class ProcessPlayer:
     """A player whose bot runs in a process of its own. Reusable across games."""
 
+    isolation = "process"
+
     def __init__(self, command: Sequence[str], limits: Limits | None = None,
-                 label: str = "bot") -> None:
+                 label: str = "bot", *, remember_load_failure: bool = False) -> None:
         self.command = list(command)
         self.limits = limits or Limits()
         self.label = label
@@ -110,6 +148,11 @@ class ProcessPlayer:
         self.buffer = b""
         self.games: tuple[str, ...] | None = None
         self.says_ready = False
+        self.remember_load_failure = remember_load_failure
+        self.load_error: str | None = None
+        self.cpu_at_start = 0.0
+        self.cpu_checked = 0.0
+        self.can_limit_cpu = True
 
     # -- process life ----------------------------------------------------------
 
@@ -117,30 +160,49 @@ class ProcessPlayer:
         """Start the bot process and shake hands, if it is not running."""
         if self.process is not None and self.process.poll() is None:
             return
+        if self.load_error is not None:
+            raise PlayerFailure(CRASH, self.load_error)
         self.close()
         self.folder = Path(tempfile.mkdtemp(prefix="arena-bot-"))
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.folder),
-               "TMPDIR": str(self.folder),
-               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "LANG": "C.UTF-8"}
-        for key in ("PYTHONPATH", "VIRTUAL_ENV"):
-            if key in os.environ:
-                env[key] = os.environ[key]
         stderr = open(self.folder / "stderr.txt", "wb")  # noqa: SIM115 - the child owns it
         adopt_orphans()
         try:
-            self.process = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                cwd=self.folder, env=env, start_new_session=True,
-                preexec_fn=lambda: _child_setup(self.limits))
+            self.process = self._spawn(self.folder, stderr)
         except OSError as exc:
+            self.close()
             raise PlayerFailure(CRASH, f"cannot start {self.command[0]!r}: {exc}") from None
         finally:
             stderr.close()
         _RUNNING_BOTS.add(self.process.pid)
         assert self.process.stdin is not None
         os.set_blocking(self.process.stdin.fileno(), False)
+        assert self.process.stdout is not None
+        os.set_blocking(self.process.stdout.fileno(), False)
         self.buffer = b""
-        self._handshake()
+        try:
+            self._handshake()
+        except PlayerFailure as failure:
+            if self.remember_load_failure:  # a bot that cannot start is not retried each game
+                self.load_error = f"the bot cannot be loaded: {failure.detail}"
+            raise
+
+    def _spawn(self, folder: Path, stderr: Any) -> subprocess.Popen[bytes]:
+        """Start the bot's process, its working folder ``folder``."""
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(folder),
+               "TMPDIR": str(folder),
+               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "LANG": "C.UTF-8"}
+        for key in ("PYTHONPATH", "VIRTUAL_ENV"):
+            if key in os.environ:
+                env[key] = os.environ[key]
+        return subprocess.Popen(
+            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+            cwd=folder, env=env, start_new_session=True,
+            preexec_fn=lambda: child_setup(self.limits))
+
+    @property
+    def cpu_pid(self) -> int | None:
+        """The process whose CPU time counts against the bot's budget."""
+        return None if self.process is None else self.process.pid
 
     def _handshake(self) -> None:
         self._send({"type": "hello", "protocol": 1})
@@ -150,21 +212,28 @@ class ProcessPlayer:
         except ValueError:
             reply = None
         if not isinstance(reply, dict):
-            self._fail(CRASH, f"malformed handshake {line[:200]!r}")
+            self._fail(CRASH, f"malformed handshake {shown(line, 200)}")
         if "error" in reply:
-            self._fail(CRASH, str(reply["error"]))
+            self._fail(CRASH, printable(str(reply["error"]))[:2000])
         name, version = reply.get("name"), reply.get("version")
-        if not (isinstance(name, str) and name and isinstance(version, str | int | float)):
-            self._fail(CRASH, f"handshake without name and version: {line[:200]!r}")
-        self.name, self.version = name, str(version)
+        if name is None or version is None:
+            self._fail(CRASH, f"handshake without name and version: {shown(line, 200)}")
+        if isinstance(version, int | float) and not isinstance(version, bool):
+            version = str(version)
+        problem = identity_problem(name, version)
+        if problem is not None:
+            self._fail(CRASH, f"handshake refused: {problem}")
+        self.name, self.version = name, version
         games = reply.get("games")
-        self.games = tuple(games) if isinstance(games, list) else None
+        self.games = (tuple(g for g in games if isinstance(g, str))[:MAX_GAMES]
+                      if isinstance(games, list) else None)
         self.says_ready = reply.get("ready") is True
 
     def close(self) -> None:
         """Stop the bot process (and everything it started) and remove its folder."""
         if self.process is not None:
             if self.process.poll() is None:
+                self._signal_group(signal.SIGCONT)
                 with contextlib.suppress(OSError, ValueError, PlayerFailure):
                     self._send({"type": "quit"}, QUIT_SECONDS)
             self._kill_group()
@@ -190,7 +259,8 @@ class ProcessPlayer:
 
     def start(self, info: PlayerInfo) -> None:
         self.ensure_running()
-        self._set_cpu_budget()
+        self._signal_group(signal.SIGCONT)  # stopped at the end of its last game
+        self._start_cpu_budget()
         self._send({"type": "start", "info": {
             "game": info.game, "options": dict(info.options), "seat": info.seat,
             "seats": info.seats, "seed": info.seed, "time_limit": info.time_limit}})
@@ -205,56 +275,85 @@ class ProcessPlayer:
         limit = observation.time_left
         seconds = None if limit is None else limit + GRACE_SECONDS
         started = time.monotonic()
-        self._send({"type": "act", "observation": observation.to_json()}, seconds)
+        self._write(_encode({"type": "act", "observation": observation.to_json()}), "act",
+                    seconds)
         left = None if seconds is None else seconds - (time.monotonic() - started)
-        return self._read_line(left, "a decision")
+        reply = self._read_line(left, "a decision")
+        if started - self.cpu_checked >= CPU_CHECK_SECONDS:
+            self._check_cpu_budget(started)
+        return reply
 
     def end(self, outcome: Outcome) -> None:
         if self.process is not None and self.process.poll() is None:
             with contextlib.suppress(PlayerFailure):
                 self._send({"type": "end", "outcome": outcome.to_json()})
+            self._signal_group(signal.SIGSTOP)  # no CPU for a bot between its games
         kill_strays(_RUNNING_BOTS)  # what left the bot's process group during the game
+
+    def _signal_group(self, signal_number: int) -> None:
+        group = self.group
+        if group is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal_number)
+
+    @property
+    def group(self) -> int | None:
+        """The process group of the bot and what it starts (its session's)."""
+        return None if self.process is None else self.process.pid
 
     # -- wire ---------------------------------------------------------------------------
 
     def _send(self, message: Mapping[str, Any], seconds: float | None = None) -> None:
-        """Write one message; a bot that does not read it within ``seconds`` times out.
+        """Write one message; a bot that does not read it within ``seconds`` times out."""
+        self._write(_encode(message), str(message.get("type")), seconds)
 
-        The pipe is non-blocking: a bot that answers without ever reading its input
-        would otherwise fill the pipe and block arena for good.
-        """
+    def _write(self, line: bytes, kind: str, seconds: float | None = None) -> None:
+        """Write one encoded message; a bot that does not read it within ``seconds`` times
+        out. The pipe is non-blocking: a bot that answers without ever reading its input
+        would otherwise fill the pipe and block arena for good."""
         assert self.process is not None and self.process.stdin is not None
         if seconds is None:
             seconds = self.limits.handshake_seconds
         fd = self.process.stdin.fileno()
-        data = memoryview(json.dumps(message).encode() + b"\n")
+        try:
+            written = os.write(fd, line)
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            self._fail(CRASH, "the bot process has exited")
+        if written == len(line):  # the common case: the whole message at once
+            return
+        data = memoryview(line)[written:]
         deadline = time.monotonic() + seconds
         while data:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._fail(TIMEOUT, f"the bot does not read its input ({seconds:.2f} s "
+                                    f"waiting to send it a {kind!r} message)")
+            select.select([], [fd], [], remaining)
             try:
                 data = data[os.write(fd, data):]
             except BlockingIOError:
                 pass
             except OSError:
                 self._fail(CRASH, "the bot process has exited")
-            if data:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    self._fail(TIMEOUT, f"the bot does not read its input ({seconds:.2f} s "
-                                        f"waiting to send it a {message.get('type')!r} message)")
-                select.select([], [fd], [], remaining)
 
     def _read_line(self, seconds: float | None, waiting_for: str) -> str:
         assert self.process is not None and self.process.stdout is not None
         deadline = None if seconds is None else time.monotonic() + seconds
         stream = self.process.stdout.fileno()
+        spin_until = time.perf_counter() + _poll_seconds
         while b"\n" not in self.buffer:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 self._fail(TIMEOUT, f"no answer within {seconds:.2f} s to {waiting_for}")
-            ready, _, _ = select.select([stream], [], [], remaining)
-            if not ready:
+            try:  # a quick bot has answered before a sleep and a wake-up would be over
+                chunk = os.read(stream, 65536)
+            except BlockingIOError:
+                if time.perf_counter() < spin_until:
+                    continue
+                select.select([stream], [], [], remaining)
                 continue
-            chunk = os.read(stream, 65536)
             if not chunk:
                 # The pipe closed: let the process finish exiting, to report its status.
                 with contextlib.suppress(subprocess.TimeoutExpired):
@@ -272,11 +371,17 @@ class ProcessPlayer:
         if self.process is not None:
             code = self.process.poll()
             self._kill_group()
-            if code is not None and code != 0 and status == CRASH:
-                reason += f" (exit status {_exit_text(code)})"
+            if code == -signal.SIGXCPU:
+                status, reason = TIMEOUT, self._cpu_text()
+            elif code is not None and code != 0 and status == CRASH:
+                reason = self._failure_text(code) or f"{reason} (exit status {_exit_text(code)})"
             tail = self.stderr_tail()
         self.close()
         raise PlayerFailure(status, reason + (f"\n--- stderr ---\n{tail}" if tail else ""))
+
+    def _failure_text(self, code: int | None) -> str | None:
+        """What to say of a bot process that ended with ``code``, beyond its exit status."""
+        return None
 
     def stderr_tail(self) -> str:
         if self.folder is None:
@@ -287,14 +392,48 @@ class ProcessPlayer:
             return ""
         return data[-STDERR_TAIL:].decode("utf-8", errors="replace").strip()
 
-    def _set_cpu_budget(self) -> None:
-        seconds = self.limits.cpu_seconds_per_game
-        if seconds is None or self.process is None or not hasattr(resource, "prlimit"):
+    # -- CPU time per game ------------------------------------------------------------
+
+    def _start_cpu_budget(self) -> None:
+        """Move the soft CPU limit to what the bot has used so far plus one game's budget.
+
+        Only the soft limit moves: a lowered hard limit could not be raised again for the
+        next game without privileges. A bot that raises its soft limit or ignores SIGXCPU
+        is caught by :meth:`_check_cpu_budget`.
+        """
+        seconds, pid = self.limits.cpu_seconds_per_game, self.cpu_pid
+        self.cpu_at_start = self.cpu_checked = 0.0
+        if seconds is None or pid is None:
             return
-        used = _cpu_seconds(self.process.pid)
-        soft = int(used + seconds) + 1
-        with contextlib.suppress(OSError, ValueError):
-            resource.prlimit(self.process.pid, resource.RLIMIT_CPU, (soft, soft + 1))
+        self.cpu_at_start = _cpu_seconds(pid)
+        self.cpu_checked = time.monotonic()
+        if not self.can_limit_cpu:
+            return
+        try:
+            _soft, hard = resource.prlimit(pid, resource.RLIMIT_CPU)
+            soft = int(self.cpu_at_start + seconds) + 1
+            resource.prlimit(pid, resource.RLIMIT_CPU,
+                             (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+        except (OSError, ValueError) as exc:
+            # A root without CAP_SYS_RESOURCE (in a container, say) may not limit a sandboxed
+            # bot's uid; arena's own check between decisions then does it alone.
+            self.can_limit_cpu = False
+            global _warned_cpu_limit
+            if not _warned_cpu_limit:
+                _warned_cpu_limit = True
+                log.info("cannot set the CPU limit of bot %s (pid %d): %s; arena checks "
+                     "its CPU time between decisions instead", self.label, pid, exc)
+
+    def _check_cpu_budget(self, now: float) -> None:
+        seconds, pid = self.limits.cpu_seconds_per_game, self.cpu_pid
+        self.cpu_checked = now
+        if seconds is not None and pid is not None \
+                and _cpu_seconds(pid) - self.cpu_at_start > seconds:
+            self._fail(TIMEOUT, self._cpu_text())
+
+    def _cpu_text(self) -> str:
+        return (f"used up its CPU time for the game ({self.limits.cpu_seconds_per_game:g} s, "
+                "cpu_limit)")
 
 
 def _cpu_seconds(pid: int) -> float:

@@ -17,50 +17,25 @@ other child in another session is something a bot left behind, and
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import signal
-import sys
 from collections.abc import Collection
-from typing import Any
 
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
+from arena.bots.kernel import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, prctl
+
 MAX_ROUNDS = 100
 _adopting_pid: int | None = None  # a forked child is not a subreaper: it must ask again
 
 
 def die_with_parent(signal_number: int) -> None:
     """Have ``signal_number`` sent to this process when its parent dies (Linux)."""
-    _prctl(PR_SET_PDEATHSIG, signal_number)
-
-
-def _prctl(option: int, value: int) -> bool:
-    libc = _libc()
-    try:
-        return libc is not None and int(libc.prctl(option, value, 0, 0, 0)) == 0
-    except AttributeError:
-        return False
-
-
-@functools.cache
-def _libc() -> Any:
-    # Loaded once, in the parent: a child between fork and exec must not load
-    # libraries (another thread may have held the loader's lock at the fork).
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    try:
-        return ctypes.CDLL(None, use_errno=True)
-    except OSError:
-        return None
+    prctl(PR_SET_PDEATHSIG, signal_number)
 
 
 def adopt_orphans() -> bool:
     """Have orphans of this process's descendants handed to it; whether that works here."""
     global _adopting_pid
-    if _adopting_pid != os.getpid() and _prctl(PR_SET_CHILD_SUBREAPER, 1):
+    if _adopting_pid != os.getpid() and prctl(PR_SET_CHILD_SUBREAPER, 1):
         _adopting_pid = os.getpid()
     return _adopting_pid == os.getpid()
 
@@ -75,8 +50,8 @@ def kill_strays(bots: Collection[int]) -> int:
         return 0
     own_session, killed = os.getsid(0), 0
     for _ in range(MAX_ROUNDS):
-        strays = [pid for pid, session in _children()
-                  if session != own_session and pid not in bots]
+        strays = [pid for pid, session in _children(skip=bots)
+                  if session != own_session]
         if not strays:
             break
         for pid in strays:
@@ -88,15 +63,15 @@ def kill_strays(bots: Collection[int]) -> int:
     return killed
 
 
-def _children() -> list[tuple[int, int]]:
-    """(pid, session) of each child of this process, zombies included."""
+def _children(skip: Collection[int] = ()) -> list[tuple[int, int]]:
+    """(pid, session) of each child of this process but ``skip``, zombies included."""
     me = os.getpid()
     try:
         pids = [int(pid) for task in os.listdir("/proc/self/task")
                 for pid in _read(f"/proc/self/task/{task}/children").split()]
     except FileNotFoundError:  # a kernel without child lists: look at every process
         pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    stats = ((pid, _stat(pid)) for pid in pids)
+    stats = ((pid, _stat(pid)) for pid in pids if pid not in skip)
     return [(pid, stat[1]) for pid, stat in stats if stat is not None and stat[0] == me]
 
 

@@ -1,8 +1,8 @@
 """Validation of a bot before it enters: does it start, speak the protocol, play legally?
 
-``validate`` loads a bot in its own process, plays a few seat-swapped games
-against the game's random bot, and judges the protocol, the results and the
-decision times.
+``validate`` loads a bot in its own process (sandboxed by default), plays a few
+seat-swapped games against the game's random bot, and judges the protocol, the
+results and the decision times.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.bots.process import ProcessPlayer, bot_command
+from arena.bots.isolation import NONE, PROCESS, bot_process, resolve_isolation
+from arena.bots.process import ProcessPlayer
 from arena.games import GAMES, find_game
 from arena.referee.dice import derive_seed
 from arena.referee.match import play_game
@@ -45,10 +46,15 @@ class Verdict:
 
 
 def validate(spec: str, *, game: str | None = None, games: int = 6,
-             time_limit: float = 1.0, seed: int = 0) -> Verdict:
-    """Play ``games`` seat-swapped games against the game's random bot, in isolation."""
+             time_limit: float = 1.0, seed: int = 0, isolation: str | None = None,
+             strangers: bool = False) -> Verdict:
+    """Play ``games`` seat-swapped games against the game's random bot, in the sandbox (or
+    at ``isolation``; a stranger's bot only in the sandbox)."""
     verdict = Verdict(spec)
-    player = ProcessPlayer(bot_command(spec, {}), label=spec)
+    level = resolve_isolation(isolation, strangers=strangers)
+    if level == NONE:
+        level = PROCESS  # validation checks the protocol: always a process of its own
+    player = bot_process(spec, {}, level)
     try:
         player.ensure_running()
     except PlayerFailure as failure:
@@ -60,7 +66,7 @@ def validate(spec: str, *, game: str | None = None, games: int = 6,
     try:
         verdict.name, verdict.version = player.name, player.version
         for name in _games_to_try(game, player.games):
-            lost = _try_game(verdict, player, name, games, time_limit, seed)
+            lost = _try_game(verdict, player, name, games, time_limit, seed, level)
             if lost:
                 failed.append(lost)
     finally:
@@ -84,9 +90,9 @@ def _games_to_try(game: str | None, declared: tuple[str, ...] | None) -> list[st
 
 
 def _try_game(verdict: Verdict, player: ProcessPlayer, game: str, games: int,
-              time_limit: float, seed: int) -> str | None:
+              time_limit: float, seed: int, level: str) -> str | None:
     """Play ``game``; a failure's description, or None with the game added to the verdict."""
-    opponent = ProcessPlayer(bot_command(str(ARENA_ROOT / "bots" / game / "random_bot.py"), {}))
+    opponent = bot_process(str(ARENA_ROOT / "bots" / game / "random_bot.py"), {}, level)
     times: list[float] = []
     failures: list[str] = []
     try:

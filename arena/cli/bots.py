@@ -8,7 +8,7 @@ import click
 
 from arena.bots.template import new_bot
 from arena.bots.validation import validate
-from arena.cli.common import DB_OPTION, check_bot_file, reports_errors
+from arena.cli.common import DB_OPTION, check_bot_file, echo, reports_errors
 from arena.results.store import Store
 from arena.tournaments.submissions import submit as submit_bot
 
@@ -26,7 +26,7 @@ def bots() -> None:
 def bots_new(name: str, game_name: str, folder: str) -> None:
     """Write bots/NAME.py (a bot that plays legal moves) and a test for it."""
     for path in new_bot(name, game_name, Path(folder)):
-        click.echo(f"wrote {path}")
+        echo(f"wrote {path}")
 
 
 @bots.command("validate")
@@ -42,7 +42,7 @@ def bots_validate(spec: str, game_name: str | None, count: int, time_limit: floa
     check_bot_file(spec)
     verdict = validate(spec, game=game_name, games=count, time_limit=time_limit)
     for line in verdict.lines():
-        click.echo(line)
+        echo(line)
     if not verdict.valid:
         raise SystemExit(1)
 
@@ -60,8 +60,8 @@ def submit(spec: str, game_name: str | None, db: str, folder: str) -> None:
     with Store(db) as store:
         verdict, copy = submit_bot(spec, store, game=game_name, folder=Path(folder))
     for line in verdict.lines():
-        click.echo(line)
+        echo(line)
     if copy is None:
         raise SystemExit(1)
-    click.echo(f"submitted {verdict.name}@{verdict.version} for {', '.join(verdict.games)}: "
+    echo(f"submitted {verdict.name}@{verdict.version} for {', '.join(verdict.games)}: "
                f"code kept as {copy}; use that path as the bot's spec in a tournament")

@@ -12,6 +12,7 @@ import click
 import yaml
 
 from arena.bots.loading import BotLoadError, BotNotFoundError, split_spec
+from arena.bots.names import printable
 from arena.bots.process import is_command
 from arena.games.base import ArenaError
 from arena.results.ratings import SYSTEMS
@@ -30,18 +31,24 @@ def reports_errors(command: F) -> F:
             return command(*args, **kwargs)
         except BotLoadError as exc:
             if exc.details:
-                click.echo(exc.details.rstrip(), err=True)
-            raise click.ClickException(str(exc)) from None
+                echo(exc.details.rstrip(), err=True)
+            raise click.ClickException(printable(str(exc))) from None
         except ArenaError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise click.ClickException(printable(str(exc))) from None
         except sqlite3.Error as exc:  # a full disk, a locked or damaged file
             raise click.ClickException(
-                f"the results database: {exc}; finished games are kept — fix this and run "
-                "the same command again to resume") from None
+                f"the results database: {printable(str(exc))}; finished games are kept — fix "
+                "this and run the same command again to resume") from None
         except OSError as exc:  # a full disk or a folder arena may not write to
-            raise click.ClickException(str(exc)) from None
+            raise click.ClickException(printable(str(exc))) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def echo(text: str = "", *, err: bool = False) -> None:
+    """Print a line; what bots and configs supplied in it (names, stderr, tracebacks) cannot
+    act on the terminal: control characters show as escapes."""
+    click.echo(printable(text), err=err)
 
 
 def parse_option(text: str) -> tuple[str, Any]:

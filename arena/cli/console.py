@@ -10,10 +10,19 @@ from typing import Any
 import multiprocessing_logging
 from tqdm import tqdm
 
-from arena.tournaments.runner import Progress
+from arena.bots.names import printable
+from arena.cli.common import echo
+from arena.tournaments.runner import Progress, TournamentRun, header_lines
 from arena.tournaments.tasks import GameResult
 
 LOG_FORMAT = "%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"
+
+
+class PrintableFormatter(logging.Formatter):
+    """Log lines whose bot-supplied text cannot act on a terminal showing the log."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
 
 
 def setup_logging(log_file: Path, *, verbose: bool) -> None:
@@ -23,11 +32,11 @@ def setup_logging(log_file: Path, *, verbose: bool) -> None:
     for handler in list(root.handlers):
         root.removeHandler(handler)
     file_handler = logging.FileHandler(log_file, encoding="utf-8")
-    file_handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    file_handler.setFormatter(PrintableFormatter(LOG_FORMAT))
     root.addHandler(file_handler)
     if verbose:
         console = logging.StreamHandler(sys.stderr)
-        console.setFormatter(logging.Formatter("%(processName)s %(levelname)s %(message)s"))
+        console.setFormatter(PrintableFormatter("%(processName)s %(levelname)s %(message)s"))
         root.addHandler(console)
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     multiprocessing_logging.install_mp_handler()
@@ -49,6 +58,12 @@ class ProgressBar(Progress):
         self.bar: tqdm[Any] | None = None
         self.started = self._start
         self.game_done = self._advance
+        self.opened = self._header
+
+    @staticmethod
+    def _header(run: TournamentRun) -> None:
+        for line in header_lines(run):
+            echo(line)
 
     def _start(self, total: int, done: int) -> None:
         if self.enabled:

@@ -12,14 +12,14 @@ from typing import IO
 import click
 
 from arena.bots.human import HUMAN_SPEC, HumanPlayer
-from arena.bots.identity import ISOLATIONS, PROCESS
-from arena.bots.isolation import close_player, start_bot
-from arena.cli.common import parse_option, reports_errors
+from arena.bots.isolation import ISOLATIONS, close_player, start_bot
+from arena.cli.common import echo, parse_option, reports_errors
 from arena.games import GAMES, find_game
 from arena.games.base import Game
 from arena.referee.match import resolve_game_options
 from arena.referee.protocol import Player
 from arena.referee.record import OK, GameRecord, game_log
+from arena.tournaments.config import DEFAULT_TIME_LIMIT
 
 
 @click.command()
@@ -29,10 +29,10 @@ def games() -> None:
         info = GAMES[name].info
         seats = (str(info.min_seats) if info.min_seats == info.max_seats
                  else f"{info.min_seats}-{info.max_seats}")
-        click.echo(f"{name}: {info.title} ({seats} players)")
+        echo(f"{name}: {info.title} ({seats} players)")
         for option in info.options:
             choices = f", one of {', '.join(map(str, option.choices))}" if option.choices else ""
-            click.echo(f"  --option {option.name}=… (default {option.default}{choices}): "
+            echo(f"  --option {option.name}=… (default {option.default}{choices}): "
                        f"{option.help}")
 
 
@@ -50,15 +50,18 @@ def games() -> None:
               help="Board file, for games played on a board (same as -o board=…).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
               help="Write each game's record to this file as JSON Lines.")
-@click.option("--isolation", type=click.Choice(ISOLATIONS), default=PROCESS,
-              show_default=True,
-              help="Run each bot in a process of its own, or inside arena (trusted bots).")
+@click.option("--isolation", type=click.Choice(ISOLATIONS),
+              help="sandbox (the default where bubblewrap works), process (a plain process "
+              "of its own, not a sandbox) or none (inside arena: trusted bots only).")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
-              help="Seconds per decision (default: no limit).")
+              help=f"Seconds per decision (default {DEFAULT_TIME_LIMIT:g}; none when a "
+              "person plays).")
+@click.option("--no-time-limit", is_flag=True, help="No limit on a decision's time.")
 @reports_errors
 def play(game_name: str, bots: Sequence[str], seed: int, count: int,
          raw_options: Sequence[str], dice: str | None, board: str | None,
-         json_path: str | None, isolation: str, time_limit: float | None) -> None:
+         json_path: str | None, isolation: str | None, time_limit: float | None,
+         no_time_limit: bool) -> None:
     """Play GAME between BOTs: one game as a log, several as a summary.
 
     A BOT is path/to/bot.py, path/to/bot.py:Name, module:attr, an installed
@@ -70,6 +73,8 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
     given = dict(parse_option(o) for o in raw_options)
     given.update({k: v for k, v in (("dice", dice), ("board", board)) if v is not None})
     options = resolve_game_options(game, given, len(bots))
+    if time_limit is None and not no_time_limit and HUMAN_SPEC not in bots:
+        time_limit = DEFAULT_TIME_LIMIT
     players: list[Player] = []
     out = None
     try:
@@ -99,13 +104,13 @@ def _save(out: IO[str] | None, record: GameRecord) -> None:
 def show_game(game: Game, record: GameRecord) -> None:
     """One game: who sat where, its log, and why a seat lost if it failed."""
     names = ", ".join(f"seat {i}: {s.name}@{s.version}" for i, s in enumerate(record.seats))
-    click.echo(f"{game.info.title}, seed {record.seed} ({names})")
+    echo(f"{game.info.title}, seed {record.seed} ({names})")
     for line in game_log(record):
-        click.echo(line)
+        echo(line)
     for seat, status in enumerate(record.seats):
         if status.status != OK:
             first = status.detail.splitlines()[0] if status.detail else ""
-            click.echo(f"seat {seat} ({status.name}) lost by {status.status}: {first}")
+            echo(f"seat {seat} ({status.name}) lost by {status.status}: {first}")
 
 
 def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
@@ -118,10 +123,10 @@ def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
         for order, record in bar:
             _save(out, record)
             summary.add(order, record)
-    click.echo(f"{count} games of {game.info.title}, seed {seed}, seats rotated "
+    echo(f"{count} games of {game.info.title}, seed {seed}, seats rotated "
                f"(each group of {len(players)} games shares its dice)")
     for line in summary.lines():
-        click.echo(line)
+        echo(line)
 
 
 @click.command()
@@ -143,4 +148,4 @@ def board(board_path: str | None, record_path: str | None, game_index: int,
 
     Path(svg_path).write_text(draw(board_path, record_path, game_index, move),
                               encoding="utf-8")
-    click.echo(f"wrote {svg_path}")
+    echo(f"wrote {svg_path}")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.common import DB_OPTION, SYSTEM_OPTION, open_store, reports_errors
+from arena.cli.common import DB_OPTION, SYSTEM_OPTION, echo, open_store, reports_errors
 from arena.games import find_game
 from arena.games.base import ArenaError
 from arena.results.ratings import RatingSettings
@@ -26,12 +26,12 @@ def ratings(game_name: str | None, db: str, system: str) -> None:
         names = [find_game(game_name).info.name] if game_name else games_played(store)
         for name in names:
             rows = leaderboard(store, name, RatingSettings(system=system))
-            click.echo(f"{name} ({system}, {len(rows)} versions)")
-            click.echo(f"  {'#':>3}  {'bot':<20} {'version':<10} {'mu':>7} {'sigma':>6} "
+            echo(f"{name} ({system}, {len(rows)} versions)")
+            echo(f"  {'#':>3}  {'bot':<20} {'version':<10} {'mu':>7} {'sigma':>6} "
                        f"{'mu-3sigma':>9} {'games':>6} {'wins':>5} {'draws':>5} {'losses':>6}")
             for place, row in enumerate(rows, 1):
                 bot, r, t = row.bot.identity, row.rating, row.tally
-                click.echo(f"  {place:>3}  {bot.name:<20} {bot.version:<10} {r.mu:7.2f} "
+                echo(f"  {place:>3}  {bot.name:<20} {bot.version:<10} {r.mu:7.2f} "
                            f"{r.sigma:6.2f} {r.conservative:9.2f} {t.games:6d} {t.wins:5d} "
                            f"{t.draws:5d} {t.losses:6d}")
 
@@ -55,13 +55,13 @@ def history(name: str, game_name: str | None, db: str, system: str) -> None:
             if not rows:
                 continue
             shown += 1
-            click.echo(f"{name} in {game} ({system})")
-            click.echo(f"  {'version':<10} {'tournament':<32} {'when':<16} {'mu':>7} "
+            echo(f"{name} in {game} ({system})")
+            echo(f"  {'version':<10} {'tournament':<32} {'when':<16} {'mu':>7} "
                        f"{'sigma':>6} {'mu-3sigma':>9} {'games':>6}")
             for row in rows:
                 when = datetime.datetime.fromtimestamp(row.finished).strftime("%Y-%m-%d %H:%M")
                 r = row.rating
-                click.echo(f"  {row.version:<10} {row.tournament:<32} {when:<16} {r.mu:7.2f} "
+                echo(f"  {row.version:<10} {row.tournament:<32} {when:<16} {r.mu:7.2f} "
                            f"{r.sigma:6.2f} {r.conservative:9.2f} {row.games:6d}")
         if not shown:
             raise ArenaError(f"bot {name!r} has no rated games in {db}")
@@ -117,7 +117,7 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
             finally:
                 bar.close()
         for line in result.lines():
-            click.echo(line)
+            echo(line)
 
 
 @click.command()
@@ -138,4 +138,4 @@ def report(tournament: str | None, db: str, out_dir: str | None) -> None:
         row = store.find_tournament(tournament) if tournament else rows[-1]
         folder = Path(out_dir) if out_dir else Path("results") / row.name
         for path in write_reports(store, row, folder):
-            click.echo(f"wrote {path}")
+            echo(f"wrote {path}")

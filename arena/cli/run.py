@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.cli.common import reports_errors
+from arena.cli.common import echo, reports_errors
 from arena.results.standings import BotResults, table_lines
 from arena.results.store import Store
 from arena.tournaments.config import TournamentConfig, load_config
@@ -47,7 +47,7 @@ def run(config_path: str, dry_run: bool, progress: bool, verbose: bool,
     config = load_config(config_path, **overrides)
     if dry_run:
         for line in schedule_preview(config):
-            click.echo(line)
+            echo(line)
         return
     run_from_cli(config, progress=progress, verbose=verbose)
 
@@ -69,7 +69,7 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool) -> 
             except KeyboardInterrupt:
                 bar.close()
                 done = store.finished_count(config.name)
-                click.echo(f"\ninterrupted: {done} finished games are kept in {config.db}; "
+                echo(f"\ninterrupted: {done} finished games are kept in {config.db}; "
                            "run the same command again to resume", err=True)
                 raise SystemExit(130) from None
             bar.close()
@@ -79,23 +79,25 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool) -> 
 
 
 def _show_round(index: int, results: Sequence[BotResults]) -> None:
-    click.echo(f"\nstandings after round {index + 1}:", err=True)
+    echo(f"\nstandings after round {index + 1}:", err=True)
     for line in table_lines(results, seats=False):
-        click.echo(line, err=True)
+        echo(line, err=True)
 
 
 def _finish(config: TournamentConfig, store: Store, report: RunReport) -> None:
     from arena.reports import write_reports
 
     for problem in report.problems:
-        click.echo(f"warning: {problem}", err=True)
+        echo(f"warning: {problem}", err=True)
     if report.played == 0 and report.complete:
-        click.echo(f"tournament {config.name!r} is complete ({report.total} games in "
+        echo(f"tournament {config.name!r} is complete ({report.total} games in "
                    f"{config.db}); nothing to play")
     else:
-        click.echo(f"tournament {config.name!r}: played {report.played} games "
+        echo(f"tournament {config.name!r}: played {report.played} games "
                    f"({report.already_done} were already done), {report.total} in all")
     for line in table_lines(report.standings):
-        click.echo(line)
+        echo(line)
+    if config.secret_seed and report.complete:
+        echo(f"the secret seed was {store.seed_of(report.tournament_id)}")
     paths = write_reports(store, store.find_tournament(config.name), config.output_dir)
-    click.echo("wrote " + ", ".join(str(p) for p in paths))
+    echo("wrote " + ", ".join(str(p) for p in paths))

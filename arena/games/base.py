@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import difflib
 import functools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 CHANCE_SEAT = -1
@@ -131,6 +132,10 @@ class LazyState(Mapping[str, Any]):
         """Fix the data as the source is now, and let go of the source."""
         self._json()
 
+    def data(self) -> dict[str, Any]:
+        """The JSON form itself (built if need be), not a copy: do not change it."""
+        return self._json()
+
     @property
     def built(self) -> bool:
         """Whether the data has been built (read or frozen)."""
@@ -171,10 +176,11 @@ class Observation(NamedTuple):
     time_left: float | None = None
 
     def to_json(self) -> dict[str, Any]:
+        state = self.state
         return {
             "game": self.game,
             "seat": self.seat,
-            "state": dict(self.state),
+            "state": state.data() if type(state) is LazyState else dict(state),
             "legal_actions": [str(a) for a in self.legal_actions],
             "time_left": self.time_left,
         }
@@ -190,6 +196,10 @@ class GameOption:
     help: str
     choices: tuple[Any, ...] | None = None
     minimum: int | None = None
+    normalize: Callable[[Any], Any] | None = None
+    """Applied to a valid value (a file name made absolute, say)."""
+    is_file: bool = False
+    """The value names a file the game reads (a sandboxed bot must be able to see it)."""
 
     def check(self, value: Any) -> Any:
         """Return ``value`` if it is valid for this option, else raise GameOptionError."""
@@ -203,7 +213,7 @@ class GameOption:
             raise GameOptionError(f"option {self.name!r} must be one of {allowed}, got {value!r}")
         if self.minimum is not None and isinstance(value, int) and value < self.minimum:
             raise GameOptionError(f"option {self.name!r} must be at least {self.minimum}")
-        return value
+        return self.normalize(value) if self.normalize is not None else value
 
 
 @dataclass(frozen=True)
@@ -224,6 +234,11 @@ class GameInfo:
             if name not in known:
                 raise GameOptionError(unknown_name_message("option", name, known, self.name))
         return {name: opt.check(given.get(name, opt.default)) for name, opt in known.items()}
+
+
+def absolute_path(value: str) -> str:
+    """A file option's value as an absolute path (empty stays empty: the default)."""
+    return str(Path(value).resolve()) if value else value
 
 
 def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:

@@ -22,10 +22,13 @@ from arena.games.base import Action, Observation, Outcome
 
 @runtime_checkable
 class Player(Protocol):
-    """What the referee needs from a bot."""
+    """What the referee needs from a bot: its identity, read after ``start``, and ``act``."""
 
-    name: str
-    version: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
 
     def act(self, observation: Observation) -> Action | str: ...
 

@@ -22,20 +22,26 @@ SEAT_STATUSES = (OK, CRASH, TIMEOUT, ILLEGAL_ACTION)
 
 @dataclass(frozen=True)
 class SeatRecord:
-    """Who sat in a seat and how their game ended (``ok`` unless they failed)."""
+    """Who sat in a seat, how their game ended (``ok`` unless they failed), and how the bot
+    was isolated (``sandbox``, ``process``, ``none``; empty where nobody said)."""
 
     name: str
     version: str
     status: str = OK
     detail: str = ""
+    isolation: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.version, "status": self.status,
+        data = {"name": self.name, "version": self.version, "status": self.status,
                 "detail": self.detail}
+        if self.isolation:
+            data["isolation"] = self.isolation
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SeatRecord:
-        return cls(data["name"], data["version"], data.get("status", OK), data.get("detail", ""))
+        return cls(data["name"], data["version"], data.get("status", OK), data.get("detail", ""),
+                   data.get("isolation", ""))
 
 
 class Move(NamedTuple):

@@ -44,5 +44,6 @@ def write_csv_reports(model: ReportModel, out_dir: Path) -> list[Path]:
     write_pairs(paths[2], ((bot.identity, other.identity, model.pairs[bot.index, other.index])
                            for bot in order for other in order
                            if (bot.index, other.index) in model.pairs))
-    write_games(paths[3], model.rows, identities, seats)
+    write_games(paths[3], model.rows, identities, seats,
+                hide_seeds=model.tournament.shown_seed != str(model.tournament.seed))
     return paths

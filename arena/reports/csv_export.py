@@ -1,5 +1,11 @@
 """CSV files of a tournament: standings and ratings (one row per bot), pairs (one row per
-ordered pair of bots that met) and games (one row per game)."""
+ordered pair of bots that met) and games (one row per game).
+
+Names and versions come from bots and configs: a text cell that a spreadsheet
+would take for a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage return
+first) is written with a leading apostrophe, as OWASP advises, so it shows as
+text and never runs.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import csv
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from arena.bots.identity import BotIdentity
 from arena.results.ratings import Rating
@@ -18,12 +24,40 @@ if TYPE_CHECKING:
     from arena.reports.model import PairResult
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> object:
+    """``value`` as a CSV cell that no spreadsheet runs as a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _is_number(value):
+        return "'" + value
+    return value
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+class SafeWriter:
+    """A csv writer whose text cells are neutralised by :func:`cell`."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.writer = csv.writer(out)
+
+    def writerow(self, row: Iterable[object]) -> None:
+        self.writer.writerow([cell(value) for value in row])
+
+
 def write_standings(path: Path, results: Sequence[BotResults],
                     identities: Sequence[BotIdentity], seats: int) -> None:
     seat_columns = [f"seat{s}_{what}" for s in range(seats)
                     for what in ("games", "points", "mean_score")]
     with path.open("w", newline="", encoding="utf-8") as out:
-        writer = csv.writer(out)
+        writer = SafeWriter(out)
         writer.writerow(["place", "bot", "version", "games", "wins", "draws", "losses",
                          "points", "byes", "score", "mean_score", "mean_rank", *seat_columns])
         for place, result in enumerate(results, 1):
@@ -38,21 +72,25 @@ def write_standings(path: Path, results: Sequence[BotResults],
 
 
 def write_games(path: Path, rows: Iterable[GameRow], identities: Sequence[BotIdentity],
-                seats: int) -> int:
+                seats: int, *, hide_seeds: bool = False) -> int:
+    """One row per game, each seat with its bot, result and isolation; ``hide_seeds`` leaves
+    the seed column empty (a secret-seed tournament still running)."""
     count = 0
     seat_columns = [f"seat{s}_{what}" for s in range(seats)
-                    for what in ("bot", "version", "rank", "score", "status")]
+                    for what in ("bot", "version", "rank", "score", "status", "isolation")]
     with path.open("w", newline="", encoding="utf-8") as out:
-        writer = csv.writer(out)
+        writer = SafeWriter(out)
         writer.writerow(["game", "round", "table", "set", "rotation", "seed", *seat_columns,
                          "termination", "moves", "seconds"])
         for row in rows:
             per_seat = []
             for seat, bot in enumerate(row.seats):
+                isolation = row.isolations[seat] if seat < len(row.isolations) else ""
                 per_seat += [identities[bot].name, identities[bot].version, row.ranks[seat],
-                             row.scores[seat], row.statuses[seat]]
-            writer.writerow([row.key, row.round, row.table, row.set, row.rotation, row.seed,
-                             *per_seat, row.termination, row.moves, round(row.duration, 6)])
+                             row.scores[seat], row.statuses[seat], isolation]
+            writer.writerow([row.key, row.round, row.table, row.set, row.rotation,
+                             "" if hide_seeds else row.seed, *per_seat, row.termination,
+                             row.moves, round(row.duration, 6)])
             count += 1
     return count
 
@@ -66,7 +104,7 @@ def write_ratings(path: Path, rows: Iterable[tuple[BotIdentity, Rating, int]],
                   system: str) -> None:
     """One row per bot, in the order given: (identity, rating, games rated)."""
     with path.open("w", newline="", encoding="utf-8") as out:
-        writer = csv.writer(out)
+        writer = SafeWriter(out)
         writer.writerow(RATING_COLUMNS)
         for bot, rating, games in rows:
             writer.writerow([bot.name, bot.version, round(rating.mu, 6), round(rating.sigma, 6),
@@ -76,7 +114,7 @@ def write_ratings(path: Path, rows: Iterable[tuple[BotIdentity, Rating, int]],
 def write_pairs(path: Path, rows: Iterable[tuple[BotIdentity, BotIdentity, PairResult]]) -> None:
     """One row per ordered pair of bots that met: (bot, opponent, the bot's results)."""
     with path.open("w", newline="", encoding="utf-8") as out:
-        writer = csv.writer(out)
+        writer = SafeWriter(out)
         writer.writerow(PAIR_COLUMNS)
         for bot, opponent, pair in rows:
             elo, error = pair.elo

@@ -88,7 +88,7 @@ def facts(model: ReportModel) -> dict[str, Any]:
     """The header facts of the tournament, as label -> value."""
     config, row = model.config, model.tournament
     shown: dict[str, Any] = {
-        "game": config.game, "format": config.format, "seed": config.seed,
+        "game": config.game, "format": config.format, "seed": row.shown_seed,
         "games": f"{len(model.rows)} of {model.total}",
         "status": row.status, "rating system": config.ratings.system,
         "seats per table": config.seats, "games per pairing": config.games_per_pairing,
@@ -135,6 +135,7 @@ def leaderboard_rows(model: ReportModel) -> list[dict[str, Any]]:
             "points_text": f"{result.total_points:.2f}".rstrip("0").rstrip("."),
             "byes": result.byes, "score": tally.score, "mean_score": tally.mean_score,
             "mean_rank": tally.mean_rank, "failures": model.counts[bot.index].failures,
+            "isolation": model.isolations.get(bot.index, ""),
             "heat": heat(tally.score) if tally.games else "transparent"})
     return rows
 

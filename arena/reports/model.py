@@ -68,11 +68,12 @@ def stored_config(row: TournamentRow) -> TournamentConfig:
     data = row.config
     bots = tuple(BotEntry(str(b["spec"]), b.get("name"), b.get("version"),
                           dict(b.get("params") or {})) for b in data.get("bots", []))
-    rebuilt = {"name", "game", "seed", "bots", "ratings", "source"}
+    rebuilt = {"name", "game", "seed", "secret_seed", "bots", "ratings", "source"}
     settings = {f.name: data[f.name] for f in fields(TournamentConfig)
                 if f.name in data and f.name not in rebuilt}
     return TournamentConfig(
-        name=row.name, game=row.game, seed=row.seed, bots=bots, **settings,
+        name=row.name, game=row.game, seed=row.seed, secret_seed=row.secret, bots=bots,
+        **settings,
         ratings=RatingSettings.from_mapping(data.get("ratings") or {}),
         source=f"tournament {row.name!r}")
 
@@ -189,6 +190,8 @@ class ReportModel:
     counts: Mapping[int, Counts]
     terminations: Counter[str]
     history: VersionHistory
+    isolations: Mapping[int, str] = field(default_factory=dict)
+    """Per entrant: how its bot was isolated in its games (``sandbox``, ``process``, …)."""
 
     @property
     def settings(self) -> RatingSettings:
@@ -228,7 +231,8 @@ def build_model(store: Store, tournament: TournamentRow) -> ReportModel:
         standings=tuple(standings(store, tournament.id, labels, config)),
         ratings=table, progress=progress, pairs=pair_results(rows), counts=counts,
         terminations=terminations,
-        history=version_history(store, tournament, bots, config.ratings))
+        history=version_history(store, tournament, bots, config.ratings),
+        isolations=isolation_of_bots(rows))
 
 
 def entrant_bots(store: Store, tournament: TournamentRow) -> tuple[Bot, ...]:
@@ -278,6 +282,16 @@ def pair_results(rows: Sequence[GameRow]) -> dict[tuple[int, int], PairResult]:
                 rank_a, rank_b = row.ranks[a], row.ranks[b]
                 counts[0 if rank_a < rank_b else 1 if rank_a == rank_b else 2] += 1
     return {pair: PairResult(pair[0], pair[1], *counts) for pair, counts in tally.items()}
+
+
+def isolation_of_bots(rows: Sequence[GameRow]) -> dict[int, str]:
+    """Each entrant's isolation levels over its games, e.g. ``sandbox``; empty if unknown."""
+    levels: dict[int, set[str]] = {}
+    for row in rows:
+        for seat, bot in enumerate(row.seats):
+            if seat < len(row.isolations) and row.isolations[seat]:
+                levels.setdefault(bot, set()).add(row.isolations[seat])
+    return {bot: ", ".join(sorted(found)) for bot, found in levels.items()}
 
 
 def count_endings(rows: Sequence[GameRow], bots: int) -> tuple[dict[int, Counts], Counter[str]]:

@@ -3,12 +3,20 @@
 Only the parent process writes. Each game is committed as soon as it is
 reported, in its own transaction, keyed by (tournament, game key): a kill at any
 moment loses at most the games still being played and never duplicates one.
+One process at a time runs a tournament (:meth:`Store.claim`). A database of an
+older schema is brought up to date when it is opened; a damaged row is
+reported with its tournament and game.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
+import os
+import secrets
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,7 +27,7 @@ from arena.bots.identity import BotIdentity
 from arena.games.base import ArenaError
 from arena.referee.record import GameRecord
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
     id INTEGER PRIMARY KEY,
@@ -30,7 +38,8 @@ CREATE TABLE IF NOT EXISTS tournaments (
     config TEXT NOT NULL,
     status TEXT NOT NULL,
     created REAL NOT NULL,
-    finished REAL
+    finished REAL,
+    seed_secret INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS bots (
     id INTEGER PRIMARY KEY,
@@ -67,6 +76,7 @@ CREATE TABLE IF NOT EXISTS games (
     duration REAL NOT NULL,
     record TEXT NOT NULL,
     finished REAL NOT NULL,
+    isolations TEXT NOT NULL DEFAULT '[]',
     UNIQUE (tournament_id, key)
 );
 CREATE INDEX IF NOT EXISTS games_by_round ON games (tournament_id, round);
@@ -81,6 +91,13 @@ CREATE TABLE IF NOT EXISTS ratings (
     PRIMARY KEY (system, game, bot_id)
 );
 """
+MIGRATIONS = {
+    1: ["ALTER TABLE tournaments ADD COLUMN seed_secret INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN isolations TEXT NOT NULL DEFAULT '[]'"],
+}
+"""From each schema version to the next: statements, then :func:`_refingerprint`."""
+_CLAIMED: set[Path] = set()
+"""Lock files of the tournaments this process runs (a claim is per process)."""
 
 
 @dataclass(frozen=True)
@@ -97,12 +114,14 @@ class FinishedGame:
     termination: str
     moves: int
     record_json: str
+    isolations: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, record: GameRecord) -> FinishedGame:
         return cls(tuple(record.ranks), tuple(record.scores),
                    tuple(seat.status for seat in record.seats), record.termination,
-                   len(record.moves), json.dumps(record.to_json(), separators=(",", ":")))
+                   len(record.moves), json.dumps(record.to_json(), separators=(",", ":")),
+                   tuple(seat.isolation for seat in record.seats))
 
 
 class StoreError(ArenaError):
@@ -120,6 +139,11 @@ class TournamentSettings(Protocol):
 
     @property
     def seed(self) -> int: ...
+
+    @property
+    def secret_seed(self) -> bool:
+        """Whether the store draws the seed (and keeps it from view until the end)."""
+        ...
 
     def fingerprint(self) -> str:
         """A hash of the settings that decide the results."""
@@ -171,6 +195,12 @@ class TournamentRow:
     created: float
     finished: float | None
     config: Mapping[str, Any]
+    secret: bool = False
+
+    @property
+    def shown_seed(self) -> str:
+        """The seed as anyone may see it: a secret seed only once the tournament is done."""
+        return "secret" if self.secret and self.status != "complete" else str(self.seed)
 
 
 @dataclass(frozen=True)
@@ -190,6 +220,7 @@ class GameRow:
     termination: str
     moves: int
     duration: float
+    isolations: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -212,6 +243,7 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._claims: list[tuple[Path, Any]] = []
         try:
             self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -226,12 +258,27 @@ class Store:
         if version == 0 and tables == 0:
             self.db.executescript(SCHEMA)
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        elif version in MIGRATIONS:
+            self._migrate(version)
         elif version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} was written by another version of arena (schema "
                              f"{version}, this one reads {SCHEMA_VERSION}); use a new --db")
 
+    def _migrate(self, version: int) -> None:
+        with self.transaction():
+            while version in MIGRATIONS:
+                for statement in MIGRATIONS[version]:
+                    self.db.execute(statement)
+                version += 1
+            _refingerprint(self.db)
+            self.db.execute(f"PRAGMA user_version = {version}")
+
     def close(self) -> None:
         self.db.close()
+        for path, handle in self._claims:
+            _CLAIMED.discard(path)
+            handle.close()
+        self._claims.clear()
 
     def __enter__(self) -> Store:
         return self
@@ -279,15 +326,25 @@ class Store:
     # -- tournaments -----------------------------------------------------------
 
     def tournaments(self, game: str | None = None) -> list[TournamentRow]:
-        query = ("SELECT id, name, game, seed, status, created, finished, config"
+        query = ("SELECT id, name, game, seed, status, created, finished, config, seed_secret"
                  " FROM tournaments")
         args: tuple[Any, ...] = ()
         if game is not None:
             query += " WHERE game = ?"
             args = (game,)
         rows = self.db.execute(query + " ORDER BY id", args)
-        return [TournamentRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]))
+        return [TournamentRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6],
+                              self._decode(r[7], f"tournament {r[1]!r}", "its config"),
+                              bool(r[8]))
                 for r in rows]
+
+    def _decode(self, text: str, where: str, what: str) -> Any:
+        """A JSON column, or StoreError naming the damaged row."""
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"{self.path}: {where}: {what} is damaged ({exc}); restore the "
+                             "database from a copy, or start a new one with --db") from None
 
     def find_tournament(self, key: str | int) -> TournamentRow:
         """A tournament by id or name."""
@@ -303,26 +360,63 @@ class Store:
         return [r[0] for r in rows]
 
     def open_tournament(self, config: TournamentSettings, bot_ids: Sequence[int]) -> int:
-        """The tournament's id: created, or found with the same defining settings."""
+        """The tournament's id: created, or found with the same defining settings.
+
+        A secret seed is drawn here, from the system's randomness, when the tournament is
+        created; :meth:`seed_of` gives it back to the process that runs the tournament.
+        """
         row = self.db.execute("SELECT id, fingerprint FROM tournaments WHERE name = ?",
                               (config.name,)).fetchone()
         if row is not None:
             if row[1] != config.fingerprint():
                 raise StoreError(
                     f"tournament {config.name!r} in {self.path} was run with other settings "
-                    "(bots, seed, format, options, …); give this one another name")
+                    "(bots, seed, format, options, time limit, …); give this one another name")
             return int(row[0])
+        seed = secrets.randbits(63) if config.secret_seed else config.seed
         with self.transaction():
             cursor = self.db.execute(
-                "INSERT INTO tournaments (name, game, seed, fingerprint, config, status, created)"
-                " VALUES (?,?,?,?,?,?,?)",
-                (config.name, config.game, config.seed, config.fingerprint(),
-                 json.dumps(config.to_json()), "running", time.time()))
+                "INSERT INTO tournaments (name, game, seed, fingerprint, config, status, created,"
+                " seed_secret) VALUES (?,?,?,?,?,?,?,?)",
+                (config.name, config.game, seed, config.fingerprint(),
+                 json.dumps(config.to_json()), "running", time.time(), int(config.secret_seed)))
             tid = int(cursor.lastrowid or 0)
             self.db.executemany(
                 "INSERT INTO entrants (tournament_id, position, bot_id) VALUES (?,?,?)",
                 [(tid, i, bot_id) for i, bot_id in enumerate(bot_ids)])
         return tid
+
+    def seed_of(self, tournament: int) -> int:
+        """The tournament's seed (a secret one too: for the process that runs it)."""
+        row = self.db.execute("SELECT seed FROM tournaments WHERE id = ?",
+                              (tournament,)).fetchone()
+        return int(row[0])
+
+    def claim(self, tournament: int) -> None:
+        """Make this process the only one running ``tournament`` until the store is closed;
+        StoreError says which process runs it already. The operating system lets go of
+        the claim when this process ends, even by ``kill -9``."""
+        folder = self.path.with_name(self.path.name + ".runs")
+        folder.mkdir(exist_ok=True)
+        path = (folder / f"{tournament}.lock").resolve()
+        if path in _CLAIMED:  # this process runs it already (another Store of the same file)
+            return
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held until close()
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            name = self.find_tournament(tournament).name
+            raise StoreError(f"tournament {name!r} is being run already, by {holder}; wait "
+                             "for it to finish, or stop it, then run this again") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()} ({' '.join(sys.argv)[:200]})")
+        handle.flush()
+        _CLAIMED.add(path)
+        self._claims.append((path, handle))
 
     def set_status(self, tournament: int, status: str) -> None:
         finished = time.time() if status == "complete" else None
@@ -342,11 +436,11 @@ class Store:
         self.db.execute(
             "INSERT OR IGNORE INTO games (tournament_id, key, round, table_no, set_no, rotation,"
             " seed, seats, ranks, scores, statuses, termination, moves, duration, record,"
-            " finished) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " finished, isolations) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (tournament, task.key, task.round, task.table, task.set, task.rotation, task.seed,
              json.dumps(task.seats), json.dumps(game.ranks), json.dumps(game.scores),
              json.dumps(game.statuses), game.termination, game.moves, duration,
-             game.record_json, time.time()))
+             game.record_json, time.time(), json.dumps(game.isolations)))
 
     def finished_count(self, name: str) -> int:
         """How many games of the tournament called ``name`` are stored (0 if there is none)."""
@@ -361,17 +455,31 @@ class Store:
     def games(self, tournament: int, *, round_index: int | None = None) -> Iterator[GameRow]:
         """Finished games in schedule order (round, table, set, rotation)."""
         query = ("SELECT key, round, table_no, set_no, rotation, seed, seats, ranks, scores,"
-                 " statuses, termination, moves, duration FROM games WHERE tournament_id = ?")
+                 " statuses, termination, moves, duration, isolations FROM games"
+                 " WHERE tournament_id = ?")
         args: list[Any] = [tournament]
         if round_index is not None:
             query += " AND round = ?"
             args.append(round_index)
         query += " ORDER BY round, table_no, set_no, rotation"
         for row in self.db.execute(query, args):
-            yield GameRow(row[0], row[1], row[2], row[3], row[4], row[5],
-                          tuple(json.loads(row[6])), tuple(json.loads(row[7])),
-                          tuple(json.loads(row[8])), tuple(json.loads(row[9])), row[10],
-                          row[11], row[12])
+            yield self._game_row(tournament, row)
+
+    def _game_row(self, tournament: int, row: Sequence[Any]) -> GameRow:
+        try:
+            seats, ranks, scores, statuses, isolations = (
+                tuple(json.loads(text)) for text in (row[6], row[7], row[8], row[9], row[13]))
+            if not len(seats) == len(ranks) == len(scores) == len(statuses):
+                raise ValueError("seats, ranks, scores and statuses differ in length")
+            return GameRow(row[0], int(row[1]), int(row[2]), int(row[3]), int(row[4]),
+                           int(row[5]), tuple(int(s) for s in seats),
+                           tuple(int(r) for r in ranks), tuple(float(s) for s in scores),
+                           tuple(str(s) for s in statuses), str(row[10]), int(row[11]),
+                           float(row[12]), tuple(str(i) for i in isolations))
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"{self.path}: tournament {tournament}, game {row[0]!r}: the row "
+                             f"is damaged ({exc}); restore the database from a copy, or "
+                             "start a new one with --db") from None
 
     def played_games(self, game: str) -> Iterator[PlayedGame]:
         """Every stored game of ``game`` with bot ids, in canonical order: tournament
@@ -385,9 +493,16 @@ class Store:
                 query, (game,)).fetchall():
             if tid not in entrants:
                 entrants[tid] = self.entrants(tid)
-            bots = tuple(entrants[tid][position] for position in json.loads(seats))
-            yield PlayedGame(tid, round_no, table, game_set, rotation, bots,
-                             tuple(json.loads(ranks)), tuple(json.loads(scores)))
+            try:
+                bots = tuple(entrants[tid][int(position)] for position in json.loads(seats))
+                played = PlayedGame(tid, round_no, table, game_set, rotation, bots,
+                                    tuple(int(r) for r in json.loads(ranks)),
+                                    tuple(float(s) for s in json.loads(scores)))
+            except (TypeError, ValueError, IndexError) as exc:
+                raise StoreError(f"{self.path}: tournament {tid}, round {round_no}, table "
+                                 f"{table}, set {game_set}, rotation {rotation}: the row is "
+                                 f"damaged ({exc})") from None
+            yield played
 
     def save_ratings(self, system: str, game: str,
                      ratings: Mapping[int, tuple[float, float, int]]) -> None:
@@ -406,7 +521,11 @@ class Store:
                               (tournament, key)).fetchone()
         if row is None:
             raise StoreError(f"no game {key!r} in tournament {tournament}")
-        return GameRecord.from_json(json.loads(row[0]))
+        try:
+            return GameRecord.from_json(json.loads(row[0]))
+        except (TypeError, ValueError, KeyError, IndexError) as exc:
+            raise StoreError(f"{self.path}: tournament {tournament}, game {key!r}: its record "
+                             f"is damaged ({exc})") from None
 
     def transaction(self) -> _Transaction:
         return _Transaction(self.db)
@@ -421,3 +540,17 @@ class _Transaction:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _refingerprint(db: sqlite3.Connection) -> None:
+    """Fingerprints as this version computes them: without the isolation of the bots, which
+    decides how bots are contained, not the results."""
+    for tid, text in db.execute("SELECT id, config FROM tournaments").fetchall():
+        config = json.loads(text)
+        defining = {key: value for key, value in config.items()
+                    if key not in ("ratings", "isolation")}
+        defining["bots"] = [{k: v for k, v in bot.items() if k != "isolation"}
+                            for bot in defining.get("bots", [])]
+        fingerprint = hashlib.sha256(json.dumps(defining, sort_keys=True,
+                                                separators=(",", ":")).encode()).hexdigest()
+        db.execute("UPDATE tournaments SET fingerprint = ? WHERE id = ?", (fingerprint, tid))

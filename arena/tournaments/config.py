@@ -1,13 +1,18 @@
 """Tournament configuration: a YAML file, validated into a frozen value.
 
 Every problem is reported as ``FILE: KEY: what is wrong``, with a did-you-mean
-for misspelt keys. Command-line options override the file's values.
+for misspelt keys. Command-line options override the file's values. A config
+may come from someone else, so nothing in it is trusted: the file is plain
+UTF-8 YAML of bounded size without anchors or aliases (no "billion laughs"),
+numbers are finite and in range, names cannot be paths, and a schedule too big
+to play is refused with its size.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import shlex
 import shutil
@@ -16,20 +21,29 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from arena.bots.identity import ISOLATIONS, PROCESS, BotEntry
+from arena.bots.identity import BotEntry
+from arena.bots.isolation import ISOLATIONS
 from arena.bots.loading import split_spec
+from arena.bots.names import name_problem, version_problem
 from arena.bots.process import COMMAND_PREFIX
 from arena.games import find_game
-from arena.games.base import ArenaError, GameOptionError, UnknownGameError, unknown_name_message
+from arena.games.base import ArenaError, UnknownGameError, unknown_name_message
+from arena.games.datafile import DataFileError, read_yaml
 from arena.referee.match import SEATS_OPTION
 from arena.results.ratings import RatingSettings, RatingSettingsError
+from arena.tournaments.schedule import games_in
 
 FORMATS = ("round-robin", "swiss")
 EXECUTORS = ("local", "dask")
 DEFAULT_DB = "results/arena.db"
 DEFAULT_OUTPUT_ROOT = "results"
+DEFAULT_TIME_LIMIT = 5.0
+"""Seconds per decision when a config says nothing (``time_limit: null`` turns it off)."""
+SECRET = "secret"
+SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
+MAX_GAMES = 10_000_000
+MAX_WORKERS = 256
+MAX_NAME = 128
 
 
 class ConfigError(ArenaError, ValueError):
@@ -49,12 +63,15 @@ class TournamentConfig:
     rounds: int = 1
     games_per_pairing: int = 1
     seed: int = 0
+    secret_seed: bool = False
+    """``seed: secret``: the seed is drawn when the tournament is created, and shown only
+    once it is finished (``seed`` is then the drawn one)."""
     workers: int = 0
-    time_limit: float | None = None
+    time_limit: float | None = DEFAULT_TIME_LIMIT
     time_bank: float = 0.0
     memory_limit: int | None = 1024
     cpu_limit: float | None = 120.0
-    isolation: str = PROCESS
+    isolation: str | None = None
     executor: str = "local"
     scheduler: str | None = None
     output: str = ""
@@ -71,11 +88,15 @@ class TournamentConfig:
         return Path(self.output or Path(DEFAULT_OUTPUT_ROOT) / self.name)
 
     def defining(self) -> dict[str, Any]:
-        """The settings that decide the results (not where they go or how fast)."""
+        """The settings that decide the results (not where they go, how fast, or how the
+        bots are contained); a secret seed counts as ``"secret"``."""
         data = asdict(self)
-        for key in ("workers", "output", "db", "source", "ratings", "executor", "scheduler"):
+        for key in ("workers", "output", "db", "source", "ratings", "executor", "scheduler",
+                    "isolation", "secret_seed"):
             data.pop(key)
-        data["bots"] = [bot.to_json() for bot in self.bots]
+        data["bots"] = [without_isolation(bot.to_json()) for bot in self.bots]
+        if self.secret_seed:
+            data["seed"] = SECRET
         return data
 
     def to_json(self) -> dict[str, Any]:
@@ -87,6 +108,11 @@ class TournamentConfig:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
+def without_isolation(bot: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in bot.items() if key != "isolation"}
+
+
+NULL = type(None)
 # name: (accepted types, required)
 _TOP_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "name": ((str,), True),
@@ -97,12 +123,12 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "seats": ((int,), False),
     "rounds": ((int,), False),
     "games_per_pairing": ((int,), False),
-    "seed": ((int,), False),
+    "seed": ((int, str), False),
     "workers": ((int,), False),
-    "time_limit": ((int, float), False),
+    "time_limit": ((int, float, NULL), False),
     "time_bank": ((int, float), False),
-    "memory_limit": ((int,), False),
-    "cpu_limit": ((int, float), False),
+    "memory_limit": ((int, NULL), False),
+    "cpu_limit": ((int, float, NULL), False),
     "isolation": ((str,), False),
     "executor": ((str,), False),
     "scheduler": ((str,), False),
@@ -118,22 +144,25 @@ _BOT_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "isolation": ((str,), False),
 }
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list",
-               dict: "a mapping"}
+               dict: "a mapping", NULL: "null"}
 
 
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
     """Read and validate a config file; ``overrides`` (not None) replace its values."""
     source = str(path)
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return parse_config(read_config_data(path), source, given)
+
+
+def read_config_data(path: str | Path) -> Any:
+    """A config file's data: plain UTF-8 YAML of bounded size (:mod:`arena.games.datafile`)."""
+    source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return read_yaml(path)
     except OSError as exc:
         raise ConfigError(f"{source}: cannot read the config: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{source}: not valid YAML: {exc}") from None
-    given = {k: v for k, v in overrides.items() if v is not None}
-    return parse_config(data, source, given)
+    except DataFileError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def parse_config(data: Any, source: str = "<config>",
@@ -143,13 +172,18 @@ def parse_config(data: Any, source: str = "<config>",
         raise ConfigError(f"{source}: the config must be a mapping of keys to values")
     data = {**data, **(overrides or {})}
     _check_keys(data, _TOP_KEYS, source, "")
-    isolation = data.get("isolation", PROCESS)
+    isolation = data.get("isolation")
     bots = tuple(_parse_bot(item, source, i, isolation)
                  for i, item in enumerate(data["bots"]))
+    secret = data.get("seed") == SECRET
+    if isinstance(data.get("seed"), str) and not secret:
+        raise ConfigError(f"{source}: seed: must be an integer or {SECRET!r}, "
+                          f"got {data['seed']!r}")
     config = TournamentConfig(
         name=data["name"], game=data["game"], bots=bots,
         **{k: data[k] for k in _TOP_KEYS
-           if k in data and k not in ("name", "game", "bots", "ratings")},
+           if k in data and k not in ("name", "game", "bots", "ratings", "seed")},
+        seed=0 if secret else data.get("seed", 0), secret_seed=secret,
         ratings=_parse_ratings(data.get("ratings", {}), source),
         source=source)
     if config.time_limit is not None:
@@ -188,7 +222,7 @@ def _parse_ratings(data: Mapping[str, Any], source: str) -> RatingSettings:
         raise ConfigError(f"{source}: ratings: {exc}") from None
 
 
-def _parse_bot(item: Any, source: str, index: int, isolation: str) -> BotEntry:
+def _parse_bot(item: Any, source: str, index: int, isolation: str | None) -> BotEntry:
     prefix = f"bots[{index}]"
     if isinstance(item, str):
         item = {"spec": item}
@@ -199,9 +233,13 @@ def _parse_bot(item: Any, source: str, index: int, isolation: str) -> BotEntry:
     entry = BotEntry(item["spec"], item.get("name"),
                      None if version is None else str(version), dict(item.get("params", {})),
                      item.get("isolation", isolation))
-    if entry.isolation not in ISOLATIONS:
+    if entry.isolation is not None and entry.isolation not in ISOLATIONS:
         raise ConfigError(f"{source}: {prefix}.isolation: must be one of "
                           f"{', '.join(ISOLATIONS)}, got {entry.isolation!r}")
+    for key, problem in (("name", entry.name and name_problem(entry.name)),
+                         ("version", entry.version and version_problem(entry.version))):
+        if problem:
+            raise ConfigError(f"{source}: {prefix}.{key}: {problem}")
     if entry.spec.startswith(COMMAND_PREFIX):
         _check_command(entry.spec, source, prefix)
         return entry
@@ -229,6 +267,10 @@ def _check_semantics(config: TournamentConfig) -> None:
         raise ConfigError(f"{source}: game: {exc}") from None
     info = game.info
     checks = [
+        (name_problem(config.name, what="tournament name", limit=MAX_NAME) is None, "name",
+         str(name_problem(config.name, what="tournament name", limit=MAX_NAME))),
+        (SEED_MIN <= config.seed <= SEED_MAX, "seed",
+         f"must be from -2**63 to 2**63 - 1, or {SECRET!r}; got {config.seed}"),
         (config.format in FORMATS, "format",
          f"must be one of {', '.join(FORMATS)}, got {config.format!r}"),
         (info.min_seats <= config.seats <= info.max_seats, "seats",
@@ -238,28 +280,51 @@ def _check_semantics(config: TournamentConfig) -> None:
          f"{len(config.bots)} bots cannot fill a table of {config.seats} seats"),
         (config.rounds >= 1, "rounds", "must be at least 1"),
         (config.games_per_pairing >= 1, "games_per_pairing", "must be at least 1"),
-        (config.workers >= 0, "workers", "must be 0 (one per CPU) or more"),
-        (config.time_limit is None or config.time_limit > 0, "time_limit",
-         "must be a positive number of seconds"),
-        (config.time_bank >= 0, "time_bank", "must be 0 or more seconds"),
-        (config.memory_limit is None or config.memory_limit >= 64, "memory_limit",
-         "must be at least 64 (MB)"),
-        (config.cpu_limit is None or config.cpu_limit > 0, "cpu_limit",
-         "must be a positive number of seconds"),
+        (0 <= config.workers <= MAX_WORKERS, "workers",
+         f"must be 0 (one per CPU) to {MAX_WORKERS}"),
+        (config.time_limit is None or 0 < config.time_limit < math.inf, "time_limit",
+         "must be a positive number of seconds, or null for no limit"),
+        (0 <= config.time_bank < math.inf, "time_bank", "must be 0 or more seconds"),
+        (config.memory_limit is None or 64 <= config.memory_limit <= 1 << 20, "memory_limit",
+         "must be from 64 to 1048576 (MB), or null for no limit"),
+        (config.cpu_limit is None or 0 < config.cpu_limit < math.inf, "cpu_limit",
+         "must be a positive number of seconds, or null for no limit"),
         (config.executor in EXECUTORS, "executor",
          f"must be one of {', '.join(EXECUTORS)}, got {config.executor!r}"),
         (config.executor != "dask" or bool(config.scheduler), "scheduler",
          "the dask executor needs the scheduler's address, e.g. tcp://host:8786"),
-        (config.isolation in ISOLATIONS, "isolation",
+        (config.isolation is None or config.isolation in ISOLATIONS, "isolation",
          f"must be one of {', '.join(ISOLATIONS)}, got {config.isolation!r}"),
     ]
     for ok, key, message in checks:
         if not ok:
             raise ConfigError(f"{source}: {key}: {message}")
+    _check_size(config)
+    _check_plain_data(config)
     _check_identities(config)
     _check_game_options(config, game)
     if config.format == "swiss":
         _check_swiss(config)
+
+
+def _check_size(config: TournamentConfig) -> None:
+    games = games_in(config.format, len(config.bots), config.seats, config.rounds,
+                     config.games_per_pairing)
+    if games > MAX_GAMES:
+        raise ConfigError(f"{config.source}: the schedule has {games:,} games, more than the "
+                          f"{MAX_GAMES:,} a tournament may have; play fewer games_per_pairing "
+                          "or rounds, or split it into several tournaments")
+
+
+def _check_plain_data(config: TournamentConfig) -> None:
+    """Options and parameters go to bot processes and into the database as JSON."""
+    for key, value in [("options", config.options),
+                       *((f"bots[{i}].params", bot.params) for i, bot in enumerate(config.bots))]:
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{config.source}: {key}: only strings, numbers, true/false, "
+                              f"null, lists and mappings are accepted ({exc})") from None
 
 
 def _check_identities(config: TournamentConfig) -> None:
@@ -277,8 +342,8 @@ def _check_game_options(config: TournamentConfig, game: Any) -> None:
     if any(o.name == SEATS_OPTION for o in game.info.options):
         options[SEATS_OPTION] = config.seats
     try:
-        game.info.resolve_options(options)
-    except GameOptionError as exc:
+        game.initial_state(game.info.resolve_options(options))  # loads a board file, say
+    except ArenaError as exc:
         raise ConfigError(f"{config.source}: options: {exc}") from None
 
 

@@ -2,7 +2,7 @@
 they finish.
 
 The local executor feeds a fixed set of forked worker processes
-(:mod:`arena.tournaments.workers`); with one worker it plays in this process.
+(:mod:`arena.tournaments.workers`), at least one: games never run in the parent.
 The Dask executor sends the tasks to a cluster. Either way a task is played by
 :func:`arena.tournaments.tasks.play_task`, and each worker keeps its bots for
 all its games.
@@ -11,12 +11,19 @@ all its games.
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 
 from arena.games.base import ArenaError
 from arena.tournaments.schedule import GameTask
-from arena.tournaments.tasks import GameResult, MatchSetup, play_task, release_players
-from arena.tournaments.workers import WorkerDied, run_unordered
+from arena.tournaments.tasks import (
+    GameResult,
+    MatchSetup,
+    lost_game,
+    play_task,
+    prepare_worker,
+    release_players,
+)
+from arena.tournaments.workers import MAX_ATTEMPTS, WorkerDied, run_unordered
 
 CONNECT_TIMEOUT = "20s"
 
@@ -24,10 +31,11 @@ CONNECT_TIMEOUT = "20s"
 _worker_setup: MatchSetup | None = None
 
 
-def _worker_init(setup: MatchSetup) -> None:
+def _worker_init(setup: MatchSetup, workers: int) -> None:
     # The parent handles Ctrl-C. A stopped worker's bot processes die with it
     # (they are started with PR_SET_PDEATHSIG).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    prepare_worker(workers)
     global _worker_setup
     _worker_setup = setup
 
@@ -37,27 +45,26 @@ def _play_in_worker(task: GameTask) -> GameResult:
     return play_task(_worker_setup, task)
 
 
-def run_local(setup: MatchSetup, tasks: Sequence[GameTask] | Iterable[GameTask],
+def run_local(setup: MatchSetup, tasks: Iterable[GameTask],
               workers: int) -> Iterator[GameResult]:
-    """Yield each task's result as it finishes (in any order with several workers)."""
-    if workers <= 1:
-        try:
-            for task in tasks:
-                yield play_task(setup, task)
-        finally:
-            release_players()
-        return
+    """Yield each task's result as it finishes (in any order with several workers).
+
+    Games are always played in worker processes, never in this one, so that nothing a bot
+    does to the process that runs it can stop the tournament: a lost worker is replaced.
+    """
     try:
-        yield from run_unordered(_play_in_worker, tasks, workers, initializer=_worker_init,
-                                 initargs=(setup,), finalizer=release_players)
+        yield from run_unordered(_play_in_worker, tasks, max(1, workers),
+                                 initializer=_worker_init, initargs=(setup, max(1, workers)),
+                                 finalizer=release_players,
+                                 on_lost=lambda lost: lost_game(setup, lost))
     except WorkerDied as died:
         raise ArenaError(
-            f"a worker process died while playing game {died.task.key} (a bot run with "
-            "isolation 'none' can take its worker down); the finished games are kept, "
+            f"the worker processes died {MAX_ATTEMPTS} times while playing game "
+            f"{died.task.key}, before any bot was deciding; the finished games are kept, "
             "run again to resume") from None
 
 
-def run_dask(setup: MatchSetup, tasks: Sequence[GameTask], scheduler: str
+def run_dask(setup: MatchSetup, tasks: Iterable[GameTask], scheduler: str
              ) -> Iterator[GameResult]:
     """Send the tasks to a Dask cluster and yield the results as they come back.
 
@@ -75,7 +82,8 @@ def run_dask(setup: MatchSetup, tasks: Sequence[GameTask], scheduler: str
         raise ArenaError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     futures = []
     try:
-        futures = client.map(play_task, [setup] * len(tasks), list(tasks), pure=False)
+        tasks = list(tasks)
+        futures = client.map(play_task, [setup] * len(tasks), tasks, pure=False)
         for future in as_completed(futures):
             yield future.result()
     finally:
@@ -83,7 +91,7 @@ def run_dask(setup: MatchSetup, tasks: Sequence[GameTask], scheduler: str
         client.close()
 
 
-def run_tasks(setup: MatchSetup, tasks: Sequence[GameTask], *, workers: int,
+def run_tasks(setup: MatchSetup, tasks: Iterable[GameTask], *, workers: int,
               executor: str = "local", scheduler: str | None = None) -> Iterator[GameResult]:
     """The executor the config names: local worker processes, or a Dask cluster."""
     if executor == "dask":

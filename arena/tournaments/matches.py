@@ -103,12 +103,12 @@ def play_comparison(store: Store, game: str, first: StoredBot, second: StoredBot
     """Play up to ``pairs`` seat-swapped pairs (stopping early at an SPRT bound)."""
     config = TournamentConfig(
         name=f"compare {first.identity.label} vs {second.identity.label} seed {seed}"
-             + (f" sprt {settings.elo0}/{settings.elo1}/{settings.alpha}/{settings.beta}"
+             + (f" sprt {settings.elo0},{settings.elo1},{settings.alpha},{settings.beta}"
                 if settings else ""),
         game=game, bots=(_entry(first), _entry(second)), games_per_pairing=pairs,
         seed=seed, workers=workers, db=db)
     run = open_run(config, store)
-    tasks = round_robin_tasks(config, run.entrants.labels)
+    tasks = list(round_robin_tasks(run.config, run.entrants.labels))
     report = RunReport(run.tid, len(tasks), len(store.finished_keys(run.tid)))
     progress = progress or Progress()
     progress.started(report.total, report.already_done)

@@ -2,8 +2,15 @@
 
 The schedule is a pure function of the config and the results so far: a
 round-robin is known up front; a Swiss round is paired from the stored results
-of the rounds before it. Games already in the database are never played again,
-so running a tournament a second time resumes it (or reports it complete).
+of the rounds before it. Tasks are made as they are played, never held as a
+list. Games already in the database are never played again, so running a
+tournament a second time resumes it (or reports it complete); one process at a
+time may run it.
+
+Opening a run settles each bot's isolation (the sandbox by default), names
+every bot (in its own process, sandboxed, unless it is trusted), and registers
+it; a bot that cannot load, or that claims a name and version already stored
+with other code, does not play: its games are forfeited and the run goes on.
 """
 
 from __future__ import annotations
@@ -11,20 +18,29 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.bots.identity import BotIdentity, entrant
+from arena.bots.isolation import DESCRIPTIONS, SANDBOX, resolve_isolation
 from arena.bots.loading import split_spec
 from arena.bots.process import Limits, is_command
 from arena.games import find_game
 from arena.referee.match import resolve_game_options
 from arena.results.standings import BotResults, game_points, tally_games
-from arena.results.store import GameRow, Store
+from arena.results.store import GameRow, Store, StoreError
 from arena.tournaments.config import TournamentConfig
 from arena.tournaments.executor import run_tasks
-from arena.tournaments.schedule import GameTask, Table, round_robin_tables, tasks_for
+from arena.tournaments.schedule import (
+    MAX_SUBSETS,
+    GameTask,
+    Table,
+    games_in,
+    iter_tasks,
+    round_robin_tables,
+    tables_per_round,
+)
 from arena.tournaments.swiss import RoundPairing, TableResult, pair_round
 from arena.tournaments.swiss import standings as swiss_standings
 from arena.tournaments.tasks import GameResult, MatchSetup
@@ -37,6 +53,7 @@ PREVIEW_TABLES = 10
 class Progress:
     """Callbacks a front end may set to follow a run."""
 
+    opened: Callable[[TournamentRun], None] = lambda run: None
     started: Callable[[int, int], None] = lambda total, done: None
     game_done: Callable[[GameResult], None] = lambda result: None
     round_done: Callable[[int, list[BotResults]], None] = lambda index, standings: None
@@ -63,6 +80,14 @@ class Entrants:
     problems: list[str]
 
 
+def resolve_entries(config: TournamentConfig) -> TournamentConfig:
+    """The config with each bot's isolation settled: its entry's, else the config's, else
+    the sandbox where it works (see :func:`arena.bots.isolation.resolve_isolation`)."""
+    bots = tuple(dataclasses.replace(entry, isolation=resolve_isolation(
+        entry.isolation or config.isolation)) for entry in config.bots)
+    return dataclasses.replace(config, bots=bots)
+
+
 def load_entrants(config: TournamentConfig) -> Entrants:
     """Name every bot: isolated bots say who they are in their own process, trusted ones
     are loaded here. A bot that cannot load is reported, and its games are forfeited."""
@@ -79,12 +104,14 @@ def limits_of(config: TournamentConfig) -> Limits:
     return Limits(config.memory_limit, config.cpu_limit)
 
 
-def match_setup(config: TournamentConfig) -> MatchSetup:
+def match_setup(config: TournamentConfig, entrants: Entrants | None = None,
+                refusals: Sequence[str | None] = ()) -> MatchSetup:
     options = resolve_game_options(find_game(config.game), config.options, config.seats)
     bots = tuple(dataclasses.replace(entry, spec=absolute_spec(entry.spec))
                  for entry in config.bots)
+    names = tuple((i.name, i.version) for i in entrants.identities) if entrants else ()
     return MatchSetup(config.game, options, bots, config.time_limit, config.time_bank,
-                      limits_of(config))
+                      limits_of(config), tuple(refusals), names)
 
 
 def absolute_spec(spec: str) -> str:
@@ -96,16 +123,13 @@ def absolute_spec(spec: str) -> str:
 
 
 def total_games(config: TournamentConfig) -> int:
-    if config.format == "round-robin":
-        return len(round_robin_tables(len(config.bots), config.seats, config.rounds,
-                                      config.seed)) * config.seats * config.games_per_pairing
-    tables = len(config.bots) // config.seats
-    return config.rounds * tables * config.seats * config.games_per_pairing
+    return games_in(config.format, len(config.bots), config.seats, config.rounds,
+                    config.games_per_pairing)
 
 
-def round_robin_tasks(config: TournamentConfig, labels: Sequence[str]) -> list[GameTask]:
+def round_robin_tasks(config: TournamentConfig, labels: Sequence[str]) -> Iterator[GameTask]:
     tables = round_robin_tables(len(config.bots), config.seats, config.rounds, config.seed)
-    return tasks_for(tables, config.games_per_pairing, config.seed, labels)
+    return iter_tasks(tables, config.games_per_pairing, config.seed, labels)
 
 
 @dataclass(frozen=True)
@@ -120,11 +144,56 @@ class TournamentRun:
 
 
 def open_run(config: TournamentConfig, store: Store) -> TournamentRun:
-    """Load and register the bots, and find or create the tournament in ``store``."""
+    """Settle the bots' isolation, name and register them, find or create the tournament in
+    ``store`` and claim it for this process. A secret seed is the stored one from here on."""
+    config = resolve_entries(config)
     entrants = load_entrants(config)
-    bot_ids = [store.register_bot(config.game, bot) for bot in entrants.identities]
+    entrants, bot_ids, refusals = register_entrants(store, config.game, entrants)
     tid = store.open_tournament(config, bot_ids)
-    return TournamentRun(config, store, tid, entrants, match_setup(config))
+    store.claim(tid)
+    config = dataclasses.replace(config, seed=store.seed_of(tid))
+    return TournamentRun(config, store, tid, entrants, match_setup(config, entrants, refusals))
+
+
+def header_lines(run: TournamentRun) -> list[str]:
+    """What a run is: its format, size and seed (a secret one stays secret), and how each bot
+    is isolated."""
+    config = run.config
+    seed = "secret (shown once the tournament is complete)" if config.secret_seed \
+        else str(config.seed)
+    lines = [f"{config.name}: {config.format} of {config.game}, {len(config.bots)} bots, "
+             f"{total_games(config)} games, seed {seed}"]
+    levels = [entry.isolation or SANDBOX for entry in config.bots]
+    if len(set(levels)) == 1:
+        lines.append(f"bots run {DESCRIPTIONS[levels[0]]}")
+    else:
+        lines.append("bots run " + "; ".join(
+            f"{label} {DESCRIPTIONS[level]}"
+            for label, level in zip(run.entrants.labels, levels, strict=True)))
+    return lines
+
+
+def register_entrants(store: Store, game: str, entrants: Entrants
+                      ) -> tuple[Entrants, list[int], list[str | None]]:
+    """Register each entrant's identity; one that claims a name and version stored with other
+    code plays under a stand-in version, refused (its games are forfeited)."""
+    identities, bot_ids = list(entrants.identities), []
+    refusals: list[str | None] = []
+    problems = list(entrants.problems)
+    for index, identity in enumerate(entrants.identities):
+        try:
+            bot_ids.append(store.register_bot(game, identity))
+            refusals.append(None)
+            continue
+        except StoreError as exc:
+            reason = f"refused: {exc}"
+        stand_in = dataclasses.replace(identity, version=f"refused-{identity.code_hash[:12]}")
+        identities[index] = stand_in
+        bot_ids.append(store.register_bot(game, stand_in))
+        refusals.append(reason)
+        problems.append(f"bot {identity.spec} is {reason}; its games are forfeited")
+        log.warning("%s", problems[-1])
+    return (Entrants([i.label for i in identities], identities, problems), bot_ids, refusals)
 
 
 def run_tournament(config: TournamentConfig, store: Store,
@@ -132,8 +201,10 @@ def run_tournament(config: TournamentConfig, store: Store,
     """Play every game of the tournament not yet in ``store``; return the standings."""
     progress = progress or Progress()
     run = open_run(config, store)
+    config = run.config
     report = RunReport(run.tid, total_games(config), len(store.finished_keys(run.tid)),
                        problems=list(run.entrants.problems))
+    progress.opened(run)
     progress.started(report.total, report.already_done)
     if config.format == "round-robin":
         play_tasks(run, round_robin_tasks(config, run.entrants.labels), report, progress)
@@ -145,11 +216,11 @@ def run_tournament(config: TournamentConfig, store: Store,
     return report
 
 
-def play_tasks(run: TournamentRun, tasks: Sequence[GameTask], report: RunReport,
+def play_tasks(run: TournamentRun, tasks: Iterable[GameTask], report: RunReport,
                progress: Progress) -> None:
     """Play the tasks not yet stored, committing each game as it finishes."""
     done = run.store.finished_keys(run.tid)
-    todo = [task for task in tasks if task.key not in done]
+    todo = (task for task in tasks if task.key not in done)
     for result in run_tasks(run.setup, todo, workers=run.config.worker_count,
                             executor=run.config.executor, scheduler=run.config.scheduler):
         run.store.save_game(run.tid, result.task, result.game, result.duration)
@@ -161,7 +232,7 @@ def _play_swiss(run: TournamentRun, report: RunReport, progress: Progress) -> No
     config = run.config
     for round_index in range(config.rounds):
         tables = swiss_round_tables(run.store, run.tid, config, round_index)
-        tasks = tasks_for(tables, config.games_per_pairing, config.seed, run.entrants.labels)
+        tasks = iter_tasks(tables, config.games_per_pairing, config.seed, run.entrants.labels)
         play_tasks(run, tasks, report, progress)
         progress.round_done(round_index, standings(run.store, run.tid, run.entrants.labels,
                                                    config, upto_round=round_index + 1))
@@ -234,10 +305,15 @@ def schedule_preview(config: TournamentConfig) -> list[str]:
     labels = load_entrants(config).labels
     per_table = config.seats * config.games_per_pairing
     total = total_games(config)
+    seed = "secret" if config.secret_seed else str(config.seed)
     lines = [f"{config.name}: {config.format} of {config.game}, {len(labels)} bots, "
-             f"{config.seats} seats per table, seed {config.seed}",
+             f"{config.seats} seats per table, seed {seed}",
              f"{total} games: {total // per_table} tables of {per_table} games "
              f"({config.games_per_pairing} set(s) of {config.seats} seat rotations)"]
+    if config.secret_seed and config.format == "round-robin" and tables_per_round(
+            len(labels), config.seats) > MAX_SUBSETS:
+        lines.append("the tables are drawn from the secret seed when the tournament starts")
+        return lines
     if config.format == "round-robin":
         tables = round_robin_tables(len(labels), config.seats, config.rounds, config.seed)
         lines.append("first tables:")

@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from math import ceil, comb
 
@@ -92,6 +92,28 @@ def tasks_for(tables: Iterable[Table], games_per_pairing: int, seed: int,
               labels: Sequence[str]) -> list[GameTask]:
     return [task for table in tables
             for task in table_tasks(table, games_per_pairing, seed, labels)]
+
+
+def tables_per_round(n_bots: int, seats: int, fmt: str = "round-robin") -> int:
+    """How many tables a round has, by arithmetic alone (nothing is built)."""
+    if fmt == "swiss":
+        return n_bots // seats
+    if comb(n_bots, seats) <= MAX_SUBSETS:
+        return comb(n_bots, seats)
+    per_block = n_bots // seats
+    return ceil(comb(n_bots, 2) / (per_block * comb(seats, 2))) * per_block
+
+
+def games_in(fmt: str, n_bots: int, seats: int, rounds: int, games_per_pairing: int) -> int:
+    """How many games a tournament has: tables times sets times seat rotations."""
+    return rounds * tables_per_round(n_bots, seats, fmt) * games_per_pairing * seats
+
+
+def iter_tasks(tables: Iterable[Table], games_per_pairing: int, seed: int,
+               labels: Sequence[str]) -> Iterator[GameTask]:
+    """The tasks of ``tables``, made as they are asked for (a schedule never sits in memory)."""
+    for table in tables:
+        yield from table_tasks(table, games_per_pairing, seed, labels)
 
 
 def round_robin_tables(n_bots: int, seats: int, rounds: int, seed: int) -> list[Table]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from arena.bots.identity import BotIdentity, identity_hash, source_hash
 from arena.bots.loading import split_spec
+from arena.bots.names import identity_problem
 from arena.bots.process import is_command
 from arena.bots.validation import Verdict, validate
 from arena.games.base import ArenaError
@@ -21,12 +22,13 @@ from arena.results.store import Store
 
 def submit(spec: str, store: Store, *, game: str | None = None,
            folder: Path = Path("results/submissions")) -> tuple[Verdict, Path | None]:
-    """Validate; if valid, register each game's version in ``store`` and copy the code."""
-    verdict = validate(spec, game=game)
+    """Validate (in the sandbox: a submission is a stranger's code); if valid, register each
+    game's version in ``store`` and copy the code below ``folder``, and nowhere else."""
+    source = _bot_file(spec)
+    verdict = validate(spec, game=game, strangers=True)
     if not verdict.valid:
         return verdict, None
-    source = _bot_file(spec)
-    copy = folder / verdict.name / verdict.version / source.name
+    copy = _copy_path(folder, verdict.name, verdict.version, source.name)
     attr = split_spec(spec)[1]
     identity = BotIdentity(verdict.name, verdict.version,
                            identity_hash(source_hash(spec), {}),
@@ -36,6 +38,20 @@ def submit(spec: str, store: Store, *, game: str | None = None,
     copy.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, copy)
     return verdict, copy
+
+
+def _copy_path(folder: Path, name: str, version: str, file: str) -> Path:
+    """``folder/NAME/VERSION/FILE``, refused unless it lies below ``folder`` (a name or
+    version that is a path, or a link planted in the folder, would lead elsewhere)."""
+    problem = identity_problem(name, version)
+    if problem is not None:
+        raise ArenaError(f"submission refused: {problem}")
+    copy = folder / name / version / file
+    root = folder.resolve()
+    if not copy.resolve().is_relative_to(root) or any(
+            part.is_symlink() for part in (copy, copy.parent, copy.parent.parent)):
+        raise ArenaError(f"submission refused: {copy} does not lie below {folder}")
+    return copy
 
 
 def _bot_file(spec: str) -> Path:

@@ -5,22 +5,30 @@
 data. :func:`play_task` seats the task's entrants (the bots package knows who
 they are and how they run), has the referee play the game, and hands back the
 record encoded for the store, so that the worker, not the parent, pays for that.
+Each seat's player tells the worker's beacon how long its call may take, so
+that a worker stuck on a bot is found (:mod:`arena.tournaments.workers`);
+:func:`lost_game` is the record of a game whose worker was lost.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.bots.identity import BotEntry
-from arena.bots.isolation import close_players, seat_players, with_entry_names
-from arena.bots.process import Limits
+from arena.bots.process import GRACE_SECONDS, QUIT_SECONDS, Limits, poll_while_waiting
+from arena.bots.roster import close_players, seat_players, with_entry_names
+from arena.games.base import Action, Observation
 from arena.referee.match import play_game
+from arena.referee.protocol import Player, call_hook
+from arena.referee.record import CRASH, TIMEOUT, GameRecord, SeatRecord
 from arena.results.store import FinishedGame
 from arena.tournaments.schedule import GameTask
+from arena.tournaments.workers import Beacon, Lost, beacon
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +43,10 @@ class MatchSetup:
     time_limit: float | None = None
     time_bank: float = 0.0
     limits: Limits = field(default_factory=Limits)
+    refusals: tuple[str | None, ...] = ()
+    """Per entrant: why it may not play (its games are forfeited), or None."""
+    names: tuple[tuple[str, str], ...] = ()
+    """Per entrant: the name and version it plays under."""
 
 
 @dataclass(frozen=True)
@@ -44,10 +56,55 @@ class GameResult:
     duration: float
 
 
+class Watched:
+    """A seat's player that notes on the worker's beacon how long each of its calls may take
+    (its decisions: the time left plus the pipe's grace)."""
+
+    __slots__ = ("beacon", "player", "seat", "start_seconds")
+
+    def __init__(self, player: Player, seat: int, beacon: Beacon, start_seconds: float) -> None:
+        self.player, self.seat, self.beacon = player, seat, beacon
+        self.start_seconds = start_seconds
+
+    @property
+    def name(self) -> str:
+        return self.player.name
+
+    @property
+    def version(self) -> str:
+        return self.player.version
+
+    def start(self, info: Any) -> None:
+        self.beacon.waiting(self.seat, self.start_seconds)
+        try:
+            call_hook(self.player, "start", info)
+        finally:
+            self.beacon.busy()
+
+    def act(self, observation: Observation) -> Action | str:
+        left = observation.time_left
+        self.beacon.waiting(self.seat, None if left is None else left + GRACE_SECONDS)
+        try:
+            return self.player.act(observation)
+        finally:
+            self.beacon.busy()
+
+    def end(self, outcome: Any) -> None:
+        self.beacon.waiting(self.seat, QUIT_SECONDS + 1.0)
+        try:
+            call_hook(self.player, "end", outcome)
+        finally:
+            self.beacon.busy()
+
+
 def play_task(setup: MatchSetup, task: GameTask) -> GameResult:
     """Play one task (in whatever process this runs)."""
     entries = [setup.bots[bot] for bot in task.seats]
-    players = seat_players(entries, setup.limits)
+    refusals = [setup.refusals[bot] if setup.refusals else None for bot in task.seats]
+    note = beacon()
+    start_seconds = 2 * setup.limits.handshake_seconds + 1.0  # a restart, then 'ready'
+    players = [Watched(player, seat, note, start_seconds) for seat, player in
+               enumerate(seat_players(entries, setup.limits, refusals))]
     started = time.perf_counter()
     record = play_game(setup.game, players, task.seed, setup.options,
                        time_limit=setup.time_limit, time_bank=setup.time_bank)
@@ -55,6 +112,34 @@ def play_task(setup: MatchSetup, task: GameTask) -> GameResult:
     record = with_entry_names(record, entries)
     log.info("game %s done: ranks %s, %s", task.key, record.ranks, record.termination)
     return GameResult(task, FinishedGame.of(record), duration)
+
+
+def lost_game(setup: MatchSetup, lost: Lost) -> GameResult:
+    """The result of a game whose worker was lost while the seat ``lost.seat`` was deciding:
+    that seat loses (timeout if the worker hung, crash if it died); the others share first
+    place; no moves or scores are known."""
+    task: GameTask = lost.task
+    status = TIMEOUT if lost.hung else CRASH
+    seats = []
+    for seat, bot in enumerate(task.seats):
+        name, version = setup.names[bot] if setup.names else (setup.bots[bot].fallback_name, "?")
+        failed = seat == lost.seat
+        seats.append(SeatRecord(name, version, status if failed else "ok",
+                                f"{lost.describe()} while this bot was deciding" if failed
+                                else "", setup.bots[bot].isolation or ""))
+    k = len(task.seats)
+    ranks = tuple(k - 1 if seat == lost.seat else 0 for seat in range(k))
+    record = GameRecord(setup.game, dict(setup.options), task.seed, tuple(seats), (), ranks,
+                        (0.0,) * k, status, {"worker_lost": lost.describe()})
+    log.warning("game %s: %s while seat %d was deciding; recorded as lost by that seat",
+                task.key, lost.describe(), lost.seat)
+    return GameResult(task, FinishedGame.of(record), 0.0)
+
+
+def prepare_worker(workers: int) -> None:
+    """Set a worker process up for a run of ``workers`` workers: it polls briefly for a bot's
+    answer only where that leaves a core for the bot (two per worker)."""
+    poll_while_waiting(2 * workers <= (os.cpu_count() or 1))
 
 
 def release_players() -> None:

@@ -1,4 +1,4 @@
-"""A fixed set of forked worker processes, each fed tasks over its own pipe.
+"""A fixed set of forked worker processes, each fed tasks over its own pipe, kept alive.
 
 The parent hands every worker at most :data:`QUEUED_PER_WORKER` tasks at a time
 and waits on the pipes and the workers' sentinels itself, with no helper
@@ -6,18 +6,27 @@ threads: multiprocessing.Pool's worker-handler thread spins while results wait
 in its pipe, and concurrent.futures spends two threads on the same work — on
 short games either costs the parent a noticeable share of a core. Tasks are
 drawn from an iterator as workers free up, so the parent's memory stays flat
-however long the tournament. A worker that dies is reported with the task it
-was running; on any exit from the iteration the workers are stopped at once.
-Workers also stop, running their finalizer, when the parent dies, even by
-``SIGKILL``.
+however long the run.
+
+A worker runs in a process group of its own (a signal to its group reaches
+no one else) and keeps a *beacon* in memory it shares with the parent: the
+moment by which it will have moved on, and the seat it waits for. A worker
+that dies, or whose beacon's moment passes (it hangs, or was stopped), is
+killed with its group and replaced; its running task goes to ``on_lost``, which
+gives a result for it (a loss of the seat that was deciding) or has it played
+again, and its queued tasks are played again. Workers stop, running their
+finalizer, when the parent dies, even by ``SIGKILL``; on any exit from the
+iteration they are stopped at once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing
 import os
 import signal
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -26,16 +35,24 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar
 
-from arena.bots.strays import die_with_parent
+from arena.bots.process import running_bots
+from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import ArenaError
 
 QUEUED_PER_WORKER = 2
+WATCHDOG_MARGIN = 5.0
+"""Seconds a worker may overrun the moment its beacon gave, before it is killed."""
+WATCH_SECONDS = 1.0
+IDLE_SECONDS = 60.0
+"""What a worker's beacon allows for work that waits on no bot (set-up, the referee)."""
+MAX_ATTEMPTS = 3
+"""A task whose worker is lost this often, without a seat to blame, stops the run."""
 T = TypeVar("T")
 R = TypeVar("R")
 
 
 class WorkerDied(ArenaError):
-    """A worker process ended while it still had tasks."""
+    """A worker process was lost while running a task, too often to play it again."""
 
     def __init__(self, task: Any, exitcode: int | None) -> None:
         super().__init__(f"a worker process died (exit code {exitcode}) while running {task}")
@@ -46,16 +63,94 @@ class WorkerError(ArenaError):
     """A task raised in its worker; the message carries the worker's traceback."""
 
 
+@dataclass(frozen=True)
+class Lost:
+    """Why a worker was lost during a task: it died, or it hung (stopped answering)."""
+
+    task: Any
+    seat: int
+    """The seat the worker waited for (-1: none, or not known)."""
+    hung: bool
+    exitcode: int | None
+
+    def describe(self) -> str:
+        if self.hung:
+            return "the worker process stopped responding (it was killed and replaced)"
+        if self.exitcode is not None and self.exitcode < 0:
+            with contextlib.suppress(ValueError):
+                name = signal.Signals(-self.exitcode).name
+                return f"the worker process was killed by {name} (it was replaced)"
+        return f"the worker process died, exit code {self.exitcode} (it was replaced)"
+
+
+class Beacon:
+    """A worker's note to its parent: by when it will have moved on, and for whom it waits.
+
+    Outside a worker (one process, a Dask task) a beacon notes nothing.
+    """
+
+    def __init__(self, deadlines: Any = None, seats: Any = None, slot: int = 0) -> None:
+        self.deadlines, self.seats, self.slot = deadlines, seats, slot
+
+    def waiting(self, seat: int, seconds: float | None) -> None:
+        """Waiting for ``seat`` for at most ``seconds`` (None: as long as it takes)."""
+        if self.deadlines is not None:
+            self.seats[self.slot] = seat
+            self.deadlines[self.slot] = (math.inf if seconds is None
+                                         else time.monotonic() + seconds)
+
+    def busy(self) -> None:
+        """Working on its own (for at most :data:`IDLE_SECONDS`)."""
+        self.waiting(-1, IDLE_SECONDS)
+
+
+_beacon = Beacon()
+
+
+def beacon() -> Beacon:
+    """This process's beacon (one that notes nothing outside a worker)."""
+    return _beacon
+
+
 @dataclass
 class _Worker(Generic[T]):
+    slot: int
     process: BaseProcess
     connection: Connection
     tasks: deque[T] = field(default_factory=deque)
 
 
-def _serve(connection: Connection, parent_ends: list[Connection], parent: int,
-           initializer: Callable[..., None], initargs: tuple[Any, ...],
-           function: Callable[[Any], Any], finalizer: Callable[[], None]) -> None:
+@dataclass
+class _Pool(Generic[T]):
+    context: Any
+    function: Callable[[T], Any]
+    initializer: Callable[..., None]
+    initargs: tuple[Any, ...]
+    finalizer: Callable[[], None]
+    deadlines: Any
+    seats: Any
+    workers: list[_Worker[T]] = field(default_factory=list)
+    replays: deque[T] = field(default_factory=deque)
+    attempts: dict[int, int] = field(default_factory=dict)
+
+    def start(self, slot: int) -> _Worker[T]:
+        parent_end, child_end = self.context.Pipe()
+        parent_ends = [worker.connection for worker in self.workers] + [parent_end]
+        self.deadlines[slot], self.seats[slot] = math.inf, -1
+        process = self.context.Process(target=_serve, daemon=True, args=(
+            child_end, parent_ends, os.getpid(), slot, self.deadlines, self.seats,
+            self.initializer, self.initargs, self.function, self.finalizer))
+        process.start()
+        with contextlib.suppress(OSError):  # the worker does it too; whichever comes first
+            os.setpgid(process.pid, process.pid)
+        child_end.close()
+        return _Worker(slot, process, parent_end)
+
+
+def _serve(connection: Connection, parent_ends: list[Connection], parent: int, slot: int,
+           deadlines: Any, seats: Any, initializer: Callable[..., None],
+           initargs: tuple[Any, ...], function: Callable[[Any], Any],
+           finalizer: Callable[[], None]) -> None:
     # A worker whose parent dies, even by SIGKILL, must not live on with its bots:
     # the kernel sends it SIGTERM, which runs the finalizer on the way out, and
     # with the parent's pipe ends closed here a read sees the parent gone as EOF.
@@ -63,15 +158,20 @@ def _serve(connection: Connection, parent_ends: list[Connection], parent: int,
     die_with_parent(signal.SIGTERM)
     if os.getppid() != parent:
         return  # the parent died before we could ask
+    os.setpgid(0, 0)  # a signal to this worker's group reaches no one else
     for end in parent_ends:
         end.close()
+    global _beacon
+    _beacon = Beacon(deadlines, seats, slot)
     initializer(*initargs)
     try:
         while (task := _next_task(connection)) is not None:
+            _beacon.busy()
             try:
                 reply: tuple[str, Any] = ("ok", function(task))
             except Exception:
                 reply = ("error", traceback.format_exc())
+            _beacon.busy()
             connection.send(reply)
     finally:
         finalizer()
@@ -86,56 +186,80 @@ def _next_task(connection: Connection) -> Any:
 
 
 def _exit_on_sigterm(signal_number: int, frame: Any) -> None:
+    # The kernel tells a parent's death once for each of its threads that ends: only the
+    # first may interrupt, or a second would cut the finalizer short and leave bots behind.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise SystemExit(128 + signal_number)
 
 
 def run_unordered(function: Callable[[T], R], tasks: Iterable[T], workers: int, *,
                   initializer: Callable[..., None], initargs: tuple[Any, ...] = (),
-                  finalizer: Callable[[], None] = lambda: None) -> Iterator[R]:
+                  finalizer: Callable[[], None] = lambda: None,
+                  on_lost: Callable[[Lost], R | None] = lambda lost: None) -> Iterator[R]:
     """Yield ``function(task)`` for every task, as the forked workers finish them.
 
-    ``initializer(*initargs)`` runs once in each worker, ``finalizer()`` when it
-    is told to stop. ``function`` must be a module-level function.
+    ``initializer(*initargs)`` runs once in each worker, ``finalizer()`` when it is
+    told to stop. ``function`` must be a module-level function. When a worker is
+    lost during a task, ``on_lost`` gives that task's result, or None to play it again.
     """
     context = multiprocessing.get_context("fork")
-    pool: list[_Worker[T]] = []
+    pool: _Pool[T] = _Pool(context, function, initializer, initargs, finalizer,
+                           context.RawArray("d", workers), context.RawArray("i", workers))
+    adopt_orphans()  # what a lost worker's bots leave behind comes here, to be killed
     todo = iter(tasks)
     try:
-        for _ in range(workers):
-            parent_end, child_end = context.Pipe()
-            parent_ends = [worker.connection for worker in pool] + [parent_end]
-            process = context.Process(target=_serve, daemon=True, args=(
-                child_end, parent_ends, os.getpid(), initializer, initargs, function, finalizer))
-            process.start()
-            child_end.close()
-            pool.append(_Worker(process, parent_end))
-        yield from _feed(pool, todo)
+        for slot in range(workers):
+            pool.workers.append(pool.start(slot))
+        yield from _feed(pool, todo, on_lost)
     finally:
-        _stop(pool)
+        _stop(pool.workers)
 
 
-def _feed(pool: list[_Worker[T]], todo: Iterator[T]) -> Iterator[Any]:
-    by_connection = {worker.connection: worker for worker in pool}
-    by_sentinel = {worker.process.sentinel: worker for worker in pool}
-    for worker in pool:
-        _top_up(worker, todo)
-    while any(worker.tasks for worker in pool):
-        busy = [w for w in pool if w.tasks]
-        ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy])
-        for handle in ready:
-            worker = (by_sentinel[handle] if isinstance(handle, int)
-                      else by_connection[handle])  # type: ignore[index]
-            if not worker.tasks:
+def _feed(pool: _Pool[T], todo: Iterator[T], on_lost: Callable[[Lost], Any]) -> Iterator[Any]:
+    for worker in pool.workers:
+        _top_up(pool, worker, todo)
+    while any(worker.tasks for worker in pool.workers):
+        busy = [w for w in pool.workers if w.tasks]
+        handles: list[Any] = [w.connection for w in busy] + [w.process.sentinel for w in busy]
+        ready = wait(handles, timeout=_until_overdue(pool, busy))
+        for worker in busy:
+            if worker.connection in ready or worker.process.sentinel in ready:
+                result = _receive(pool, worker, on_lost)
+            elif _overdue(pool, worker):
+                result = _lose(pool, worker, on_lost, hung=True)
+            else:
                 continue
-            yield _receive(worker)
-            _top_up(worker, todo)
+            if result is not _NOTHING:
+                yield result
+        for worker in pool.workers:
+            _top_up(pool, worker, todo)
 
 
-def _top_up(worker: _Worker[T], todo: Iterator[T]) -> None:
+_NOTHING = object()
+
+
+def _until_overdue(pool: _Pool[T], busy: list[_Worker[T]]) -> float:
+    """How long to wait before looking at the beacons again: a worker may move its moment
+    nearer while the parent waits, so the parent looks at least every WATCH_SECONDS."""
+    soonest = float(min(pool.deadlines[w.slot] for w in busy))
+    return min(WATCH_SECONDS, max(0.0, soonest + WATCHDOG_MARGIN - time.monotonic()))
+
+
+def _overdue(pool: _Pool[T], worker: _Worker[T]) -> bool:
+    return time.monotonic() > float(pool.deadlines[worker.slot]) + WATCHDOG_MARGIN
+
+
+def _top_up(pool: _Pool[T], worker: _Worker[T], todo: Iterator[T]) -> None:
+    if not worker.tasks:  # an idle worker's beacon is old: it gets time to pick the task up
+        pool.deadlines[worker.slot] = time.monotonic() + IDLE_SECONDS
     while len(worker.tasks) < QUEUED_PER_WORKER:
-        task = next(todo, None)
-        if task is None:
-            return
+        if pool.replays:
+            task = pool.replays.popleft()
+        else:
+            drawn = next(todo, _NOTHING)
+            if drawn is _NOTHING:
+                return
+            task = drawn  # type: ignore[assignment]
         worker.tasks.append(task)
         try:
             worker.connection.send(task)
@@ -143,16 +267,48 @@ def _top_up(worker: _Worker[T], todo: Iterator[T]) -> None:
             return
 
 
-def _receive(worker: _Worker[T]) -> Any:
+def _receive(pool: _Pool[T], worker: _Worker[T], on_lost: Callable[[Lost], Any]) -> Any:
     try:
         status, value = worker.connection.recv()
     except (EOFError, OSError):
-        worker.process.join(timeout=1)
-        raise WorkerDied(worker.tasks[0], worker.process.exitcode) from None
+        return _lose(pool, worker, on_lost, hung=False)
     worker.tasks.popleft()
     if status == "error":
         raise WorkerError(f"a task failed in its worker:\n{value}")
     return value
+
+
+def _lose(pool: _Pool[T], worker: _Worker[T], on_lost: Callable[[Lost], Any], *,
+          hung: bool) -> Any:
+    """Kill ``worker`` and what it started, replace it, and settle its tasks."""
+    seat = pool.seats[worker.slot]
+    _kill(worker)
+    worker.connection.close()
+    kill_strays(running_bots())
+    task, *queued = worker.tasks
+    pool.replays.extend(queued)
+    lost = Lost(task, seat, hung, worker.process.exitcode)
+    index = pool.workers.index(worker)
+    pool.workers[index] = pool.start(worker.slot)
+    result = on_lost(lost) if seat >= 0 else None
+    if result is not None:
+        return result
+    tries = pool.attempts[id(task)] = pool.attempts.get(id(task), 0) + 1
+    if tries >= MAX_ATTEMPTS:
+        raise WorkerDied(task, worker.process.exitcode)
+    pool.replays.appendleft(task)
+    return _NOTHING
+
+
+def _kill(worker: _Worker[Any]) -> None:
+    """SIGKILL to the worker and its process group (a stopped worker dies too)."""
+    pid = worker.process.pid
+    if pid is None:
+        return
+    for kill in (os.killpg, os.kill):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            kill(pid, signal.SIGKILL)
+    worker.process.join(timeout=5)
 
 
 def _stop(pool: list[_Worker[T]]) -> None:
@@ -162,6 +318,9 @@ def _stop(pool: list[_Worker[T]]) -> None:
     for worker in pool:  # an idle worker gets time to close its bots; a busy one does not
         worker.process.join(timeout=5 if not worker.tasks else 0)
         if worker.process.is_alive():
-            worker.process.terminate()
+            worker.process.terminate()  # its finalizer closes its bots
             worker.process.join(timeout=5)
+        if worker.process.is_alive():
+            _kill(worker)
         worker.connection.close()
+    kill_strays(running_bots())

@@ -209,12 +209,14 @@ class SeasonsState:
 
     def scores(self) -> tuple[int, int]:
         """Points of the decided sectors (the interim score; the final score at the end)."""
-        points = [0, 0]
-        for i in range(N_SECTORS):
-            winner = self.winner_of(i)
-            if winner is not None:
-                points[winner] += SECTOR_VALUES[i]
-        return points[0], points[1]
+        first = second = 0  # winner_of, inlined: it is asked for at every observation
+        for a, b, value, is_max in zip(*self.fields, SECTOR_VALUES, IS_MAX, strict=True):
+            if a != EMPTY and b != EMPTY:
+                if (a > b) == is_max:
+                    first += value
+                else:
+                    second += value
+        return first, second
 
     def legal_actions(self) -> tuple[SeasonsAction, ...]:
         if self.phase == REROLL:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arena.games.base import GameInfo, GameOption
+from arena.games.base import GameInfo, GameOption, absolute_path
 from arena.games.sonnentau.board import Board, BoardError, default_board, load_board
 from arena.games.sonnentau.notation import describe_action, describe_game, render
 from arena.games.sonnentau.rules import (
@@ -29,8 +29,9 @@ class SonnentauGame:
         max_seats=4,
         options=(
             GameOption("board", str, "",
-                       "board file (YAML); empty for the default board "
-                       "configs/boards/sonnentau.yaml"),
+                       "board file (YAML); empty for the default board, "
+                       "arena/games/sonnentau/board.yaml",
+                       normalize=absolute_path, is_file=True),
             GameOption("dice", str, "standard",
                        "dice: two six-sided dice, or the three Miwin dice III, IV, V",
                        choices=tuple(DICE_VARIANTS)),

@@ -2,7 +2,7 @@
 
 A board file describes the tracks (closed circles, fields counterclockwise, and
 one open goal straight from Z to the goal), the entry fields, the start, and a
-drawing position for every field; ``configs/boards/sonnentau.yaml`` is the
+drawing position for every field; ``board.yaml`` beside this module is the
 default board and documents the format. :func:`load_board` validates a file
 and returns a frozen :class:`Board` with everything the rules engine needs
 precomputed: the tracks through each field, the fields a piece passes along
@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import math
 import re
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -26,12 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from arena.games.base import ArenaError
+from arena.games.datafile import DataFileError, read_yaml
 
-DEFAULT_BOARD_PATH = Path(__file__).resolve().parents[3] / "configs" / "boards" / "sonnentau.yaml"
+DEFAULT_BOARD_PATH = Path(__file__).resolve().with_name("board.yaml")
 MAX_STEPS = 9
+MAX_FIELDS = 2000
+"""A board may have at most this many fields (its paths are computed for every one)."""
+MAX_COORDINATE = 1e6
 """The largest die face of any dice variant (Miwin's dice show 9): paths are this long."""
 
 CW, CCW, IN, OUT = "cw", "ccw", "in", "out"
@@ -152,15 +155,13 @@ def load_board(path: str | Path) -> Board:
     path = Path(path)
     where = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_yaml(path)
     except FileNotFoundError:
         raise BoardError(f"board file {where!r} not found") from None
     except OSError as exc:
         raise BoardError(f"board file {where!r} cannot be read: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise BoardError(f"board file {where!r} is not valid YAML: {exc}") from None
+    except DataFileError as exc:
+        raise BoardError(f"board file {where!r}: {exc}") from None
     return build_board(data, where)
 
 
@@ -193,6 +194,9 @@ def build_board(data: Any, where: str = "<board>") -> Board:
         if key not in data:
             check.fail(f"missing {key!r}")
     circles = _read_circles(check, data["circles"])
+    listed = sum(len(circle.fields) for circle in circles)
+    if listed > MAX_FIELDS:
+        check.fail(f"the circles list {listed} fields; at most {MAX_FIELDS} are accepted")
     straight_id, straight = _read_straight(check, data["goal_straight"], circles)
     final = check.text(data["final_circle"], "final_circle")
     z, goal = check.text(data["z"], "z"), check.text(data["goal"], "goal")
@@ -252,7 +256,9 @@ class _Checker:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite number (not a bool, NaN or infinity) of a sane size for a drawing."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and abs(value) <= MAX_COORDINATE)
 
 
 @dataclass(frozen=True)

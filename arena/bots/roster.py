@@ -1,0 +1,147 @@
+"""The players a worker seats: each tournament entry at its isolation level, under its name.
+
+An entry becomes a bot process (sandboxed or plain, :mod:`arena.bots.isolation`),
+started again after a failure, or, if trusted (``none``), a bot loaded into this
+process. Either plays under the name and version its entry gives it, and a bot
+that cannot load, or whose entry was refused, stands in as a player that
+forfeits every game. A worker keeps each entry's player for all its games
+(``start(info)`` marks a new game) and stops them with :func:`close_players`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import json
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from arena.bots.identity import UNLOADABLE_VERSION, BotEntry
+from arena.bots.isolation import SANDBOX, bot_process, close_player
+from arena.bots.loading import LoadedBot, load_bot
+from arena.bots.process import Limits, ProcessPlayer
+from arena.games.base import Action, Observation
+from arena.referee.protocol import Player, PlayerFailure, call_hook
+from arena.referee.record import CRASH, GameRecord
+
+
+class RenamedPlayer:
+    """A player under the name and version its tournament entry gives it."""
+
+    def __init__(self, player: Any, name: str, version: str) -> None:
+        self.player, self.name, self.version = player, name, version
+
+    def act(self, observation: Observation) -> Action | str:
+        result: Action | str = self.player.act(observation)
+        return result
+
+    def start(self, info: Any) -> None:
+        call_hook(self.player, "start", info)
+
+    def end(self, outcome: Any) -> None:
+        call_hook(self.player, "end", outcome)
+
+
+class UnloadablePlayer:
+    """Stands in for a bot that cannot be loaded or was refused: every game it sits in is
+    forfeited."""
+
+    def __init__(self, name: str, version: str, reason: str) -> None:
+        self.name, self.version, self.reason = name, version, reason
+
+    def start(self, info: Any) -> None:
+        raise PlayerFailure(CRASH, self.reason)
+
+    def act(self, observation: Observation) -> str:
+        raise PlayerFailure(CRASH, self.reason)
+
+
+class RenamedProcess(RenamedPlayer):
+    """A bot process under its entry's name; what the entry leaves open, its handshake says."""
+
+    def __init__(self, process: ProcessPlayer, entry: BotEntry) -> None:
+        super().__init__(process, entry.name or "", entry.version or "")
+        self.entry = entry
+
+    def start(self, info: Any) -> None:
+        self.player.start(info)
+        self.name = self.entry.name or self.player.name
+        self.version = self.entry.version or self.player.version
+
+
+def load_entry(entry: BotEntry) -> LoadedBot:
+    """Load a trusted entry's bot in this process, under the entry's name and version."""
+    loaded = load_bot(entry.spec, entry.params)
+    if entry.name is None and entry.version is None:
+        return loaded
+    player = RenamedPlayer(loaded.player, entry.name or loaded.name,
+                           entry.version or loaded.version)
+    return LoadedBot(player, loaded.spec, loaded.code_hash, loaded.params)
+
+
+def make_player(entry: BotEntry, limits: Limits, refused: str | None = None) -> Player:
+    """A new player for ``entry`` at its isolation level (resolved already)."""
+    name, version = entry.fallback_name, entry.version or UNLOADABLE_VERSION
+    if refused is not None:
+        return UnloadablePlayer(name, version, refused)
+    if entry.trusted:
+        try:
+            return load_entry(entry).player
+        except Exception as exc:
+            return UnloadablePlayer(name, version, f"the bot cannot be loaded: {exc}")
+    process = bot_process(entry.spec, entry.params, entry.isolation or SANDBOX, limits,
+                          remember_load_failure=True)
+    if entry.name is None and entry.version is None:
+        return process
+    return RenamedProcess(process, entry)
+
+
+_players: dict[tuple[int, str], Player] = {}
+
+
+def player_for(entry: BotEntry, limits: Limits, refused: str | None = None) -> Player:
+    """This thread's player for ``entry``, created on first use and kept.
+
+    Per thread, because a Dask worker may run several tasks at once in threads.
+    """
+    key = (threading.get_ident(), json.dumps(
+        [entry.to_json(), dataclasses.asdict(limits), refused], sort_keys=True))
+    if key not in _players:
+        _players[key] = make_player(entry, limits, refused)
+    return _players[key]
+
+
+def seat_players(entries: Sequence[BotEntry], limits: Limits,
+                 refusals: Sequence[str | None] | None = None) -> list[Player]:
+    """The players for a game's seats (``refusals``: why an entry may not play, if it may
+    not); a bot process not yet started shows its entry's name (its handshake gives it its
+    own)."""
+    refusals = refusals or [None] * len(entries)
+    players = [player_for(entry, limits, refused)
+               for entry, refused in zip(entries, refusals, strict=True)]
+    for player, entry in zip(players, entries, strict=True):
+        if isinstance(player, ProcessPlayer) and player.name == player.label:
+            player.name = entry.fallback_name
+    return players
+
+
+def with_entry_names(record: GameRecord, entries: Sequence[BotEntry]) -> GameRecord:
+    """``record`` with each seat under the name and version its entry gives it, and the
+    isolation it ran at."""
+    seats = tuple(
+        dataclasses.replace(seat, name=entry.name or seat.name,
+                            version=entry.version or seat.version,
+                            isolation=entry.isolation or "")
+        for seat, entry in zip(record.seats, entries, strict=True))
+    return dataclasses.replace(record, seats=seats)
+
+
+def close_players() -> None:
+    """Stop every bot process this process started for entries (and forget them)."""
+    for player in _players.values():
+        close_player(player)
+    _players.clear()
+
+
+atexit.register(close_players)

@@ -1,0 +1,389 @@
+"""Bots in a bubblewrap sandbox: the isolation level ``sandbox``.
+
+A sandboxed bot is a :class:`~arena.bots.process.ProcessPlayer` whose command
+runs inside ``bwrap`` (Debian's package ``bubblewrap``). The command line is
+built as data by :func:`bwrap_argv`, one option per need, each saying what it
+keeps out. Inside, the bot has
+
+- new user, PID, network, IPC, UTS and cgroup namespaces, a session of its
+  own, and is the PID namespace's first process: when it ends, everything it
+  started ends (the kernel kills the namespace), and it dies with arena;
+- an unprivileged uid: when arena runs as root, a uid of its own for each bot
+  process (so the process-count limit is that bot's alone and holds), else
+  arena's own uid mapped into its user namespace;
+- a read-only view of the system's ``/usr``, the Python interpreter and the
+  installed packages (for Python bots), arena's package, and its own code at
+  ``/bot``; a fresh ``/tmp`` of bounded size, its working and home folder,
+  which is the only place it can write;
+- no results database, config, checkout, other bot, process outside its
+  sandbox, or network.
+
+Arena's process limits (address space, CPU per game, file size, process count)
+apply as for a plain bot process. When arena runs as root, the system paths
+the bot needs may lie in folders the bot's uid may not enter (a Python under
+``/root``): arena mounts them, in a mount namespace of the bot's launcher only,
+on folders that uid can reach.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import resource
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.bots.cgroups import MemoryGroup
+from arena.bots.kernel import bind_mount, libc, unshare_mounts
+from arena.bots.loading import split_spec
+from arena.bots.process import (
+    COMMAND_PREFIX,
+    Limits,
+    ProcessPlayer,
+    bot_command,
+    child_setup,
+    is_command,
+)
+from arena.games import find_game
+from arena.games.base import ArenaError
+from arena.referee.protocol import PlayerInfo
+
+BWRAP = "bwrap"
+INSTALL_HINT = "apt-get install bubblewrap"
+UID_BASE = 1 << 30
+"""Sandboxed bots of a root arena run as uids from here up: the pid of the process that
+starts them times 256, plus a counter."""
+INSIDE_UID = 65534
+"""The bot's uid as it sees it (``nobody``)."""
+CODE = "/bot"
+SCRATCH = "/tmp"
+TOP_LEVEL_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime")
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+ARENA_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+class SandboxUnavailable(Exception):
+    """bubblewrap cannot run here; the message says why."""
+
+
+@dataclass(frozen=True)
+class Bind:
+    """A host folder or file the bot sees read-only at ``inside``."""
+
+    host: str
+    inside: str
+
+
+def bwrap_argv(inner: Sequence[str], binds: Sequence[Bind], limits: Limits, *,
+               info_fd: int | None = None, nproc_inside: int | None = None) -> list[str]:
+    """The ``bwrap`` command line that runs ``inner`` in a sandbox seeing only ``binds``."""
+    argv = [BWRAP,
+            "--unshare-all",        # user, PID, net, IPC, UTS, cgroup: no network, no other process
+            "--unshare-user",       # the user namespace for certain, not only where it can be had
+            "--disable-userns",     # no user namespaces inside: less of the kernel to attack
+            "--die-with-parent",    # ends with the bwrap process arena started, and arena
+            "--as-pid-1",           # the bot is init: when it ends, all it started is killed
+            "--new-session",        # no controlling terminal: no keystrokes pushed into arena's
+            "--hostname", "arena-bot",
+            "--uid", str(INSIDE_UID), "--gid", str(INSIDE_UID),
+            "--clearenv"]           # only the variables below: nothing of arena's environment
+    for key, value in (("HOME", SCRATCH), ("TMPDIR", SCRATCH), ("PATH", SANDBOX_PATH),
+                       ("LANG", "C.UTF-8"), ("PYTHONDONTWRITEBYTECODE", "1"),
+                       ("PYTHONUNBUFFERED", "1"), ("PYTHONNOUSERSITE", "1"),
+                       ("ARENA_SANDBOXED", "1")):
+        argv += ["--setenv", key, value]
+    argv += ["--ro-bind", "/usr", "/usr"]  # system programs and libraries, read-only
+    for name in TOP_LEVEL_LINKS:        # /bin, /lib, ... as on the host (links into /usr)
+        path = Path("/", name)
+        if path.is_symlink():
+            argv += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            argv += ["--ro-bind", str(path), str(path)]
+    for name in ETC_FILES:              # the loader's cache and the time zone: nothing else of /etc
+        argv += ["--ro-bind-try", name, name]
+    argv += ["--proc", "/proc",         # a /proc showing only the sandbox's processes
+             "--dev", "/dev",           # null, zero, full, random, urandom, tty: no host device
+             "--size", str(limits.scratch_mb << 20), "--tmpfs", SCRATCH,  # the only writable place
+             "--chdir", SCRATCH]
+    for bind in binds:  # the interpreter, packages, arena, the bot's code, the game's files:
+        argv += ["--ro-bind", bind.host, bind.inside]  # after /tmp, which would hide them
+    argv += ["--remount-ro", "/",       # the sandbox's own root and /dev are in memory:
+             "--remount-ro", "/dev"]    # read-only, or a bot could fill the machine's memory
+    if info_fd is not None:
+        argv += ["--info-fd", str(info_fd)]  # where bwrap says the bot's pid
+    argv.append("--")
+    if nproc_inside is not None:        # arena is not root: the bot limits its own process count
+        argv += ["/usr/bin/prlimit", f"--nproc={nproc_inside}", "--"]
+    return argv + list(inner)
+
+
+@functools.cache
+def sandbox_problem() -> str | None:
+    """Why the sandbox cannot run here (None if it can): checked once per process, by
+    starting a sandboxed interpreter."""
+    if not sys.platform.startswith("linux"):
+        return f"the sandbox needs Linux, not {sys.platform}"
+    if shutil.which(BWRAP) is None:
+        return f"bubblewrap (bwrap) is not installed; install it with: {INSTALL_HINT}"
+    if os.geteuid() != 0 and not Path("/usr/bin/prlimit").exists():
+        return "the sandbox needs /usr/bin/prlimit (util-linux) when arena is not root"
+    launch = SandboxLaunch([sys.executable, "-c", "import arena.games"], None, Limits())
+    try:
+        result = launch.run_briefly()
+    except (OSError, SandboxUnavailable) as exc:
+        return f"bubblewrap (bwrap) does not work here: {exc}"
+    if result.returncode != 0:
+        why = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        return ("bubblewrap (bwrap) does not work here: "
+                + (why[-1] if why else f"exit status {result.returncode}"))
+    return None
+
+
+class SandboxLaunch:
+    """How to start one sandboxed command: its binds, its uid, its bwrap command line."""
+
+    _counter = 0
+
+    def __init__(self, inner: Sequence[str], code: Path | None, limits: Limits,
+                 files: Sequence[str] = (), memory: MemoryGroup | None = None) -> None:
+        self.inner, self.code, self.limits, self.memory = list(inner), code, limits, memory
+        self.root = os.geteuid() == 0
+        self.uid = self._next_uid() if self.root else None
+        libc()  # loaded here, in the parent: the child between fork and exec only calls it
+        self.binds = (system_binds() + ([Bind(str(code), CODE)] if code else [])
+                      + [Bind(path, path) for path in files if Path(path).is_file()])
+
+    @classmethod
+    def _next_uid(cls) -> int:
+        cls._counter = (cls._counter + 1) % 256
+        return UID_BASE + ((os.getpid() & 0x3FFFFF) << 8) + cls._counter
+
+    def argv(self, staged: Sequence[Bind], info_fd: int | None) -> list[str]:
+        return bwrap_argv(self.inner, staged, self.limits, info_fd=info_fd,
+                          nproc_inside=None if self.root else self.limits.processes)
+
+    def stage(self, folder: Path) -> list[Bind]:
+        """As root: an empty folder per bind below ``folder``, which the bot's uid can
+        reach, for the launcher to mount the bind's host path on (see :meth:`preexec`)."""
+        if not self.root:
+            return self.binds
+        folder.chmod(0o711)
+        staged = []
+        for index, bind in enumerate(self.binds):
+            mount_point = folder / "stage" / str(index)
+            if Path(bind.host).is_dir():
+                mount_point.mkdir(parents=True)
+            else:
+                mount_point.parent.mkdir(parents=True, exist_ok=True)
+                mount_point.touch()
+            mount_point.parent.chmod(0o755)
+            staged.append(Bind(str(mount_point), bind.inside))
+        return staged
+
+    def preexec(self, staged: Sequence[Bind]) -> None:
+        """In the child, before bwrap: mount what is staged, become the bot's uid, set the
+        limits. Runs between fork and exec: no allocation-heavy work, no imports."""
+        if self.uid is not None:
+            if not unshare_mounts():
+                os._exit(120)
+            for bind, stage in zip(self.binds, staged, strict=True):
+                if not bind_mount(bind.host, stage.host):
+                    os._exit(121)
+            if self.memory is not None:
+                try:
+                    self.memory.join()
+                except OSError:
+                    os._exit(122)
+            os.setgroups([])
+            os.setresgid(self.uid, self.uid, self.uid)
+            os.setresuid(self.uid, self.uid, self.uid)
+            resource.setrlimit(resource.RLIMIT_NPROC,
+                               (self.limits.processes, self.limits.processes))
+        child_setup(self.limits)
+
+    def popen(self, folder: Path, stdin: Any, stdout: Any, stderr: Any,
+              ) -> tuple[subprocess.Popen[bytes], int]:
+        """Start the sandbox; returns the process and the read end of bwrap's info pipe."""
+        staged = self.stage(folder)
+        info_read, info_write = os.pipe()
+        try:  # the memory group's fd is open in the child until its exec, and no longer
+            process = subprocess.Popen(
+                self.argv(staged, info_write), stdin=stdin, stdout=stdout, stderr=stderr,
+                cwd="/", env={"PATH": SANDBOX_PATH}, start_new_session=True,
+                pass_fds=(info_write,), preexec_fn=lambda: self.preexec(staged))
+        except BaseException:
+            os.close(info_read)
+            raise
+        finally:
+            os.close(info_write)
+        return process, info_read
+
+    def run_briefly(self, seconds: float = 30.0) -> subprocess.CompletedProcess[bytes]:
+        """Run the sandboxed command to its end (for the probe)."""
+        folder = Path(tempfile.mkdtemp(prefix="arena-probe-"))
+        try:
+            process, info = self.popen(folder, subprocess.DEVNULL, subprocess.PIPE,
+                                       subprocess.PIPE)
+            try:
+                out, err = process.communicate(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)  # bwrap and its set-up child
+                process.wait()
+                raise SandboxUnavailable(f"a sandboxed interpreter took over {seconds:.0f} s "
+                                         "to start") from None
+            finally:
+                os.close(info)  # open until bwrap is done: it may block writing to it
+            if process.returncode in (120, 121):
+                raise SandboxUnavailable("cannot mount the interpreter's folders for the "
+                                         "sandbox's user")
+            return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def system_binds() -> list[Bind]:
+    """What a Python bot needs besides /usr: the interpreter's installation, the
+    environment's packages, and arena's package if it lies elsewhere (an editable install)."""
+    package = ARENA_PACKAGE
+    paths = dict.fromkeys(str(Path(p).resolve()) for p in
+                          (sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix))
+    binds = [Bind(path, path) for path in paths if not _covered(path, "/usr")]
+    if not any(_covered(str(package), bind.host) for bind in binds):
+        binds.append(Bind(str(package), str(package)))
+    # A virtual environment's python is a link to the base interpreter, both must be seen.
+    return [bind for index, bind in enumerate(binds)
+            if not any(_covered(bind.host, other.host) for other in binds[:index])]
+
+
+def _covered(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def read_child_pid(info_fd: int, seconds: float) -> int | None:
+    """The bot's pid (outside its namespace), from bwrap's info pipe; None if not said."""
+    data = b""
+    try:
+        while b"}" not in data:
+            ready, _, _ = select.select([info_fd], [], [], seconds)
+            if not ready:
+                return None
+            chunk = os.read(info_fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(info_fd)
+    try:
+        pid = json.loads(data.decode()).get("child-pid")
+    except (ValueError, AttributeError):
+        return None
+    return pid if isinstance(pid, int) and pid > 0 else None
+
+
+def option_files(info: PlayerInfo) -> tuple[str, ...]:
+    """The files a game's options name (a Sonnentau board), for the sandbox to show."""
+    try:
+        options = find_game(info.game).info.options
+    except ArenaError:
+        return ()
+    return tuple(sorted(str(info.options[o.name]) for o in options
+                        if o.is_file and info.options.get(o.name)))
+
+
+def copy_code(spec: str, folder: Path) -> str:
+    """Copy a Python bot's file (or its package's folder) into ``folder``, readable by the
+    sandbox's user; return the spec that names the copy inside the sandbox."""
+    target, attr = split_spec(spec)
+    source = Path(target).resolve()
+    if source.name == "__init__.py":
+        shutil.copytree(source.parent, folder / source.parent.name)
+        inside = f"{CODE}/{source.parent.name}/__init__.py"
+    else:
+        shutil.copyfile(source, folder / source.name)
+        inside = f"{CODE}/{source.name}"
+    for path in folder.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return inside + (f":{attr}" if attr else "")
+
+
+def copy_program(words: list[str], folder: Path) -> list[str]:
+    """A program bot's command with its program file copied into ``folder`` (run as /bot/…);
+    a program named without a path is looked up in the sandbox's PATH."""
+    program = Path(words[0]) if words else None
+    if program is not None and os.sep in words[0] and program.is_file():
+        shutil.copyfile(program, folder / program.name)
+        (folder / program.name).chmod(0o755)
+        return [f"{CODE}/{program.name}", *words[1:]]
+    return words
+
+
+class SandboxedPlayer(ProcessPlayer):
+    """A bot process inside a bubblewrap sandbox (the default isolation)."""
+
+    isolation = "sandbox"
+
+    def __init__(self, spec: str, params: Mapping[str, Any], limits: Limits | None = None,
+                 label: str = "bot", *, remember_load_failure: bool = False) -> None:
+        super().__init__(bot_command(spec, params), limits, label,
+                         remember_load_failure=remember_load_failure)
+        self.spec, self.params = spec, dict(params)
+        self.bot_pid: int | None = None
+        self.memory: MemoryGroup | None = None
+        self.files: tuple[str, ...] = ()
+        """Files a game's options name (a board): seen in the sandbox at the same path."""
+
+    def start(self, info: PlayerInfo) -> None:
+        files = option_files(info)
+        if files != self.files:  # another board: a sandbox that shows it
+            self.files = files
+            self.close()
+        super().start(info)
+
+    def _spawn(self, folder: Path, stderr: Any) -> subprocess.Popen[bytes]:
+        code = folder / "code"
+        code.mkdir(mode=0o755)
+        self.memory = MemoryGroup.create(self.limits.memory_mb)
+        launch = SandboxLaunch(self._inner_command(code), code, self.limits, self.files,
+                               self.memory)
+        process, info = launch.popen(folder, subprocess.PIPE, subprocess.PIPE, stderr)
+        self.bot_pid = read_child_pid(info, self.limits.handshake_seconds)
+        return process
+
+    def _inner_command(self, code: Path) -> list[str]:
+        """The bot's command as it runs inside: its code copied into ``code`` (``/bot``)."""
+        if is_command(self.spec):
+            return copy_program(shlex.split(self.spec[len(COMMAND_PREFIX):]), code)
+        spec = copy_code(self.spec, code) if split_spec(self.spec)[0].endswith(".py") \
+            else self.spec
+        return [sys.executable, "-m", "arena.bots.runner", spec, json.dumps(self.params)]
+
+    @property
+    def cpu_pid(self) -> int | None:
+        return self.bot_pid
+
+    def close(self) -> None:
+        super().close()
+        if self.memory is not None:
+            self.memory.remove()
+            self.memory = None
+
+    def _failure_text(self, code: int | None) -> str | None:
+        if code == -signal.SIGKILL and self.memory is not None and self.memory.went_over():
+            return (f"used more than its memory ({self.limits.memory_mb} MB for all its "
+                    "processes, memory_limit)")
+        return super()._failure_text(code)
+
+    @property
+    def group(self) -> int | None:
+        return self.bot_pid  # bwrap gives the bot a session (and process group) of its own

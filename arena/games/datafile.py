@@ -1,0 +1,52 @@
+"""Reading a YAML data file (a board, a config) that may come from someone else.
+
+The file must be UTF-8 text of at most :data:`MAX_BYTES`, and plain YAML: no
+anchors or aliases, so it never expands into more than it says (the "billion
+laughs"), and not nested so deeply that the parser overflows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arena.games.base import ArenaError
+
+MAX_BYTES = 1 << 20
+
+
+class DataFileError(ArenaError, ValueError):
+    """The file cannot be read as plain YAML; the message says why (without the file name)."""
+
+
+class PlainLoader(yaml.SafeLoader):
+    """YAML without anchors and aliases."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise DataFileError(f"line {event.start_mark.line + 1}: YAML anchors and aliases "
+                                "(&name, *name) are not accepted; write the value out")
+        return super().compose_node(parent, index)
+
+
+def read_yaml(path: str | Path) -> Any:
+    """The data in ``path``; OSError if it cannot be read, DataFileError if it is not
+    plain UTF-8 YAML of at most MAX_BYTES."""
+    with open(path, "rb") as file:
+        raw = file.read(MAX_BYTES + 1)
+    if len(raw) > MAX_BYTES:
+        raise DataFileError(f"the file is larger than {MAX_BYTES >> 20} MiB")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataFileError(f"not UTF-8 text (byte {raw[exc.start]:#04x} at offset "
+                            f"{exc.start})") from None
+    try:
+        return yaml.load(text, Loader=PlainLoader)
+    except yaml.YAMLError as exc:
+        raise DataFileError(f"not valid YAML: {exc}") from None
+    except RecursionError:
+        raise DataFileError("the YAML is nested too deeply") from None

@@ -1,0 +1,150 @@
+"""The sandbox: what a bot sees and may do inside it, and how arena falls back without it."""
+
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.bots import cgroups, isolation, sandbox
+from arena.bots.isolation import IsolationError, resolve_isolation
+from arena.bots.process import Limits
+from arena.bots.sandbox import UID_BASE, Bind, SandboxedPlayer, bwrap_argv, sandbox_problem
+from arena.referee.match import play_game
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = str(Path(__file__).with_name("bots") / "probe.py")
+needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None,
+                                   reason=f"no sandbox here: {sandbox_problem()}")
+
+
+def test_the_command_line_keeps_out_what_it_should():
+    argv = bwrap_argv(["python", "bot.py"], [Bind("/opt/py", "/opt/py")], Limits(scratch_mb=8))
+    words = " ".join(argv)
+    for option in ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+                   "--as-pid-1", "--new-session", "--clearenv", "--proc /proc", "--dev /dev",
+                   "--remount-ro / --remount-ro /dev",
+                   f"--size {8 << 20} --tmpfs /tmp", "--ro-bind /usr /usr",
+                   "--ro-bind /opt/py /opt/py"):
+        assert option in words, option
+    assert "--bind " not in words and "--dev-bind" not in words  # nothing writable but /tmp
+    assert argv[argv.index("--") + 1:] == ["python", "bot.py"]
+
+
+def probe(tmp_path, **params):
+    bot = SandboxedPlayer(PROBE, params, Limits(processes=32, scratch_mb=16))
+    opponent = SandboxedPlayer("bots/seasons/random_bot.py", {})
+    try:
+        record = play_game("seasons", [bot, opponent], seed=1, time_limit=5)
+    finally:
+        bot.close()
+        opponent.close()
+    detail = record.seats[0].detail
+    assert "PROBE" in detail, detail
+    return json.loads(detail.split("PROBE")[-2])
+
+
+@needs_sandbox
+def test_a_sandboxed_bot_sees_only_itself_and_writes_only_its_bounded_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    listener = socket.create_server(("127.0.0.1", 0))
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the seed")
+    paths = [str(ROOT / "results"), str(ROOT / "configs"), str(ROOT / "bots"), str(secret),
+             "/etc/passwd", "/root/.ssh", str(ROOT / "README.md")]
+    try:
+        report = probe(tmp_path, paths=paths, port=listener.getsockname()[1])
+    finally:
+        listener.close()
+    assert report["processes"] == [1] and report["pid"] == 1  # the namespace's only process
+    assert report["uid"] == 65534 and report["cwd"] == "/tmp"
+    assert not any(report["seen"].values()), report["seen"]
+    assert report["root"] == sorted(["bin", "bot", "dev", "etc", "lib", "lib64", "proc", "root",
+                                     "sbin", "tmp", "usr", "work"]) or "work" not in str(ROOT)
+    assert report["env"] == sorted(["HOME", "TMPDIR", "PATH", "PWD", "LANG", "ARENA_SANDBOXED",
+                                    "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
+                                    "PYTHONNOUSERSITE"])
+    assert report["write_usr"].startswith("refused") and report["write_bot"].startswith("refused")
+    assert report["write_root"] == report["write_dev_shm"] == "refused: Read-only file system"
+    assert report["network"].startswith("refused")
+    assert report["fork"].startswith("refused") and report["forked"] < 32
+    assert report["fill"].startswith("refused") and report["filled"] <= 16 << 20
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.geteuid() != 0, reason="arena runs as root only here")
+def test_as_root_each_sandboxed_bot_runs_as_an_unprivileged_uid_of_its_own(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    bots = [SandboxedPlayer("bots/seasons/random_bot.py", {}) for _ in range(2)]
+    try:
+        for bot in bots:
+            bot.ensure_running()
+        uids = [int(Path(f"/proc/{b.bot_pid}/status").read_text().split("Uid:")[1].split()[0])
+                for b in bots]
+    finally:
+        for bot in bots:
+            bot.close()
+    assert all(uid >= UID_BASE for uid in uids) and len(set(uids)) == 2
+
+
+@needs_sandbox
+def test_a_board_file_the_bots_cannot_reach_is_shown_to_them(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    board = tmp_path / "private" / "board.yaml"
+    board.parent.mkdir(mode=0o700)
+    board.write_bytes((ROOT / "arena/games/sonnentau/board.yaml").read_bytes())
+    players = [SandboxedPlayer(f"bots/sonnentau/{name}.py", {}) for name in ("heuristic",
+                                                                              "random_bot")]
+    try:
+        record = play_game("sonnentau", players, seed=2, options={"board": str(board)},
+                           time_limit=5)
+    finally:
+        for player in players:
+            player.close()
+    assert [seat.status for seat in record.seats] == ["ok", "ok"], record.seats
+
+
+def test_without_a_sandbox_the_default_falls_back_once_and_explicit_or_strangers_refuse(
+        monkeypatch, capsys):
+    monkeypatch.setattr(isolation, "sandbox_problem", lambda: "bwrap is not installed")
+    monkeypatch.setattr(isolation, "_announced", False)
+    assert resolve_isolation(None) == "process"
+    assert resolve_isolation(None) == "process"
+    warning = capsys.readouterr().err
+    assert warning.count("\n") == 1 and "apt-get install bubblewrap" in warning
+    assert resolve_isolation("process") == "process" and resolve_isolation("none") == "none"
+    with pytest.raises(IsolationError, match="'sandbox' was asked for"):
+        resolve_isolation("sandbox")
+    with pytest.raises(IsolationError, match="bots from others run only in the sandbox"):
+        resolve_isolation("process", strangers=True)
+
+
+def test_the_probe_says_why_the_sandbox_cannot_run(monkeypatch):
+    monkeypatch.setattr(sandbox, "BWRAP", "bwrap-that-is-not-there")
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    sandbox.sandbox_problem.cache_clear()
+    try:
+        problem = sandbox.sandbox_problem()
+    finally:
+        sandbox.sandbox_problem.cache_clear()
+    assert "not installed" in problem and "apt-get install bubblewrap" in problem
+    assert sys.platform.startswith("linux")
+
+
+@needs_sandbox
+@pytest.mark.skipif(not cgroups.available(),
+                    reason="no memory cgroup to use here (needs root and cgroup v1 memory)")
+def test_the_memory_limit_holds_for_all_of_a_bots_processes_together(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    bot = SandboxedPlayer(str(Path(__file__).with_name("bots") / "memory_forker.py"), {},
+                          Limits(memory_mb=512))
+    opponent = SandboxedPlayer("bots/seasons/random_bot.py", {})
+    try:
+        record = play_game("seasons", [bot, opponent], seed=1, time_limit=10)
+    finally:
+        bot.close()
+        opponent.close()
+    killed = int(record.seats[0].detail.split("KILLED")[-2])
+    assert killed >= 4  # 6 x 300 MB in 512 MB: at most one fits beside the bot
