@@ -71,8 +71,8 @@ def test_a_python_bot_whose_start_fails_crashes_before_any_move(tmp_path):
     path.write_text(FAILING_START)
     record = play_against_random(str(path))
     assert record.seats[0].status == "crash"
-    assert "exited during the start of a game" in record.seats[0].detail
-    assert "RuntimeError: cannot warm up" in record.seats[0].detail
+    assert record.seats[0].detail.startswith("start() raised RuntimeError: cannot warm up")
+    assert f'File "{path}", line 6, in start' in record.seats[0].detail
     assert record.moves == () and record.ranks == (1, 0)
 
 

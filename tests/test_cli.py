@@ -59,6 +59,51 @@ def test_play_many_games_prints_a_summary_and_writes_records(run, tmp_path):
     json.loads(out.read_text().splitlines()[0])
 
 
+def test_workers_play_the_same_games_and_write_them_in_order(run, tmp_path):
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    alone = run("play", "seasons", GREEDY, RANDOM, "--games", "12", "--json", str(one))
+    shared = run("play", "seasons", GREEDY, RANDOM, "--games", "12", "--workers", "2",
+                 "--json", str(two))
+    assert alone.exit_code == shared.exit_code == 0, shared.output
+    assert alone.stdout == shared.stdout  # the same summary
+
+    def played(path):
+        return [(r.seed, r.ranks, [m[:2] for m in r.moves], [s.name for s in r.seats])
+                for r in read_records(str(path))]
+
+    assert played(one) == played(two) and len(played(two)) == 12
+    assert run("play", "seasons", "human", RANDOM, "--workers", "2").exit_code == 1
+
+
+def test_json_refuses_to_overwrite_a_file_unless_told(run, tmp_path):
+    out = tmp_path / "kept.jsonl"
+    out.write_text("precious\n")
+    refused = run("play", "seasons", GREEDY, RANDOM, "--json", str(out))
+    assert refused.exit_code == 1 and "exists already; pass --overwrite" in refused.output
+    assert out.read_text() == "precious\n"
+    assert run("play", "seasons", GREEDY, RANDOM, "--json", str(out), "--overwrite"
+               ).exit_code == 0
+    assert len(read_records(str(out))) == 1
+
+
+def test_a_bot_for_another_game_is_refused_before_it_plays(run):
+    result = run("play", "sonnentau", GREEDY, "bots/sonnentau/random_bot.py")
+    assert result.exit_code == 1
+    assert "bot bots/seasons/greedy.py plays seasons (its `games`), not sonnentau" in result.output
+
+
+def test_a_crashing_bot_shows_its_traceback_under_the_log_and_the_summary(run, tmp_path):
+    bot = tmp_path / "raiser.py"
+    bot.write_text("class R:\n    name, version = 'r', '1'\n\n"
+                   "    def act(self, observation):\n        return {}['x']\n")
+    one = run("play", "seasons", str(bot), RANDOM)
+    assert "seat 0 (r) lost by crash: act() raised KeyError: 'x'" in one.output
+    assert f'File "{bot}", line 5, in act' in one.output
+    many = run("play", "seasons", str(bot), RANDOM, "--games", "4")
+    assert "r@1 lost by crash 4 times: act() raised KeyError: 'x'" in many.output
+    assert many.output.count(f'File "{bot}", line 5, in act') == 1
+
+
 def test_the_same_bot_twice_is_told_apart(run):
     result = run("play", "seasons", GREEDY, GREEDY, "--games", "2")
     assert result.exit_code == 0
@@ -156,7 +201,7 @@ def test_the_board_drawing_and_a_recorded_position(run, tmp_path):
     records = tmp_path / "games.jsonl"
     assert run("play", "sonnentau", HEURISTIC, ST_RANDOM, "--json", str(records)).exit_code == 0
     at_move = tmp_path / "move.svg"
-    result = run("board", "--record", str(records), "--move", "30", "--svg", str(at_move))
+    result = run("board", "--record", str(records), "--move", "10", "--svg", str(at_move))
     assert result.exit_code == 0, result.output
     assert at_move.read_text() != plain.read_text()
     too_far = run("board", "--record", str(records), "--move", "100000", "--svg", str(at_move))

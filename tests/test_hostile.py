@@ -194,7 +194,7 @@ SANDBOXED = {
     "escape_name.py": ("crash", "unprintable characters"),
     "surrogate.sh": ("crash", "unprintable characters"),
     "closer.sh": ("timeout", "no answer within"),  # it stopped listening: it never answers
-    "impostor.py": ("crash", "refused"),
+    "impostor.py": ("ok", ""),  # a revision of greedy@1.0 of its own, labelled apart
 }
 PLAIN = ["bots/seasons/greedy.py", "bots/seasons/random_bot.py"]
 
@@ -250,7 +250,8 @@ def test_a_round_robin_of_every_attack_in_the_sandbox_changes_nothing(tmp_path):
         else {"spec": str(HOSTILE / bot), "params": params.get(bot, {})}
         for bot in SANDBOXED]
     try:
-        report, games, records = tournament(tmp_path, "hostile", bots, cpu_limit=0.25)
+        report, games, records = tournament(tmp_path, "hostile", bots, cpu_limit=0.25,
+                                            broken_bots="forfeit")
         assert not stopped(decoy.pid) and decoy.poll() is None
         with pytest.raises(BlockingIOError):
             listener.accept()
@@ -273,6 +274,9 @@ def test_a_round_robin_of_every_attack_in_the_sandbox_changes_nothing(tmp_path):
                        if entrant == index and seat.status == status]
             assert details and any(detail in text for text in details), (bot, details[:1])
     assert all(isolation == "sandbox" for game in games for isolation in game.isolations)
+    labels = {result.index: result.label for result in report.standings}
+    impostor = len(PLAIN) + list(SANDBOXED).index("impostor.py")
+    assert labels[0] == "greedy@1.0" and labels[impostor].startswith("greedy@1.0+")
     for game, record in zip(games, records, strict=True):  # stored results are the games'
         assert game.ranks == record.ranks and game.statuses == tuple(
             seat.status for seat in record.seats)

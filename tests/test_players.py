@@ -73,6 +73,44 @@ def make_player():
     assert load_bot(spec).name == "ns"
 
 
+def test_an_agent_function_is_a_bot_named_by_its_module_or_file(tmp_path):
+    from arena.referee.match import play_game
+
+    plain = write(tmp_path, "last_move.py", """
+        def agent(observation):
+            return observation.legal_actions[-1]
+        """)
+    bot = load_bot(plain)
+    assert (bot.name, bot.version) == ("last-move", "1")
+    record = play_game("seasons", [bot.player, load_bot(plain).player], seed=4)
+    assert record.termination == "normal" and record.seats[0].status == "ok"
+    named = write(tmp_path, "picker.py", """
+        name, version, games = "picker", 3, ["seasons"]
+
+        def choose(observation, index=0):
+            return observation.legal_actions[index]
+        """)
+    bot = load_bot(named + ":choose", {"index": -1})
+    assert (bot.name, bot.version, bot.player.games) == ("picker", "3", ("seasons",))
+    observation = type("Obs", (), {"legal_actions": ("a", "b")})()
+    assert bot.player.act(observation) == "b"
+
+
+def test_an_agent_function_plays_in_its_own_process_too(tmp_path):
+    from arena.bots.isolation import PROCESS, bot_process
+    from arena.referee.match import play_game
+
+    spec = write(tmp_path, "first.py", "def agent(observation):\n"
+                                       "    return observation.legal_actions[0]\n")
+    player = bot_process(spec, {}, PROCESS)
+    try:
+        record = play_game("sonnentau", [player, load_bot(spec).player], seed=2,
+                           time_limit=2.0)
+    finally:
+        player.close()
+    assert record.seats[0].status == "ok" and record.seats[0].name == "first"
+
+
 def test_several_players_are_ambiguous_and_named(tmp_path):
     spec = write(tmp_path, "two.py", PLAYER.format(name="Alpha") + PLAYER.format(name="Beta"))
     with pytest.raises(NoPlayerError) as error:

@@ -3,24 +3,41 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
+import itertools
 import json
+import math
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from report_scenarios import built
 
 from arena.games import find_game
+from arena.games.base import ArenaError
 from arena.games.sonnentau import default_board
-from arena.referee.record import replay
-from arena.reports import write_reports
+from arena.games.sonnentau.svg import draw_board
+from arena.referee.record import game_log, replay, write_records
+from arena.reports import seasons_board, write_reports
+from arena.reports.boards import draw
+from arena.reports.charts import HIGHLIGHTED, spread
 from arena.reports.csv_export import PAIR_COLUMNS, RATING_COLUMNS
-from arena.reports.html import heat, script_json
-from arena.reports.model import pair_results, stored_config
-from arena.reports.viewer import SNAPSHOTS, game_view, shown_rows
+from arena.reports.html import heat, percent, render_html, script_json
+from arena.reports.model import build_model, failure_groups, pair_results, stored_config
+from arena.reports.viewer import (
+    MAX_GAMES,
+    SNAPSHOTS,
+    game_view,
+    position_after,
+    shown_rows,
+    viewer_numbers,
+)
 from arena.results.ratings import RatedGame, RatingSettings, RatingTable, make_rater
 from arena.results.store import GameRow, Store
 from arena.tournaments.config import parse_config
-from arena.tournaments.runner import run_tournament
+from arena.tournaments.runner import run_tournament, standings
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository (conftest's ``root`` fixture is function-scoped; these games are built once)."""
@@ -250,39 +267,68 @@ def test_heat_runs_from_red_through_white_to_green():
 # -- the game viewer ---------------------------------------------------------------------------
 
 
-def test_the_viewer_holds_every_game_with_moves_deltas_and_notation(reports):
+def test_the_viewer_holds_every_game_numbered_from_one_with_a_move_per_log_line(reports):
     db, out = reports
     row, paths = out["seasons"]
-    data = viewer_data(paths[4].read_text(encoding="utf-8"))
+    html = paths[4].read_text(encoding="utf-8")
+    data = viewer_data(html)
     assert data["game"] == "seasons" and len(data["games"]) == 12
     with Store(db) as store:
         keys = [g.key for g in store.games(row.id)]
+        record = store.record(row.id, keys[0])
     assert [g["k"] for g in data["games"]] == keys
+    assert [g["no"] for g in data["games"]] == list(range(1, 13))
     first = data["games"][0]
-    moves = first["a"].split(" ")
-    assert len(moves) == len(first["d"]) == len(first["z"])
-    assert first["n"][-1].startswith("Result: ")
-    assert len(first["ts"]) == len(first["n"]) - 1
+    log = game_log(record)
+    assert first["n"] == log and log[-1].startswith("Result: ")
+    # one move per log line: its seat, its actions and its position's delta
+    assert len(first["a"]) == len(first["z"]) == len(first["d"]) == len(log) - 1
+    assert " ".join(first["a"]).split(" ") == [m.action for m in record.moves]
+    seats = [line.split(" ")[2] for line in log[:-1]]
+    assert seats == [f"{seat}:" for seat in first["z"]]
     assert data["layout"]["initial"]["s"] == [0, 0]
-    options = re.findall(r'<option value="\d+">([^<]*)</option>', paths[4].read_text("utf-8"))
-    assert len(options) == 12 and options[0].startswith(keys[0] + ": ")
+    options = re.findall(r'<option value="(\d+)">([^<]*)</option>', html)
+    assert [int(number) for number, _ in options] == list(range(1, 13))
+    assert options[0][1].startswith("Game 1: ") and options[11][1].startswith("Game 12: ")
 
 
 @pytest.mark.parametrize("game", ["seasons", "sonnentau"])
-def test_applying_the_deltas_gives_the_replayed_position(reports, game):
+def test_applying_the_deltas_gives_the_position_after_each_log_line(reports, game):
     db, out = reports
     row, _paths = out[game]
     with Store(db) as store:
         rows = list(store.games(row.id))
         record = store.record(row.id, rows[-1].key)
-    view = game_view(record, rows[-1])
+    view = game_view(record, rows[-1], len(rows))
     state = find_game(game).initial_state(record.options)
     position = SNAPSHOTS[game](state)
-    for number, change in enumerate(view["d"], 1):
+    for move, change in enumerate(view["d"], 1):
         position.update(change)
-        if number in (1, len(view["d"]) // 2):
-            assert position == SNAPSHOTS[game](replay(record, upto=number))
+        assert position == SNAPSHOTS[game](position_after(record, move))
     assert position == SNAPSHOTS[game](replay(record))
+
+
+def test_arena_board_draws_the_viewers_move(reports, tmp_path):
+    """`arena board --game N --move M` and the viewer's game N, move M are one position."""
+    db, out = reports
+    row, _paths = out["sonnentau"]
+    with Store(db) as store:
+        rows = list(store.games(row.id))
+        records = [store.record(row.id, r.key) for r in rows]
+    path = tmp_path / "games.jsonl"
+    write_records(str(path), records)
+    number = 2
+    view = game_view(records[number - 1], rows[number - 1], number)
+    board = default_board()
+    position = SNAPSHOTS["sonnentau"](find_game("sonnentau").initial_state(records[1].options))
+    for move, change in enumerate(view["d"], 1):
+        position.update(change)
+        if move in (1, 7, len(view["d"])):
+            drawn = draw(None, str(path), number, move)
+            assert drawn == draw_board(board, position_after(records[number - 1], move))
+            assert SNAPSHOTS["sonnentau"](position_after(records[number - 1], move)) == position
+    with pytest.raises(ArenaError, match=f"has {len(view['d'])} moves"):
+        draw(None, str(path), number, len(view["d"]) + 1)
 
 
 def test_the_sonnentau_viewer_draws_the_board_once_and_places_pieces(reports):
@@ -337,3 +383,224 @@ def test_arena_report_writes_the_latest_tournament(tmp_path, monkeypatch):
     assert "report.html" in result.output and (tmp_path / "again" / "pairs.csv").exists()
     missing = CliRunner().invoke(cli, ["report", "nope", "--db", db])
     assert missing.exit_code == 1 and "no tournament 'nope'" in missing.output
+
+
+# -- the reports of the scenarios: failures, Swiss, many bots ------------------------------
+
+
+def report_html(tmp_path_factory, name: str) -> str:
+    return built(tmp_path_factory, name)[1].read_text(encoding="utf-8")
+
+
+def between(html: str, start: str, end: str) -> str:
+    return html.split(start, 1)[1].split(end, 1)[0]
+
+
+def visible_text(fragment: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", fragment)).strip()
+
+
+def test_swiss_standings_show_byes_and_buchholz(tmp_path_factory):
+    db, page = built(tmp_path_factory, "swiss-5")
+    html = page.read_text(encoding="utf-8")
+    leaderboard = between(html, 'id="leaderboard-table"', "</table>")
+    heads = [visible_text(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", leaderboard)]
+    assert "Byes" in heads and "Buchholz" in heads
+    byes_at, buchholz_at = heads.index("Byes"), heads.index("Buchholz")
+    with Store(db) as store:
+        row = store.find_tournament("swiss-5")
+        config = stored_config(row)
+        labels = [bot.label for bot in build_model(store, row).bots]
+        expected = standings(store, row.id, labels, config)
+    assert sum(r.byes for r in expected) == 3 and any(r.buchholz for r in expected)
+    rows = re.findall(r"<tr data-bot=.*?</tr>", leaderboard, re.S)
+    assert len(rows) == 5
+    for line, result in zip(rows, expected, strict=True):
+        cells = [visible_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", line, re.S)]
+        assert cells[byes_at] == str(result.byes)
+        assert cells[buchholz_at] == f"{result.buchholz:.1f}"
+
+
+def test_round_robin_standings_have_no_swiss_columns(reports):
+    leaderboard = between(html_of(reports, "seasons"), 'id="leaderboard-table"', "</table>")
+    assert "Buchholz" not in leaderboard and ">Byes<" not in leaderboard
+
+
+def test_failures_are_listed_per_bot_with_their_escaped_detail_and_games(tmp_path_factory):
+    db, page = built(tmp_path_factory, "seasons-2")
+    html = page.read_text(encoding="utf-8")
+    with Store(db) as store:
+        rows = list(store.games(store.find_tournament("seasons-2").id))
+    crashed = [n for n, row in enumerate(rows, 1) if "crash" in row.statuses]
+    assert crashed and len(crashed) < len(rows)
+    panel = between(html, 'id="failures-1"', "</article>")
+    assert "lost 3 games: 3 crash" in visible_text(panel)
+    assert panel.count('class="failure"') == 1  # the same crash every time: one group
+    summary = re.search(r'<code class="summary">(.*?)</code>', panel)
+    assert summary and summary[1] == (
+        "act() raised KeyError: &#34;&lt;script&gt;alert(&#39;crash&#39;)&lt;/script&gt;&#34;")
+    assert re.findall(r'href="#game=(\d+)"', panel) == [str(n) for n in crashed]
+    detail = between(panel, "<pre>", "</pre>")
+    assert "--- stderr ---" in detail and "about to fail &lt;script&gt;" in detail
+    assert "report_crasher.py&#34;, line" in detail and "raise KeyError(HOSTILE)" in detail
+    assert "<script>alert" not in html and html.count("<script") == 3
+
+
+def test_failures_of_several_kinds_are_grouped_by_kind(tmp_path_factory):
+    html = report_html(tmp_path_factory, "seasons-8")
+    crasher = visible_text(between(html, 'id="failures-1"', "</article>"))
+    illegal = between(html, 'id="failures-3"', "</article>")
+    assert "crash" in crasher and "illegal-action" not in crasher
+    assert re.search(r'<span class="status status-illegal-action">illegal-action</span>'
+                     r'<span class="times">(\d+) ×</span>', illegal)
+    assert "is not a legal action" in visible_text(illegal)
+    assert "and 12 more" in visible_text(illegal)  # 42 games, the first 30 listed
+    assert len(re.findall(r'href="#game=\d+"', illegal)) == 30
+
+
+def test_failure_groups_join_details_that_differ_only_in_numbers():
+    def row(key: str, statuses: tuple[str, str], seats=(0, 1)) -> GameRow:
+        return GameRow(key, 0, 0, 0, 0, 1, seats, (1, 0), (0, 1), statuses, "crash", 5, 0.0)
+
+    rows = [row("a", ("timeout", "ok")), row("b", ("ok", "ok")), row("c", ("crash", "ok")),
+            row("d", ("timeout", "ok")), row("e", ("crash", "ok"), seats=(1, 0))]
+    details = {"a": ["took 5.310 s for a decision (limit 5.0 s)", ""], "b": ["", ""],
+               "c": ["act() raised ValueError: no\nTraceback ...", ""],
+               "d": ["took 7.002 s for a decision (limit 5.0 s)", ""],
+               "e": ["act() raised ValueError: no\nTraceback ...", ""]}
+    read: list[str] = []
+
+    def seat_details(game: GameRow) -> list[str]:
+        read.append(game.key)
+        return details[game.key]
+
+    groups = failure_groups(seat_details, rows)
+    assert "b" not in read  # a game without a failure is not read
+    timeouts, crashes = groups[0]
+    assert (timeouts.status, timeouts.games, timeouts.same_text) == ("timeout", (1, 4), False)
+    assert timeouts.summary == "took 5.310 s for a decision (limit 5.0 s)"
+    assert (crashes.games, crashes.body) == ((3,), "Traceback ...")
+    assert groups[1][0].games == (5,) and groups[1][0].same_text
+
+
+def test_pair_matrix_headers_have_a_number_key_and_the_full_name(tmp_path_factory):
+    html = report_html(tmp_path_factory, "seasons-8")
+    matrix = between(html, 'id="pair-matrix"', "</table>")
+    heads = re.findall(r'<th class="col" scope="col" title="([^"]*)"[^>]*>(.*?)</th>', matrix)
+    rows = re.findall(r'<th class="row" scope="row" title="([^"]*)"', matrix)
+    leaderboard = between(html, 'id="leaderboard-table"', "</table>")
+    names = re.findall(r'class="left bot" title="[^"]*"><span class="dot"[^>]*></span>([^<]+)',
+                       leaderboard)
+    assert len(heads) == len(rows) == len(names) == 8
+    for place, ((title, inner), row_title) in enumerate(zip(heads, rows, strict=True), 1):
+        assert title == row_title and title.startswith(f"{place}. {names[place - 1].strip()}@")
+        name = re.search(r'<span class="col-name">([^<]*)</span>', inner)
+        assert name and name[1] == title.split(". ", 1)[1]  # the full label, not cut
+        assert visible_text(inner).endswith(str(place))
+    assert len({visible_text(inner) for _, inner in heads}) == 8
+
+
+def test_score_text_shows_every_score_above_zero():
+    assert percent(0.517) == "51.7 %" and percent(0.01) == "1.0 %"
+    assert percent(0.0001) == "< 0.1 %" and percent(0.0) == "0.0 %" and percent(1.0) == "100.0 %"
+
+
+def test_score_bars_are_drawn_to_their_score_in_the_bots_colour(tmp_path_factory):
+    html = report_html(tmp_path_factory, "seasons-8")
+    leaderboard = between(html, 'id="leaderboard-table"', "</table>")
+    rows = re.findall(r"<tr data-bot=.*?</tr>", leaderboard, re.S)
+    for line in rows:
+        dot = re.search(r'class="dot" style="background: (#[0-9a-f]{6})"', line)
+        bar = re.search(r'<td data-sort="([\d.e-]+)" class="score-cell"><span class="score-bar"'
+                        r'[^>]*><span class="score-fill( zero)?" style="width: ([\d.]+)%; '
+                        r'background: (#[0-9a-f]{6})"></span></span>'
+                        r'<span class="score-value">([^<]+)</span>', line)
+        assert dot and bar, line
+        score = float(bar[1])
+        assert float(bar[3]) == pytest.approx(100 * score, abs=0.01)
+        assert bar[4] == dot[1] and (bar[2] is not None) == (score == 0)
+        assert bar[5] == percent(score)
+
+
+def test_spread_labels_never_overlap_and_stay_near_their_lines():
+    assert spread([37.2, 37.3, 37.4], 1.0, 0, 40) == pytest.approx([36.3, 37.3, 38.3])
+    assert spread([5.0, 20.0], 1.0, 0, 40) == [5.0, 20.0]  # apart already: unmoved
+    assert spread([40.0, 40.0], 1.0, 0, 40) == [39.0, 40.0]  # kept below the top
+    assert spread([0.0, 0.0], 1.0, 0, 40) == [0.0, 1.0]
+
+
+@given(st.lists(st.floats(0, 100), min_size=1, max_size=30), st.floats(0.1, 3))
+def test_spread_keeps_every_two_labels_a_gap_apart_within_the_bounds(values, gap):
+    placed = spread(values, gap, 0.0, 100.0)
+    ordered = sorted(placed)
+    assert all(b - a >= gap - 1e-9 for a, b in itertools.pairwise(ordered))
+    if gap * (len(values) - 1) <= 100:
+        assert ordered[0] >= -1e-9 and ordered[-1] <= 100.0 + 1e-9
+    assert [placed[i] for i in sorted(range(len(values)), key=lambda i: values[i])] == ordered
+
+
+def test_the_charts_name_the_best_bots_and_draw_all_in_their_colours(tmp_path_factory):
+    db, page = built(tmp_path_factory, "seasons-32")
+    html = page.read_text(encoding="utf-8")
+    progress = re.search(r'<svg [^>]*class="chart chart-progress".*?</svg>', html, re.S)
+    assert progress
+    with Store(db) as store:
+        model = build_model(store, store.find_tournament("seasons-32"))
+    best = model.rating_order()
+    named = re.findall(r'<g id="progress-label-(\d+)">', progress[0])
+    assert sorted(map(int, named)) == sorted(bot.index for bot in best[:HIGHLIGHTED])
+    for bot in best:  # every bot's line, in its colour, named on hover
+        line = re.search(rf'<g id="progress-line-{bot.index}"><title>([^<]*)</title>'
+                         rf'.*?stroke: {bot.colour}', progress[0], re.S)
+        assert line and line[1].startswith(bot.label + ": μ ")
+    assert "legend" not in progress[0]
+    versions = re.search(r'<svg [^>]*class="chart chart-versions".*?</svg>', html, re.S)
+    assert versions and 1 <= len(re.findall(r'<g id="versions-label-\d+">', versions[0])) <= 8
+
+
+def test_the_seasons_viewer_draws_the_two_circles(reports):
+    html = html_of(reports, "seasons")
+    board = between(html, '<svg class="seasons-board"', "</svg>")
+    fields = re.findall(r'<g class="field empty" data-seat="(\d)" data-sector="(\d+)">', board)
+    assert sorted(fields) == sorted((str(seat), str(i)) for seat in "01" for i in range(11))
+    names = re.findall(r'<text class="sector-name[^>]*><title>[^<]*</title>([^<]+)</text>', board)
+    assert names == ["Max-5", "Max-8", "Max-9", "Max-10", "Max-13", "Max-15",
+                     "min-9", "min-10", "min-11", "min-13", "min-17"]
+    centre = seasons_board.CENTRE
+    distance = {(f.seat, f.sector): math.hypot(f.x - centre, f.y - centre)
+                for f in seasons_board.fields()}
+    assert all(distance[0, i] > distance[1, i] + 30 for i in range(11))  # seat 0 outside
+    assert 'class="circles"' not in html  # no table of the circles any more
+
+
+def test_one_colour_per_bot_in_the_data_the_matrix_and_the_viewer(tmp_path_factory):
+    html = report_html(tmp_path_factory, "sonnentau-4")
+    data = viewer_data(html)
+    assert "colours" not in data["layout"] and "names" not in data["layout"]
+    leaderboard = between(html, 'id="leaderboard-table"', "</table>")
+    dots = dict(re.findall(r'<tr data-bot="(\d+)">.*?class="dot" style="background: '
+                           r'(#[0-9a-f]{6})"', leaderboard, re.S))
+    assert {int(k): v for k, v in dots.items()} == {
+        i: bot["colour"] for i, bot in enumerate(data["bots"])}
+    assert len(set(dots.values())) == 4
+    matrix = between(html, 'id="pair-matrix"', "</table>")
+    heads = re.findall(r'<th class="(?:row|col)" scope="(?:row|col)" title="[^"]*" '
+                       r'data-bot="(\d+)">.*?class="dot" style="background: (#[0-9a-f]{6})"',
+                       matrix, re.S)
+    assert len(heads) == 8 and all(dots[index] == colour for index, colour in heads)
+
+
+def test_a_report_before_the_first_game_says_so(reports):
+    db, out = reports
+    with Store(db) as store:
+        model = build_model(store, out["seasons"][0])
+        html = render_html(store, dataclasses.replace(model, rows=(), failures={}))
+    assert html.count("No games were played yet.") == 3  # two charts and the viewer
+    assert 'id="game-viewer"' not in html and "<svg" not in html
+
+
+def test_the_viewer_also_holds_the_linked_games_beyond_the_first_ones():
+    rows = [GameRow(f"g{i}", 0, 0, 0, i, 1, (0, 1), (0, 1), (1, 0), ("ok", "ok"), "normal",
+                    10, 0.0) for i in range(400)]
+    numbers = viewer_numbers(rows, [350, 5, 999, 350, 301])
+    assert numbers == [*range(1, MAX_GAMES + 1), 301, 350]

@@ -1,130 +1,439 @@
-"""The HTML report in a real browser: Debian's headless Chromium renders it.
+"""The HTML report in a real browser: Debian's headless Chromium, driven by Selenium.
 
-Skipped when Chromium is not installed (``apt-get install chromium``); this file
-installs nothing. Each Chromium call has a timeout of 20 seconds.
+Skipped when Chromium, its driver (``apt-get install chromium chromium-driver``) or
+Selenium is missing; this file installs nothing. The pages are the reports of the
+tournaments in ``report_scenarios`` (2, 8 and 32 Seasons bots, four Sonnentau
+players). Screenshots of each go to the test's folder, and also to the folder
+named by ``ARENA_REPORT_SHOTS`` when it is set, to look at.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
 import shutil
-import subprocess
-import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from report_scenarios import EVIL, built
 
-from arena.reports import write_reports
-from arena.results.store import Store
-from arena.tournaments.config import parse_config
-from arena.tournaments.runner import run_tournament
+from arena.reports.html import asset, environment
+from arena.reports.model import contrast
 
-CHROMIUM = shutil.which("chromium")
-pytestmark = pytest.mark.skipif(CHROMIUM is None,
-                                reason="Chromium is not installed: apt-get install chromium")
-ROOT = Path(__file__).resolve().parent.parent
-EVIL = "<script>alert(1)<script>"
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="Chromium or its driver is not installed: apt-get install chromium chromium-driver")
+webdriver = pytest.importorskip("selenium.webdriver", reason="Selenium is not installed")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+         "--disable-quic"]
+WIDTH, HEIGHT = 1280, 900
 TIMEOUT = 20
+SHOTS = os.environ.get("ARENA_REPORT_SHOTS")
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory) -> Path:
-    """A small Seasons tournament with a bot named like a script; its report.html."""
-    base = tmp_path_factory.mktemp("browser")
-    db = base / "arena.db"
-    config = {"name": "browser-seasons", "game": "seasons", "seed": 2, "workers": 1,
-              "games_per_pairing": 2, "db": str(db),
-              "bots": ["bots/seasons/greedy.py",
-                       {"spec": "bots/seasons/random_bot.py", "name": EVIL}]}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(ROOT)
-        with Store(db) as store:
-            run_tournament(parse_config(config), store)
-            paths = write_reports(store, store.find_tournament("browser-seasons"), base / "out")
-    return paths[-1]
+def browser() -> Iterator[Any]:
+    from selenium.webdriver.chrome.service import Service
 
-
-def chromium(*args: str) -> subprocess.CompletedProcess[str]:
-    with tempfile.TemporaryDirectory() as profile:
-        return subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args],
-                              capture_output=True, text=True, timeout=TIMEOUT, check=False)
-
-
-def dump_dom(page: Path, fragment: str = "") -> str:
-    result = chromium("--dump-dom", page.as_uri() + fragment)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert "<html" in result.stdout, result.stderr[-2000:]
-    return result.stdout
-
-
-def tag_attributes(dom: str, element_id: str) -> dict[str, str]:
-    """The attributes of the element with ``element_id``."""
-    found = re.search(rf'<\w+[^>]*\sid="{element_id}"[^>]*>', dom)
-    assert found, f"no element #{element_id}"
-    return dict(re.findall(r'([\w-]+)="([^"]*)"', found[0]))
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in [*FLAGS, f"--window-size={WIDTH},{HEIGHT}"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
+    driver.set_page_load_timeout(TIMEOUT)
+    driver.set_script_timeout(TIMEOUT)
+    yield driver
+    driver.quit()
 
 
 @pytest.fixture(scope="module")
-def dom(report) -> str:
-    return dump_dom(report)
+def pages(tmp_path_factory) -> dict[str, Path]:
+    return {name: built(tmp_path_factory, name)[1]
+            for name in ("seasons-2", "seasons-8", "seasons-32", "sonnentau-4")}
 
 
-def test_the_page_loads_its_script_without_errors_or_dialogs(dom):
-    root = tag_attributes(dom, "report-data")  # the data is there
-    assert root["type"] == "application/json"
-    html = re.search(r"<html[^>]*>", dom)
-    assert html and 'data-report-ready="ok"' in html[0], html[0] if html else dom[:300]
-    assert "data-alerted" not in html[0]
-    assert dom.count("<script") == 3  # no script element came from user text
+def load(browser: Any, page: Path, fragment: str = "", height: int = HEIGHT) -> Any:
+    """Open ``page`` afresh (a new document even if only the fragment differs)."""
+    browser.set_window_size(WIDTH, height)
+    browser.get("about:blank")
+    browser.get(page.as_uri() + fragment)
+    return browser
 
 
-def test_the_leaderboard_matrix_and_charts_render(dom):
-    leaderboard = dom.split('id="leaderboard-table"')[1].split("</table>")[0]
-    assert leaderboard.count("<tr data-bot=") == 2
-    assert 'tabindex="0"' in leaderboard  # the sortable headers are wired up
-    matrix = dom.split('id="pair-matrix"')[1].split("</table>")[0]
-    assert matrix.count('class="pair"') == 2
-    assert re.search(r'<svg [^>]*class="chart chart-progress"', dom)
-    assert re.search(r'<svg [^>]*class="chart chart-versions"', dom)
+def js(browser: Any, script: str, *args: Any) -> Any:
+    return browser.execute_script(script, *args)
 
 
-def test_the_viewer_opens_the_first_game_at_the_start(dom):
-    viewer = tag_attributes(dom, "game-viewer")
-    assert (viewer["data-game-index"], viewer["data-move"]) == ("0", "0")
-    moves = int(viewer["data-moves"])
-    assert moves > 20
-    move_list = dom.split('id="move-list"')[1].split("</ol>")[0]
-    assert move_list.count("data-move=") == moves + 1
-    assert re.search(r'class="move start current" data-move="0"', move_list)
-    position = dom.split('id="position"')[1]
-    assert 'class="circles"' in position and position.count('class="empty"') >= 22
-    assert "Start of the game." in dom
+def rect(browser: Any, selector: str) -> dict[str, float]:
+    box = js(browser, "var r = document.querySelector(arguments[0]).getBoundingClientRect();"
+                      "return {left: r.left, right: r.right, top: r.top, bottom: r.bottom,"
+                      " width: r.width, height: r.height};", selector)
+    assert box, selector
+    return box
 
 
-def test_a_link_opens_a_game_at_a_move(report, dom):
-    stepped = dump_dom(report, "#game=2&move=10")
-    viewer = tag_attributes(stepped, "game-viewer")
-    assert (viewer["data-game-index"], viewer["data-move"]) == ("2", "10")
-    assert re.search(r'class="move[^"]* current" data-move="10"', stepped)
-    notation = re.search(r'id="notation"[^>]*>([^<]*)<', stepped)
-    assert notation and notation[1].startswith("move 10: ")
-    assert stepped.split('id="position"')[1] != dom.split('id="position"')[1]
+def rgb_hex(css: str) -> str:
+    """``rgb(78, 121, 167)`` as ``#4e79a7``."""
+    found = re.match(r"rgba?\((\d+), (\d+), (\d+)", css)
+    assert found, css
+    return "#{:02x}{:02x}{:02x}".format(*map(int, found.groups()))
 
 
-def test_a_bot_named_like_a_script_is_shown_as_text(dom):
-    escaped = "&lt;script&gt;alert(1)&lt;script&gt;"
-    leaderboard = dom.split('id="leaderboard-table"')[1].split("</table>")[0]
-    assert re.search(r"<td[^>]*>.*?" + re.escape(escaped), leaderboard, re.S)
-    assert "<script>alert(1)" not in dom
-    seats = dom.split('id="seat-panel"')[1].split('id="position"')[0]
-    assert escaped in seats  # the viewer wrote the name with textContent
+def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (a["left"] < b["right"] and b["left"] < a["right"]
+            and a["top"] < b["bottom"] and b["top"] < a["bottom"])
 
 
-def test_a_screenshot_shows_the_page(report, tmp_path):
-    shot = tmp_path / "report.png"
-    result = chromium(f"--screenshot={shot}", "--window-size=1280,2000", report.as_uri())
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert shot.stat().st_size > 50_000  # a rendered page, not a blank one
+def save_shot(browser: Any, path: Path) -> Path:
+    assert browser.save_screenshot(str(path))
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(SHOTS) / path.name)
+    return path
+
+
+def leaderboard_colours(browser: Any) -> dict[str, str]:
+    """Bot index -> its dot's colour in the leaderboard."""
+    return js(browser, """
+        var out = {};
+        document.querySelectorAll('#leaderboard-table tr[data-bot]').forEach(function (tr) {
+          out[tr.dataset.bot] = getComputedStyle(tr.querySelector('.dot')).backgroundColor;
+        });
+        return out;""")
+
+
+# -- the page -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["seasons-2", "seasons-8", "seasons-32", "sonnentau-4"])
+def test_the_page_runs_its_script_without_errors_or_dialogs(browser, pages, name):
+    load(browser, pages[name])
+    root = js(browser, "var d = document.documentElement.dataset;"
+                       "return [d.reportReady, d.reportError || '', d.alerted || ''];")
+    assert root == ["ok", "", ""]
+    assert js(browser, "return document.scripts.length") == 3  # none came from bot text
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == []
+
+
+def test_hostile_names_and_failure_details_are_shown_as_text(browser, pages):
+    load(browser, pages["seasons-2"])
+    seats = js(browser, "return document.getElementById('seat-panel').textContent")
+    assert EVIL in seats  # the viewer wrote the name with textContent
+    pre = js(browser, "return document.querySelector('#endings pre').textContent")
+    assert "about to fail <script>alert('crash')</script>" in pre
+    assert js(browser, "return document.querySelectorAll('#endings script').length") == 0
+
+
+# -- 1. game numbers and links ---------------------------------------------------------------
+
+
+def viewer_state(browser: Any) -> dict[str, Any]:
+    return js(browser, """
+        var v = document.getElementById('game-viewer'), r = v.getBoundingClientRect();
+        return {game: v.dataset.game, move: v.dataset.move, moves: v.dataset.moves,
+                top: r.top, scrolled: window.scrollY, height: window.innerHeight,
+                select: document.getElementById('game-select').value,
+                result: document.getElementById('game-result').textContent,
+                notation: document.getElementById('notation').textContent,
+                counter: document.getElementById('move-counter').textContent};""")
+
+
+def test_a_game_link_opens_that_game_and_scrolls_the_viewer_into_view(browser, pages):
+    load(browser, pages["seasons-8"], "#game=3&move=2")
+    state = viewer_state(browser)
+    assert (state["game"], state["move"], state["select"]) == ("3", "2", "3")
+    assert state["scrolled"] > 0 and 0 <= state["top"] < state["height"] / 3
+    assert state["result"].startswith("Game 3 · ")
+    assert re.match(r"2\. seat \d: ", state["notation"])
+    assert state["counter"] == f"move 2 / {state['moves']}"
+    js(browser, "window.scrollTo(0, 0); location.hash = '#game=5';")
+    state = viewer_state(browser)
+    assert (state["game"], state["move"]) == ("5", "0")
+    assert state["scrolled"] > 0 and 0 <= state["top"] < state["height"] / 3
+
+
+def test_stepping_writes_a_one_based_link(browser, pages):
+    load(browser, pages["seasons-8"])
+    assert viewer_state(browser)["game"] == "1"
+    js(browser, "document.body.focus()")
+    browser.find_element("css selector", "[data-step=next]").click()
+    browser.find_element("css selector", "[data-step=next]").click()
+    assert js(browser, "return location.hash") == "#game=1&move=2"
+
+
+# -- 6. moves: the log's lines, one count for list, slider and counter ------------------------
+
+
+def a_whole_game(browser: Any, page: Path) -> dict[str, Any]:
+    """The viewer's data of a game of ``page`` played to its end, opened in the viewer."""
+    load(browser, page)
+    game = js(browser, "return JSON.parse(document.getElementById('report-data').textContent)"
+                       ".games.find(function (g) { return g.t === 'normal'; })")
+    load(browser, page, f"#game={game['no']}")
+    return game
+
+
+def test_the_move_list_is_the_log_and_counts_what_the_slider_counts(browser, pages):
+    log = a_whole_game(browser, pages["seasons-8"])["n"]
+    items = js(browser, "return Array.from(document.querySelectorAll('#move-list li'))"
+                        ".map(function (li) { return [li.dataset.move,"
+                        " li.querySelector('.move-text').textContent]; })")
+    slider = js(browser, "return Number(document.getElementById('move-slider').max)")
+    assert slider == len(log) - 1 == len(items) - 1
+    assert items[0] == ["0", "Start position"]
+    for (number, text), line in zip(items[1:], log[:-1], strict=True):
+        assert line == f"{number}. {text}"  # the log's line, as arena play prints it
+    browser.find_element("css selector", '#move-list li[data-move="4"] button').click()
+    state = viewer_state(browser)
+    assert state["move"] == "4" and state["notation"] == log[3]
+    assert js(browser, "return document.getElementById('move-slider').value") == "4"
+    js(browser, "var s = document.getElementById('move-slider'); s.value = 7;"
+                "s.dispatchEvent(new Event('input'));")
+    assert viewer_state(browser)["notation"] == log[6]
+    current = js(browser, "return document.querySelector('#move-list li.current').dataset.move")
+    assert current == "7"
+
+
+# -- 7. the start entry reads well --------------------------------------------------------------
+
+
+def text_contrast(browser: Any, selector: str) -> float:
+    colours = js(browser, """
+        var text = document.querySelector(arguments[0]);
+        var node = text, background = 'rgba(0, 0, 0, 0)';
+        while (node && /rgba\\(0, 0, 0, 0\\)|transparent/.test(background)) {
+          background = getComputedStyle(node).backgroundColor; node = node.parentElement;
+        }
+        return [getComputedStyle(text).color, background];""", selector)
+    return contrast(*(rgb_hex(colour) for colour in colours))
+
+
+def test_the_start_entry_is_readable_when_current_and_when_not(browser, pages):
+    load(browser, pages["seasons-8"])
+    start = '#move-list li[data-move="0"] .move-text'
+    assert js(browser, f"return document.querySelector('{start}').closest('li')"
+                       ".classList.contains('current')")
+    assert text_contrast(browser, start) >= 4.5
+    browser.find_element("css selector", "[data-step=next]").click()
+    assert text_contrast(browser, start) >= 4.5
+    assert text_contrast(browser, '#move-list li.current .move-text') >= 4.5
+
+
+# -- 4. score bars ----------------------------------------------------------------------------
+
+
+def bars(browser: Any) -> list[dict[str, Any]]:
+    return js(browser, """
+        return Array.from(document.querySelectorAll('#leaderboard-table .score-cell')).map(
+          function (cell) {
+            var bar = cell.querySelector('.score-bar').getBoundingClientRect();
+            var fill = cell.querySelector('.score-fill');
+            var value = cell.querySelector('.score-value');
+            return {score: Number(cell.dataset.sort), bar: bar.width,
+                    fill: fill.getBoundingClientRect().width,
+                    colour: getComputedStyle(fill).backgroundColor,
+                    track: getComputedStyle(cell.querySelector('.score-bar')).backgroundColor,
+                    text: value.textContent, label: value.getBoundingClientRect().width,
+                    visible: getComputedStyle(value).visibility};
+          });""")
+
+
+def assert_bars_show_their_scores(found: list[dict[str, Any]]) -> None:
+    assert found
+    for bar in found:
+        assert bar["label"] > 10 and bar["visible"] == "visible" and "%" in bar["text"]
+        if bar["score"] > 0:
+            assert bar["fill"] >= 2
+            assert bar["fill"] == pytest.approx(max(2, bar["score"] * bar["bar"]), abs=1.5)
+            assert rgb_hex(bar["colour"]) != rgb_hex(bar["track"])
+        else:
+            assert bar["fill"] == 0
+
+
+@pytest.mark.parametrize("name", ["seasons-2", "seasons-8", "seasons-32"])
+def test_every_score_bar_shows_its_value(browser, pages, name):
+    load(browser, pages[name])
+    assert_bars_show_their_scores(bars(browser))
+
+
+def test_score_bars_at_51_7_and_1_percent_are_not_empty(browser, tmp_path):
+    """The scores of the user report, in the report's own markup and style."""
+    page = environment().from_string(
+        '{% from "macros.html.j2" import score_bar %}<!doctype html><html><head>'
+        "<style>{{ css }}</style></head><body><table id=\"leaderboard-table\"><tbody>"
+        "{% for score in scores %}<tr><td class=\"score-cell\" data-sort=\"{{ score }}\">"
+        "{{ score_bar(score, '%.1f %%'|format(100 * score), '#4e79a7') }}</td></tr>"
+        "{% endfor %}</tbody></table></body></html>").render(
+            css=asset("report.css"), scores=[0.517, 0.01, 0.0, 1.0])
+    path = tmp_path / "bars.html"
+    path.write_text(page, encoding="utf-8")
+    load(browser, path)
+    found = bars(browser)
+    assert [bar["text"] for bar in found] == ["51.7 %", "1.0 %", "0.0 %", "100.0 %"]
+    assert_bars_show_their_scores(found)
+
+
+# -- 2. pair-matrix headers ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["seasons-8", "seasons-32"])
+def test_pair_matrix_headers_are_distinct_and_not_cut(browser, pages, name):
+    load(browser, pages[name])
+    heads = js(browser, """
+        return Array.from(document.querySelectorAll('#pair-matrix th.col')).map(function (th) {
+          var name = th.querySelector('.col-name');
+          return {text: th.innerText.replace(/\\s+/g, ' ').trim(), title: th.title,
+                  cut: name.scrollHeight > name.clientHeight + 1
+                       || name.scrollWidth > name.clientWidth + 1};
+        });""")
+    rows = js(browser, "return Array.from(document.querySelectorAll('#pair-matrix th.row'))"
+                       ".map(function (th) { return th.querySelector('.key').innerText + ' '"
+                       " + th.querySelector('.row-name').innerText; })")
+    assert len(heads) == len(rows) == int(name.split("-")[1])
+    assert len({head["text"] for head in heads}) == len(heads)
+    for number, (head, row) in enumerate(zip(heads, rows, strict=True), 1):
+        label = head["title"].split(". ", 1)[1]
+        assert not head["cut"] and head["text"] == f"{label} {number}"
+        assert row == f"{number} {label}"
+
+
+# -- 5. charts ------------------------------------------------------------------------------------
+
+
+def chart_labels(browser: Any, chart: str) -> list[dict[str, float]]:
+    return js(browser, """
+        var svg = document.querySelector('svg.chart-' + arguments[0]);
+        var box = svg.getBoundingClientRect();
+        return Array.from(svg.querySelectorAll('g[id^="' + arguments[0] + '-label-"]'))
+          .map(function (g) {
+            var r = g.getBoundingClientRect();
+            return {left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+                    inside: r.left >= box.left && r.right <= box.right + 1
+                            && r.top >= box.top && r.bottom <= box.bottom + 1,
+                    text: g.textContent};
+          });""", chart)
+
+
+@pytest.mark.parametrize(("name", "named"), [("seasons-2", 2), ("seasons-8", 5),
+                                             ("seasons-32", 5)])
+def test_chart_labels_do_not_overlap(browser, pages, name, named):
+    load(browser, pages[name])
+    for chart, expected in (("progress", named), ("versions", min(8, int(name.split("-")[1])))):
+        labels = chart_labels(browser, chart)
+        assert len(labels) == expected, chart
+        assert all(label["inside"] and label["right"] > label["left"] for label in labels)
+        for a, b in itertools.combinations(labels, 2):
+            assert not overlaps(a, b), (chart, a["text"], b["text"])
+    faint = js(browser, "return document.querySelectorAll("
+                        "'svg.chart-progress g[id^=\"progress-line-\"] title').length")
+    assert faint == int(name.split("-")[1])  # every line tells its bot on hover
+
+
+# -- 8 and 10. the two circles, in the bots' colours ---------------------------------------------
+
+
+def test_the_seasons_board_is_two_circles_in_the_bots_colours(browser, pages):
+    load(browser, pages["seasons-8"], "#game=1&move=4")
+    colours = leaderboard_colours(browser)
+    seats = js(browser, "return JSON.parse(document.getElementById('report-data').textContent)"
+                        ".games[0].s")
+    board = rect(browser, "svg.seasons-board")
+    centre = ((board["left"] + board["right"]) / 2, (board["top"] + board["bottom"]) / 2)
+    fields = js(browser, """
+        return Array.from(document.querySelectorAll('svg.seasons-board g.field')).map(
+          function (g) {
+            var r = g.querySelector('path').getBoundingClientRect();
+            return {seat: Number(g.dataset.seat), sector: Number(g.dataset.sector),
+                    x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2,
+                    state: g.getAttribute('class'), text: g.textContent.trim(),
+                    fill: getComputedStyle(g.querySelector('path')).fill};
+          });""")
+    assert len(fields) == 22
+    distance = {(f["seat"], f["sector"]): ((f["x"] - centre[0]) ** 2
+                                           + (f["y"] - centre[1]) ** 2) ** 0.5 for f in fields}
+    assert all(distance[0, i] > distance[1, i] for i in range(11))  # seat 0 outside
+    filled = [f for f in fields if f["text"]]
+    assert filled and any("placed" in f["state"] for f in fields)
+    for field in fields:
+        if "won" in field["state"]:
+            assert rgb_hex(field["fill"]) == rgb_hex(colours[str(seats[field["seat"]])])
+    swatches = js(browser, "return Array.from(document.querySelectorAll('#seat-panel .swatch'))"
+                           ".map(function (s) { return getComputedStyle(s).backgroundColor; })")
+    assert [rgb_hex(c) for c in swatches] == [rgb_hex(colours[str(b)]) for b in seats]
+
+
+# -- 9 and 10. Sonnentau: the explanation beside the board, pieces in the bots' colours ----------
+
+
+def test_sonnentau_explanation_stays_beside_the_board(browser, pages):
+    load(browser, pages["sonnentau-4"], "#game=2&move=6")
+    board, notation = rect(browser, ".board svg"), rect(browser, "#notation")
+    assert notation["left"] >= board["right"] and notation["top"] < board["bottom"]
+    for box in (board, notation):  # both in view once the link has scrolled to them
+        assert box["top"] >= 0 and box["bottom"] <= HEIGHT
+    assert re.match(r"6\. seat \d rolls ", viewer_state(browser)["notation"])
+
+
+def test_sonnentau_pieces_and_seats_have_their_bots_colours(browser, pages):
+    load(browser, pages["sonnentau-4"], "#game=1&move=20")
+    colours = leaderboard_colours(browser)
+    seats = js(browser, "return JSON.parse(document.getElementById('report-data').textContent)"
+                        ".games[0].s")
+    pieces = js(browser, """
+        return Array.from(document.querySelectorAll('#piece-layer g.piece')).map(function (g) {
+          return [Number(g.dataset.seat), g.querySelector('circle.ball').getAttribute('fill')];
+        });""")
+    assert {seat for seat, _ in pieces} == set(range(4))
+    for seat, fill in pieces:
+        assert fill == rgb_hex(colours[str(seats[seat])])
+    swatches = js(browser, "return Array.from(document.querySelectorAll('#seat-panel .swatch'))"
+                           ".map(function (s) { return getComputedStyle(s).backgroundColor; })")
+    assert [rgb_hex(c) for c in swatches] == [rgb_hex(colours[str(b)]) for b in seats]
+
+
+# -- crash details -------------------------------------------------------------------------------
+
+
+def test_a_failure_links_to_its_game_in_the_viewer(browser, pages):
+    load(browser, pages["seasons-2"])
+    link = browser.find_element("css selector", "#failures-1 .failure-games a")
+    number = link.text
+    link.click()
+    state = viewer_state(browser)
+    assert state["game"] == number and state["move"] == "0"
+    assert 0 <= state["top"] < state["height"] / 3
+    assert "crash" in state["result"] and state["result"].startswith(f"Game {number} · ")
+
+
+# -- screenshots -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["seasons-2", "seasons-8", "seasons-32", "sonnentau-4"])
+def test_screenshots_show_the_whole_page_and_the_viewer(browser, pages, name, tmp_path):
+    from PIL import Image, ImageStat
+
+    load(browser, pages[name])
+    height = js(browser, "return document.documentElement.scrollHeight")
+    load(browser, pages[name], height=min(height, 16000))
+    whole = save_shot(browser, tmp_path / f"report-{name}.png")
+    load(browser, pages[name], "#game=2&move=5")
+    viewer = save_shot(browser, tmp_path / f"report-{name}-viewer.png")
+    for shot in (whole, viewer):
+        with Image.open(shot) as image:
+            assert image.width == WIDTH and max(ImageStat.Stat(image.convert("L")).stddev) > 20
+
+
+def test_a_link_to_a_game_the_viewer_does_not_hold_says_so(browser, pages):
+    load(browser, pages["seasons-32"], "#game=900")
+    note = js(browser, "var n = document.getElementById('viewer-note');"
+                       "return [n.hidden, n.textContent];")
+    assert note == [False, "Game 900 is not in this viewer: it holds the games listed in its "
+                           "menu."]
+    assert viewer_state(browser)["game"] == "1"

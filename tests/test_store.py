@@ -8,7 +8,8 @@ import textwrap
 
 import pytest
 
-from arena.results.store import SCHEMA, SCHEMA_VERSION, Store, StoreError
+from arena.bots.identity import BotIdentity
+from arena.results.store import SCHEMA_VERSION, Store, StoreError
 from arena.tournaments.config import parse_config
 from arena.tournaments.runner import open_run, run_tournament
 
@@ -93,6 +94,44 @@ def test_a_database_of_the_previous_schema_is_brought_up_to_date(tmp_path, root)
     assert version == SCHEMA_VERSION and fingerprint == cfg.fingerprint()
 
 
+def test_a_schema_2_database_gets_revisions_failure_details_and_forfeit_marks(tmp_path):
+    path = tmp_path / "v2.db"
+    old = sqlite3.connect(path)
+    old.executescript(SCHEMA_V2)
+    cfg = config(tmp_path, bots=[GREEDY, RANDOM, {"spec": RANDOM, "name": "copy"}])
+    old.execute("INSERT INTO tournaments (name, game, seed, fingerprint, config, status, created)"
+                " VALUES ('t', 'seasons', 5, 'old', ?, 'complete', 0)",
+                (json.dumps(cfg.to_json()),))
+    old.executemany("INSERT INTO bots (game, name, version, code_hash, spec, params, created)"
+                    " VALUES ('seasons', ?, ?, ?, 'x.py', '{}', 0)",
+                    [("greedy", "1.0", "a" * 64), ("random", "1.0", "b" * 64),
+                     ("random", "refused-cccccccccccc", "c" * 64)])
+    old.executemany("INSERT INTO entrants VALUES (1, ?, ?)", [(0, 1), (1, 2), (2, 3)])
+    record = {"game": "seasons", "options": {}, "seed": 1, "moves": [], "ranks": [1, 0],
+              "scores": [0, 0], "termination": "crash", "meta": {},
+              "seats": [{"name": "greedy", "version": "1.0", "status": "crash",
+                         "detail": "act() raised KeyError: 'x'"},
+                        {"name": "random", "version": "1.0", "status": "ok", "detail": ""}]}
+    old.execute("INSERT INTO games (tournament_id, key, round, table_no, set_no, rotation, seed,"
+                " seats, ranks, scores, statuses, termination, moves, duration, record,"
+                " finished) VALUES (1, 'r0-t0-s0-o0', 0, 0, 0, 0, 1, '[0, 1]', '[1, 0]',"
+                " '[0, 0]', '[\"crash\", \"ok\"]', 'crash', 0, 0.1, ?, 0)",
+                (json.dumps(record),))
+    old.execute("PRAGMA user_version = 2")
+    old.commit()
+    old.close()
+    with Store(path) as store:
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert [b.label for b in store.bots("seasons")] == [
+            "greedy@1.0", "random@1.0", "random@refused-cccccccccccc"]
+        [game] = store.games(1)
+        assert game.details == ("act() raised KeyError: 'x'", "")
+        assert store.entrant_problems(1) == [None, None, "it could not play"]
+        assert store.fingerprint(1) == cfg.fingerprint()
+        store.register_bot("seasons", BotIdentity("greedy", "1.0", "d" * 64, "y.py"))
+        assert store.bots("seasons")[1].label == "greedy@1.0+dddddd"  # a second revision
+
+
 def test_a_damaged_row_names_its_tournament_and_game(tmp_path):
     cfg = config(tmp_path)
     with Store(cfg.db) as store:
@@ -106,6 +145,70 @@ def test_a_damaged_row_names_its_tournament_and_game(tmp_path):
             store.record(tid, "r0-t0-s0-o0")
 
 
-# Schema 1 is today's without the columns that schema 2 added.
-SCHEMA_V1 = SCHEMA.replace(",\n    seed_secret INTEGER NOT NULL DEFAULT 0", "").replace(
+# The schema of databases written before revisions and failure details had columns.
+SCHEMA_V2 = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    game TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,
+    config TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created REAL NOT NULL,
+    finished REAL,
+    seed_secret INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS bots (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    name TEXT NOT NULL,
+    version TEXT NOT NULL,
+    code_hash TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    params TEXT NOT NULL DEFAULT '{}',
+    created REAL NOT NULL,
+    UNIQUE (game, name, version)
+);
+CREATE TABLE IF NOT EXISTS entrants (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    position INTEGER NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    PRIMARY KEY (tournament_id, position)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    key TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    table_no INTEGER NOT NULL,
+    set_no INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    ranks TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    statuses TEXT NOT NULL,
+    termination TEXT NOT NULL,
+    moves INTEGER NOT NULL,
+    duration REAL NOT NULL,
+    record TEXT NOT NULL,
+    finished REAL NOT NULL,
+    isolations TEXT NOT NULL DEFAULT '[]',
+    UNIQUE (tournament_id, key)
+);
+CREATE INDEX IF NOT EXISTS games_by_round ON games (tournament_id, round);
+CREATE TABLE IF NOT EXISTS ratings (
+    system TEXT NOT NULL,
+    game TEXT NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    computed REAL NOT NULL,
+    PRIMARY KEY (system, game, bot_id)
+);
+"""
+# Schema 1 is schema 2 without the columns that schema 2 added.
+SCHEMA_V1 = SCHEMA_V2.replace(",\n    seed_secret INTEGER NOT NULL DEFAULT 0", "").replace(
     ",\n    isolations TEXT NOT NULL DEFAULT '[]'", "")

@@ -26,16 +26,21 @@ def test_new_validate_submit_as_printed_in_the_readme(workdir):
     assert "seasons: 6 games" in valid.output
     submitted = run("submit", "bots/mybot.py")
     assert submitted.exit_code == 0, submitted.output
-    copy = workdir / "results/submissions/mybot/0.1/mybot.py"
-    assert copy.read_text() == (workdir / "bots/mybot.py").read_text()
-    assert "mybot" in run("ratings").output
+    assert "submitted mybot@0.1 for seasons" in submitted.output
+    [copy] = (workdir / "results/submissions/mybot/0.1").glob("*/mybot.py")
+    original = copy.read_text()
+    assert original == (workdir / "bots/mybot.py").read_text()
+    assert "mybot@0.1" in run("ratings").output
     again = run("submit", "bots/mybot.py")
-    assert again.exit_code == 0  # the same code again is fine
+    assert again.exit_code == 0 and "submitted mybot@0.1 for" in again.output  # the same code
     bot = workdir / "bots/mybot.py"
     bot.write_text(bot.read_text().replace("# outcome.ranks", "# changed: outcome.ranks"))
     changed = run("submit", "bots/mybot.py")
-    assert changed.exit_code == 1 and "give the changed bot a new version" in changed.output
-    assert copy.read_text() != bot.read_text()  # the kept copy is untouched
+    assert changed.exit_code == 0, changed.output
+    revision = changed.output.split("submitted mybot@0.1+")[1].split()[0]
+    assert len(revision) == 6 and f"mybot@0.1+{revision}" in run("ratings").output
+    copies = sorted((workdir / "results/submissions/mybot/0.1").glob("*/mybot.py"))
+    assert len(copies) == 2 and copy.read_text() == original  # each revision's code kept
 
 
 def test_the_template_test_passes(workdir):
@@ -75,8 +80,11 @@ def test_a_shell_bot_validates_for_every_game(root):
     assert "seasons: 2 games" in result.output and "sonnentau: 2 games" in result.output
 
 
-def test_a_bot_naming_no_game_is_judged_by_the_games_it_plays(root):
-    result = run("bots", "validate", str(root / "bots/sonnentau/heuristic.py"), "--games", "2")
+def test_a_bot_naming_no_game_is_judged_by_the_games_it_plays(root, tmp_path):
+    unnamed = tmp_path / "heuristic.py"
+    unnamed.write_text((root / "bots/sonnentau/heuristic.py").read_text().replace(
+        '    games = ("sonnentau",)\n', ""))
+    result = run("bots", "validate", str(unnamed), "--games", "2")
     assert result.exit_code == 0, result.output
     assert result.output.startswith("VALID") and "sonnentau: 2 games" in result.output
     assert "does not play seasons: 2 of 2 games lost" in result.output

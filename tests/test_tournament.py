@@ -125,13 +125,24 @@ def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path):
     assert results(partial.db) == results(full.db)
 
 
-def test_the_same_name_and_version_with_other_code_is_refused(tmp_path):
+def test_the_same_name_and_version_with_other_code_is_a_new_revision(tmp_path):
     with Store(tmp_path / "x.db") as store:
-        store.register_bot("seasons", BotIdentity("b", "1", "aaa", "b.py"))
-        assert store.register_bot("seasons", BotIdentity("b", "1", "aaa", "elsewhere.py")) == 1
-        with pytest.raises(StoreError, match="different code"):
-            store.register_bot("seasons", BotIdentity("b", "1", "bbb", "b.py"))
-        assert store.register_bot("sonnentau", BotIdentity("b", "1", "bbb", "b.py")) == 2
+        first = store.register_bot("seasons", BotIdentity("b", "1", "aaa111222", "b.py"))
+        assert store.register_bot("seasons", BotIdentity("b", "1", "aaa111222", "x.py")) == first
+        second = store.register_bot("seasons", BotIdentity("b", "1", "bbb333444", "b.py"))
+        twin = store.register_bot("seasons", BotIdentity("b", "1", "bbb333555", "b.py"))
+        other_game = store.register_bot("sonnentau", BotIdentity("b", "1", "bbb333444", "b.py"))
+        labels = {bot.id: bot.label for bot in store.bots()}
+        assert [labels[i] for i in (first, second, twin, other_game)] == [
+            "b@1", "b@1+bbb333", "b@1+bbb3335", "b@1"]
+        assert store.find_bot("seasons", "b@1+bbb333").id == second
+        assert store.find_bot("seasons", "b@1+bbb3335").id == twin
+        assert store.find_bot("sonnentau", "b").id == other_game
+        assert store.find_bot("seasons", "b@1").id == first  # its label, exactly
+        with pytest.raises(StoreError, match=r"ambiguous.*b@1, b@1[+]bbb333, b@1[+]bbb3335"):
+            store.find_bot("seasons", "b")
+        with pytest.raises(StoreError, match="no seasons bot c@1"):
+            store.find_bot("seasons", "c@1")
 
 
 def test_a_changed_tournament_under_the_same_name_is_refused(tmp_path):
@@ -297,3 +308,197 @@ def test_swiss_rounds_avoid_rematches(tmp_path):
         run_tournament(cfg, store)
     meetings = [tuple(sorted(row[2])) for row in results(cfg.db) if row[0].endswith("-o0")]
     assert len(meetings) == 9 and len(set(meetings)) == 9
+
+
+def test_running_a_finished_tournament_again_keeps_its_finish_time(tmp_path):
+    cfg = config(tmp_path, isolation="none")
+    with Store(cfg.db) as store:
+        run_tournament(cfg, store)
+        first = store.find_tournament("t").finished
+        time.sleep(0.05)
+        again = run_tournament(cfg, store)
+        assert again.played == 0 and store.find_tournament("t").finished == first
+
+
+def test_swiss_points_equal_to_nine_decimals_are_tied_and_buchholz_decides():
+    from arena.results.standings import BotResults, Tally
+    from arena.tournaments.runner import ranked
+
+    ahead_by_rounding = BotResults(0, "a@1", Tally(points=9.166666666666668), [], buchholz=10.0)
+    more_buchholz = BotResults(1, "b@1", Tally(points=9.166666666666666), [], buchholz=12.0)
+    assert [r.label for r in ranked([ahead_by_rounding, more_buchholz])] == ["b@1", "a@1"]
+
+
+# -- a broken entry, a bot for another game -------------------------------------------------
+
+
+def test_a_broken_entry_stops_the_tournament_before_its_first_game(tmp_path):
+    from arena.tournaments.runner import BrokenBotError
+
+    broken = tmp_path / "broken.py"
+    broken.write_text("class Broken:\n    name = 'broken'\n    version = '1'\n    def act(self\n")
+    cfg = config(tmp_path, bots=[{"spec": GREEDY, "params": {"rerols": False}}, RANDOM,
+                                 str(broken)])
+    with Store(cfg.db) as store, pytest.raises(BrokenBotError) as stopped:
+        run_tournament(cfg, store)
+    message = str(stopped.value)
+    assert message.startswith("test.yaml: the tournament cannot start:")
+    assert f"bots[0] ({GREEDY}): it cannot be loaded: bot '{GREEDY}' failed" in message
+    assert "unexpected keyword argument 'rerols'" in message
+    assert f"bots[2] ({broken}): it cannot be loaded" in message and "SyntaxError" in message
+    assert "bots[1]" not in message and "/bot/" not in message
+    with Store(cfg.db) as store:
+        assert store.tournaments() == []  # nothing played, nothing stored
+    fixed = config(tmp_path, bots=[{"spec": GREEDY, "params": {"rerolls": False}}, RANDOM])
+    with Store(cfg.db) as store:  # fixing the typo is all it takes
+        assert run_tournament(fixed, store).complete
+
+
+def test_a_bot_that_plays_other_games_is_refused_up_front(tmp_path):
+    from arena.tournaments.runner import BrokenBotError
+
+    cfg = config(tmp_path, game="sonnentau", bots=["bots/sonnentau/random_bot.py", GREEDY])
+    with Store(cfg.db) as store, pytest.raises(BrokenBotError) as refused:
+        run_tournament(cfg, store)
+    assert f"bots[1] ({GREEDY}): it plays seasons (its `games`), not sonnentau" in str(
+        refused.value)
+    result = CliRunner().invoke(cli, ["run", str(_yaml(tmp_path, cfg)), "--no-progress"])
+    assert result.exit_code == 1 and "not sonnentau" in result.output
+
+
+def _yaml(tmp_path, cfg):
+    import yaml
+
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump({
+        "name": cfg.name, "game": cfg.game, "seed": cfg.seed, "workers": 1, "db": cfg.db,
+        "output": cfg.output, "games_per_pairing": cfg.games_per_pairing,
+        "bots": [{"spec": b.spec, "params": dict(b.params)} for b in cfg.bots]}))
+    return path
+
+
+def test_with_broken_bots_forfeit_it_plays_on_and_the_forfeits_stay_out_of_all_time_ratings(
+        tmp_path):
+    from arena.results.versions import leaderboard
+
+    cfg = config(tmp_path, broken_bots="forfeit",
+                 bots=[GREEDY, RANDOM, {"spec": GREEDY, "params": {"rerols": False}}])
+    with Store(cfg.db) as store:
+        report = run_tournament(cfg, store)
+        assert report.complete and report.played == 24
+        assert any("unexpected keyword argument 'rerols'" in p for p in report.problems)
+        problems = store.entrant_problems(report.tournament_id)
+        assert problems[:2] == [None, None] and "rerols" in problems[2]
+        statuses = [(g.seats, g.statuses) for g in store.games(report.tournament_id)]
+        assert all(s[g.index(2)] == "crash" for g, s in statuses if 2 in g)
+        rated = {row.bot.label: row.tally.games for row in leaderboard(store, "seasons")}
+    assert rated["greedy@1.0"] == rated["random@1.0"] == 8  # only their games with each other
+
+
+# -- running a config again ----------------------------------------------------------------
+
+
+def test_a_changed_bot_plays_a_new_tournament_named_after_it_and_meets_the_same_dice(tmp_path):
+    bot = tmp_path / "mine.py"
+    bot.write_text(Path(GREEDY).read_text())
+    cfg = config(tmp_path, bots=[str(bot), RANDOM], output="")
+    with Store(cfg.db) as store:
+        first = run_tournament(cfg, store)
+    bot.write_text(bot.read_text() + "\n# a comment: another revision\n")
+    with Store(cfg.db) as store:
+        second = run_tournament(cfg, store)
+        again = run_tournament(cfg, store)
+        labels = [b.label for b in store.bots("seasons") if b.identity.name == "greedy"]
+        assert store.find_tournament("t").status == "complete"
+    assert second.name == "t-2" and second.played == 8 and first.name == "t"
+    revision = labels[1]
+    assert labels[0] == "greedy@1.0" and revision.startswith("greedy@1.0+")
+    assert second.notes == [f"the bots differ from those of tournament 't' (greedy@1.0 is now "
+                            f"{revision}): playing them as a new tournament 't-2'; 't' is "
+                            "kept as it was"]
+    assert next(r.label for r in second.standings) == revision
+    assert (again.name, again.played) == ("t-2", 0) and "running that one" in again.notes[0]
+    assert [row[1] for row in results(cfg.db, "t")] == [row[1] for row in results(cfg.db, "t-2")]
+    bot.write_text(Path(GREEDY).read_text())
+    with Store(cfg.db) as store:  # the first revision again: its tournament, complete
+        back = run_tournament(cfg, store)
+    assert (back.name, back.played, back.notes) == ("t", 0, [])
+
+
+def test_more_games_per_pairing_or_rounds_grow_a_tournament_and_play_only_the_new_games(
+        tmp_path):
+    small, grown = config(tmp_path, games_per_pairing=2), config(tmp_path, games_per_pairing=4,
+                                                                 rounds=2)
+    fresh = config(tmp_path / "fresh", games_per_pairing=4, rounds=2)
+    with Store(small.db) as store:
+        run_tournament(small, store)
+        report = run_tournament(grown, store)
+        assert report.notes == ["tournament 't' grows (rounds 1 → 2, games_per_pairing 2 → 4): "
+                                "only the new games are played"]
+        assert (report.played, report.already_done) == (48 - 12, 12) and report.complete
+        with pytest.raises(StoreError, match="has games_per_pairing 4 already; the config asks "
+                                             "for 2, and played games are never dropped"):
+            run_tournament(config(tmp_path, games_per_pairing=2, rounds=2), store)
+    with Store(fresh.db) as store:
+        run_tournament(fresh, store)
+    assert results(grown.db) == results(fresh.db)  # as if it had been asked for at once
+
+
+def test_more_swiss_rounds_grow_it_but_other_games_per_pairing_are_another_swiss(tmp_path):
+    bots = [GREEDY, KEEP, RANDOM, {"spec": RANDOM, "name": "random2"}]
+    short = config(tmp_path, format="swiss", rounds=2, games_per_pairing=1, bots=bots)
+    long = config(tmp_path, format="swiss", rounds=3, games_per_pairing=1, bots=bots)
+    fresh = config(tmp_path / "fresh", format="swiss", rounds=3, games_per_pairing=1, bots=bots)
+    with Store(short.db) as store:
+        run_tournament(short, store)
+        assert run_tournament(long, store).played == 4
+        with pytest.raises(StoreError, match="games_per_pairing: 1 → 2"):
+            run_tournament(config(tmp_path, format="swiss", rounds=3, games_per_pairing=2,
+                                  bots=bots), store)
+    with Store(fresh.db) as store:
+        run_tournament(fresh, store)
+    assert results(long.db) == results(fresh.db)
+
+
+def test_other_settings_are_refused_saying_what_changed(tmp_path):
+    with Store(tmp_path / "arena.db") as store:
+        run_tournament(config(tmp_path), store)
+        with pytest.raises(StoreError) as refused:
+            run_tournament(config(tmp_path, seed=12, time_limit=2.0), store)
+    assert "was run with other settings (seed: 11 → 12; time_limit: 5.0 → 2.0)" in str(
+        refused.value)
+
+
+# -- what the terminal shows -----------------------------------------------------------------
+
+
+def test_a_crash_shows_its_traceback_once_and_every_game_shows_its_detail_in_games_csv(
+        tmp_path):
+    raiser = tmp_path / "raiser.py"
+    raiser.write_text("class Raiser:\n    name, version = 'raiser', '1'\n\n"
+                      "    def act(self, observation):\n        return {}['x']\n")
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: crash\ngame: seasons\nworkers: 1\ngames_per_pairing: 3\n"
+                    f"bots: [{GREEDY}, {RANDOM}, {raiser}]\n")
+    args = ["run", str(path), "--db", str(tmp_path / "a.db"), "--output", str(tmp_path / "o"),
+            "--no-progress", "-v", "--standings-every", "6"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.count("raiser@1 lost game") == 1  # once per distinct failure, not per game
+    assert "by crash: act() raised KeyError: 'x'" in out
+    assert f'File "{raiser}", line 5, in act' in out and "    KeyError: 'x'" in out
+    assert "Finished game 1 [r0-t0-s0-o0] (greedy@1.0 vs random@1.0): " in out
+    assert "Finished game 7 [r0-t1-s0-o0] (greedy@1.0 vs raiser@1): 1-0 {raiser@1 crash}" in out
+    assert [line for line in out.splitlines() if line.startswith("standings after")] == [
+        "standings after 6 games:", "standings after 12 games:", "standings after 18 games:"]
+    assert "win: the better result; draw: an equal one" in out
+    import csv
+
+    rows = list(csv.DictReader((tmp_path / "o" / "games.csv").open()))
+    crashed = [row for row in rows if "crash" in (row["seat0_status"], row["seat1_status"])]
+    assert len(crashed) == 12
+    assert all(row["detail"].startswith(("seat 0: act() raised KeyError: 'x'",
+                                         "seat 1: act() raised KeyError: 'x'"))
+               and f'File "{raiser}", line 5' in row["detail"] for row in crashed)
+    assert all(row["detail"] == "" for row in rows if row not in crashed)

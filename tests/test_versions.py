@@ -40,15 +40,72 @@ def run(*args):
     return CliRunner().invoke(cli, list(args))
 
 
+def rows_of(output):
+    """The cells of each row of every table in ``output`` (the lines after a rule)."""
+    rows, inside = [], False
+    for line in output.splitlines():
+        if set(line.strip()) <= {"-", " "} and line.strip():
+            inside = True
+        elif not line.startswith("  "):
+            inside = False
+        elif inside:
+            rows.append(line.split())
+    return rows
+
+
 def test_both_versions_side_by_side_in_the_leaderboard(db):
     result = run("ratings", "--db", db)
     assert result.exit_code == 0, result.output
-    assert "seasons (trueskill, 3 versions)" in result.output
-    lines = [line.split() for line in result.output.splitlines()[2:]]
-    assert {(row[1], row[2]) for row in lines} == {("greedy", "1"), ("greedy", "2"),
-                                                   ("random", "1.0")}
-    greedy_rows = [row for row in lines if row[1] == "greedy"]
-    assert all(row[6] == "12" for row in greedy_rows)  # games
+    assert "seasons, 2 players (trueskill, 3 bots)" in result.output
+    lines = rows_of(result.output)
+    assert {row[1] for row in lines} == {"greedy@1", "greedy@2", "random@1.0"}
+    greedy_rows = [row for row in lines if row[1].startswith("greedy")]
+    assert all(row[5] == "12" for row in greedy_rows)  # games
+
+
+def test_columns_stay_aligned_with_long_names(tmp_path):
+    path, long_name = tmp_path / "a.db", "a-bot-with-a-name-far-longer-than-twenty"
+    config = parse_config({"name": "long", "game": "seasons", "seed": 3, "workers": 1,
+                           "db": str(path), "bots": [{"spec": GREEDY, "name": long_name},
+                                                     RANDOM]})
+    with Store(path) as store:
+        run_tournament(config, store)
+    import re
+
+    for output in (run("ratings", "--db", str(path)).output,
+                   run("history", long_name, "--db", str(path)).output):
+        lines = output.splitlines()
+        rule = next(i for i, line in enumerate(lines) if line.strip().startswith("---"))
+        spans = [m.span() for m in re.finditer("-+", lines[rule])]
+        for line in (lines[rule - 1], *lines[rule + 1:]):  # every cell within its column
+            cells = [line[start:end].strip() for start, end in spans]
+            assert " ".join(cells).split() == line.split(), (lines[rule], line)
+            assert all(cells), line
+    assert long_name + "@1.0" in run("ratings", "--db", str(path)).output
+
+
+def test_variants_are_rated_apart_unless_pooled(tmp_path):
+    path = tmp_path / "v.db"
+    bots = ["bots/sonnentau/random_bot.py", "bots/sonnentau/heuristic.py"]
+    four = [*bots, {"spec": bots[0], "name": "random2"}, {"spec": bots[1], "name": "heuristic2"}]
+    for name, seats, dice, entrants in (("duel", 2, "miwin", bots),
+                                        ("four", 4, "standard", four)):
+        config = parse_config({"name": name, "game": "sonnentau", "seed": 1, "workers": 1,
+                               "db": str(path), "seats": seats, "options": {"dice": dice},
+                               "bots": entrants})
+        with Store(path) as store:
+            run_tournament(config, store)
+    apart = run("ratings", "--db", str(path)).output
+    assert "sonnentau, 2 players, dice miwin (trueskill, 2 bots)" in apart
+    assert "sonnentau, 4 players, dice standard (trueskill, 4 bots)" in apart
+    duel_games = 2  # one set of two seat rotations per pairing
+    assert [row[5] for row in rows_of(apart)][:2] == [str(duel_games)] * 2
+    pooled = run("ratings", "--db", str(path), "--pool").output
+    assert "sonnentau, all variants pooled (trueskill, 4 bots)" in pooled
+    random_row = next(row for row in rows_of(pooled) if row[1] == "random@1.0")
+    assert int(random_row[5]) > duel_games
+    with Store(path) as store:
+        assert {row[0] for row in store.db.execute("SELECT variant FROM ratings")} >= {"all"}
 
 
 def test_ratings_are_stored_with_the_system_that_made_them(db):
@@ -60,10 +117,10 @@ def test_ratings_are_stored_with_the_system_that_made_them(db):
 def test_history_shows_each_version_after_each_tournament(db):
     result = run("history", "greedy", "--db", db)
     assert result.exit_code == 0, result.output
-    assert "greedy in seasons (trueskill)" in result.output
-    rows = [line.split() for line in result.output.splitlines()[2:]]
+    assert "greedy in seasons, 2 players (trueskill)" in result.output
+    rows = rows_of(result.output)
     assert [(r[0], r[1]) for r in rows] == [("1", "v1-vs-random"), ("2", "v2-vs-random")]
-    random_rows = run("history", "random", "--db", db).output.splitlines()[2:]
+    random_rows = rows_of(run("history", "random", "--db", db).output)
     assert len(random_rows) == 2  # random played both tournaments
     assert run("history", "nobody", "--db", db).exit_code == 1
 
@@ -95,22 +152,54 @@ def test_compare_needs_meetings_or_plays_pairs(db):
     assert "6 seat-swapped pairs" in played.output
     stored = run("compare", "greedy@1", "greedy@2", "--db", db)
     assert stored.output.splitlines()[0] == played.output.splitlines()[0]
-    greedy_games = [line.split()[6] for line in run("ratings", "--db", db).output.splitlines()
-                    if " greedy " in line]
+    greedy_games = [row[5] for row in rows_of(run("ratings", "--db", db).output)
+                    if row[1].startswith("greedy")]
     assert greedy_games == ["24", "24"]  # the compare games count in the ratings
 
 
-def test_compare_with_sprt_stops_at_a_bound(db):
-    result = run("compare", "greedy@1", "random@1.0", "--db", db, "--sprt", "--elo1", "200",
+def test_compare_with_sprt_stops_at_a_bound_and_says_where_it_stands(db):
+    from arena.results.stats import SprtSettings
+    from arena.tournaments.matches import play_comparison
+    from arena.tournaments.runner import Progress
+
+    result = run("compare", "greedy@1", "random", "--db", db, "--sprt", "--elo1", "200",
                  "--workers", "1", "--no-progress")
     assert result.exit_code == 0, result.output
+    assert "at most 5000 pairs" in result.output  # the cap is said, not hidden
     assert "SPRT: LLR" in result.output and "H1 accepted" in result.output
-    games = int(result.output.split(": ")[1].split()[0])
+    games = int(result.output.split("random@1.0: ")[1].split()[0])
     assert games < 2 * 5000
+    seen = []
+    progress = Progress(status=seen.append)
+    with Store(db) as store:
+        bots = [store.find_bot("seasons", text) for text in ("greedy@2", "random")]
+        play_comparison(store, "seasons", *bots, pairs=40, seed=5, workers=1, db=db,
+                        settings=SprtSettings(0, 200), progress=progress)
+    assert seen and all(text.startswith("LLR ") and "(-2.94, 2.94)" in text for text in seen)
+    llrs = [float(text.split()[1]) for text in seen]
+    assert len(set(llrs)) == len(llrs)  # it moves as the pairs come in
+
+
+def test_elo_of_a_clean_sweep_is_a_bound_not_infinity():
+    from arena.results.comparison import Comparison
+    from arena.results.stats import MatchScore, Pentanomial
+
+    text = "\n".join(Comparison("a", "b", MatchScore(12, 0, 0), Pentanomial((0, 0, 0, 0, 6))
+                                ).lines())
+    assert "inf" not in text and "Elo above +" in text and "every game won" in text
+    lost = "\n".join(Comparison("a", "b", MatchScore(0, 0, 12), Pentanomial((6, 0, 0, 0, 0))
+                                ).lines())
+    assert "Elo below -" in lost and "inf" not in lost
 
 
 def test_compare_errors(db):
-    assert "NAME@VERSION" in run("compare", "greedy", "greedy@2", "--db", db).output
+    ambiguous = run("compare", "greedy", "greedy@2", "--db", db)
+    assert "greedy is ambiguous in seasons: greedy@1, greedy@2" in ambiguous.output
     missing = run("compare", "greedy@9", "greedy@2", "--db", db)
-    assert missing.exit_code == 1 and "known versions: 1, 2" in missing.output
+    assert missing.exit_code == 1 and "known: greedy@1, greedy@2" in missing.output
+    helped = " ".join(run("compare", "--help").output.split())
+    for words in ("--elo0 FLOAT SPRT: the Elo difference of the null",
+                  "--alpha FLOAT SPRT: the false-positive rate", "--seed INTEGER Seed of",
+                  "--progress / --no-progress Show a progress bar"):
+        assert words in helped
     assert "no results database" in run("ratings", "--db", "/nonexistent/x.db").output

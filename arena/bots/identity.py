@@ -102,38 +102,53 @@ def source_hash(spec: str) -> str:
     return source_file_hash(Path(path))
 
 
+@dataclass(frozen=True)
+class Handshake:
+    """Who a bot says it is, and the games it says it plays (None: it does not say)."""
+
+    name: str
+    version: str
+    games: tuple[str, ...] | None = None
+
+
 def identify(spec: str, params: Mapping[str, Any], limits: Limits | None = None,
-             isolation: str = SANDBOX) -> tuple[str, str]:
-    """The name and version a bot gives in its handshake (its code runs in its own process,
-    sandboxed unless ``isolation`` is ``process``)."""
+             isolation: str = SANDBOX) -> Handshake:
+    """What a bot says in its handshake (its code runs in its own process, sandboxed unless
+    ``isolation`` is ``process``)."""
     player = bot_process(spec, params, isolation, limits)
     try:
         player.ensure_running()
-        return player.name, player.version
+        return Handshake(player.name, player.version, player.games)
     finally:
         player.close()
 
 
-def identify_entry(entry: BotEntry, limits: Limits) -> tuple[str, str]:
-    """The name and version ``entry`` plays under: the entry's own, else the bot's."""
+def identify_entry(entry: BotEntry, limits: Limits) -> Handshake:
+    """Who ``entry`` plays as: the entry's name and version, else the bot's own."""
     if entry.trusted:
         bot = load_bot(entry.spec, entry.params)
-        name, version = bot.name, bot.version
+        games = getattr(bot.player, "games", None)
+        said = Handshake(bot.name, bot.version, tuple(games) if isinstance(
+            games, list | tuple) and all(isinstance(g, str) for g in games) else None)
     else:
-        name, version = identify(entry.spec, entry.params, limits, entry.isolation or SANDBOX)
-    return entry.name or name, entry.version or version
+        said = identify(entry.spec, entry.params, limits, entry.isolation or SANDBOX)
+    return Handshake(entry.name or said.name, entry.version or said.version, said.games)
 
 
-def entrant(entry: BotEntry, limits: Limits) -> Entrant:
-    """Name ``entry``; a bot that cannot load gets a stand-in identity and a problem."""
+def entrant(entry: BotEntry, limits: Limits, game: str | None = None) -> Entrant:
+    """Name ``entry``; a bot that cannot load, or that says it does not play ``game``, gets
+    a stand-in identity and a problem."""
     problem = None
     try:
-        name, version = identify_entry(entry, limits)
+        said = identify_entry(entry, limits)
+        name, version = said.name, said.version
+        if game is not None and said.games is not None and game not in said.games:
+            problem = (f"it plays {', '.join(said.games) or 'no game'} (its `games`), "
+                       f"not {game}")
     except (PlayerFailure, BotLoadError) as exc:
         name, version = entry.fallback_name, entry.version or UNLOADABLE_VERSION
         detail = exc.detail if isinstance(exc, PlayerFailure) else str(exc)
-        problem = (f"bot {entry.spec} cannot be loaded; its games are forfeited: "
-                   + detail.splitlines()[0])
+        problem = "it cannot be loaded: " + (detail.splitlines() or ["no reason given"])[0]
     identity = BotIdentity(name, version, identity_hash(source_hash(entry.spec), entry.params),
                            entry.spec, dict(entry.params))
     return Entrant(entry, identity, problem)

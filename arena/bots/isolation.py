@@ -20,7 +20,7 @@ from arena.bots.loading import BotLoadError, BotNotFoundError, load_bot, split_s
 from arena.bots.process import Limits, ProcessPlayer, bot_command, is_command
 from arena.bots.sandbox import INSTALL_HINT, SandboxedPlayer, sandbox_problem
 from arena.games.base import ArenaError
-from arena.referee.protocol import Player, PlayerFailure
+from arena.referee.protocol import STDERR_MARK, Player, PlayerFailure
 
 SANDBOX, PROCESS, NONE = "sandbox", "process", "none"
 ISOLATIONS = (SANDBOX, PROCESS, NONE)
@@ -88,7 +88,7 @@ def start_bot(spec: str, isolation: str | None = None, limits: Limits | None = N
     try:
         player.ensure_running()
     except PlayerFailure as failure:
-        head, _, tail = failure.detail.partition("\n--- stderr ---\n")
+        head, _, tail = failure.detail.partition(f"\n{STDERR_MARK}\n")
         raise BotLoadError(f"bot {spec!r} cannot be loaded: {head}", tail) from None
     return player
 

@@ -5,8 +5,8 @@ A bot is a player (:mod:`arena.referee.protocol`). Bots are named explicitly by 
 
 ``path/to/bot.py``
     The file's player: the one class defined in that file that has an ``act``
-    method, or a function named ``make_player``. None, or more than one, is an
-    error that names the candidates.
+    method, a function named ``make_player``, or a function named ``agent``. None,
+    or more than one, is an error that names the candidates.
 ``path/to/bot.py:Name``
     The attribute ``Name`` of that file.
 ``package.module:attr``
@@ -15,7 +15,12 @@ A bot is a player (:mod:`arena.referee.protocol`). Bots are named explicitly by 
     An installed entry point in group ``arena.bots``.
 
 A class or factory is called with the bot's parameters as keyword arguments;
-an object that already has ``act`` is used as it is.
+an object that already has ``act`` is used as it is. An *agent function*, as in
+Kaggle Environments (``def agent(observation)``, or any function whose first
+parameter is named ``observation``), is the player's ``act``, called with the
+bot's parameters as keyword arguments after the observation; its module's
+``name``, ``version`` and ``games`` say who it is (by default: the file's name,
+version ``1``).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from arena.referee.protocol import Player
 
 ENTRY_POINT_GROUP = "arena.bots"
 FACTORY_NAME = "make_player"
+AGENT_NAME = "agent"
 
 
 class BotLoadError(ArenaError):
@@ -183,12 +189,12 @@ def _find_player(spec: str, module: ModuleType) -> Any:
         obj for name, obj in vars(module).items()
         if (inspect.isclass(obj) and obj.__module__ == module.__name__
             and callable(getattr(obj, "act", None)))
-        or (name == FACTORY_NAME and callable(obj))
+        or (name in (FACTORY_NAME, AGENT_NAME) and callable(obj))
     ]
     if not candidates:
         raise NoPlayerError(
-            f"bot {spec!r}: no player found (define one class with an act method, "
-            f"or a function named {FACTORY_NAME})")
+            f"bot {spec!r}: no player found (define one class with an act method, a "
+            f"function named {FACTORY_NAME}, or a function {AGENT_NAME}(observation))")
     if len(candidates) > 1:
         names = ", ".join(sorted(obj.__name__ for obj in candidates))
         raise NoPlayerError(
@@ -196,8 +202,37 @@ def _find_player(spec: str, module: ModuleType) -> Any:
     return candidates[0]
 
 
+def is_agent_function(obj: Any) -> bool:
+    """Whether ``obj`` is an agent function: a plain function whose first parameter is
+    named ``observation`` (the name ``agent`` alone says so too)."""
+    if not inspect.isfunction(obj):
+        return False
+    parameters = list(inspect.signature(obj).parameters)
+    return obj.__name__ == AGENT_NAME or parameters[:1] == ["observation"]
+
+
+class FunctionPlayer:
+    """An agent function as a player: ``act(observation)`` calls it; its module names it."""
+
+    def __init__(self, function: Any, params: Mapping[str, Any], fallback_name: str) -> None:
+        module = inspect.getmodule(function)
+        self.function, self.params = function, dict(params)
+        self.name = getattr(module, "name", None) or fallback_name
+        version = getattr(module, "version", None) or getattr(module, "__version__", None)
+        self.version = str(version) if isinstance(version, int | float) else version or "1"
+        games = getattr(module, "games", None)
+        if isinstance(games, list | tuple):
+            self.games = tuple(games)
+
+    def act(self, observation: Any) -> Any:
+        return self.function(observation, **self.params)
+
+
 def _instantiate(spec: str, obj: Any, params: Mapping[str, Any]) -> Player:
-    if not callable(getattr(obj, "act", None)) or inspect.isclass(obj):
+    if is_agent_function(obj):
+        stem = Path(split_spec(spec)[0]).stem.replace("_", "-") or "agent"
+        obj = FunctionPlayer(obj, params, stem)
+    elif not callable(getattr(obj, "act", None)) or inspect.isclass(obj):
         if not callable(obj):
             raise NotAPlayerError(f"bot {spec!r}: {obj!r} is neither a player nor a factory")
         try:

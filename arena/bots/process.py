@@ -48,7 +48,7 @@ from arena.bots.loading import split_spec
 from arena.bots.names import identity_problem, printable, shown
 from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import Observation, Outcome
-from arena.referee.protocol import PlayerFailure, PlayerInfo
+from arena.referee.protocol import STDERR_MARK, PlayerFailure, PlayerInfo
 from arena.referee.record import CRASH, TIMEOUT
 
 log = logging.getLogger(__name__)
@@ -267,6 +267,7 @@ class ProcessPlayer:
         if self.says_ready:  # its warm-up then does not count against its first decision
             line = self._read_line(self.limits.handshake_seconds, "the start of a game")
             if line != "ready":
+                self._raise_reported_error(line)
                 self._fail(CRASH, f"expected 'ready' after the start of a game, got {line[:200]!r}")
 
     def act(self, observation: Observation) -> str:
@@ -279,9 +280,21 @@ class ProcessPlayer:
                     seconds)
         left = None if seconds is None else seconds - (time.monotonic() - started)
         reply = self._read_line(left, "a decision")
+        if reply.startswith('{"error"'):
+            self._raise_reported_error(reply)
         if started - self.cpu_checked >= CPU_CHECK_SECONDS:
             self._check_cpu_budget(started)
         return reply
+
+    def _raise_reported_error(self, line: str) -> None:
+        """A bot whose hook raised says so (``{"error": "act() raised KeyError: 'x'"}``) and
+        leaves its traceback on stderr: it loses by crash with both."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(message, dict) and isinstance(message.get("error"), str):
+            self._fail(CRASH, printable(message["error"])[:2000], as_reported=True)
 
     def end(self, outcome: Outcome) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -365,19 +378,26 @@ class ProcessPlayer:
         line, _, self.buffer = self.buffer.partition(b"\n")
         return line.decode("utf-8", errors="replace").strip()
 
-    def _fail(self, status: str, reason: str) -> Any:
-        """Kill the process, keep the tail of its stderr, and raise PlayerFailure."""
+    def _fail(self, status: str, reason: str, *, as_reported: bool = False) -> Any:
+        """Kill the process, keep the tail of its stderr, and raise PlayerFailure; a reason
+        the bot reported itself is kept as it is."""
         tail = ""
         if self.process is not None:
             code = self.process.poll()
             self._kill_group()
             if code == -signal.SIGXCPU:
                 status, reason = TIMEOUT, self._cpu_text()
-            elif code is not None and code != 0 and status == CRASH:
+            elif code is not None and code != 0 and status == CRASH and not as_reported:
                 reason = self._failure_text(code) or f"{reason} (exit status {_exit_text(code)})"
             tail = self.stderr_tail()
         self.close()
-        raise PlayerFailure(status, reason + (f"\n--- stderr ---\n{tail}" if tail else ""))
+        raise PlayerFailure(status, self.shown_paths(
+            reason + (f"\n{STDERR_MARK}\n{tail}" if tail else "")))
+
+    def shown_paths(self, text: str) -> str:
+        """``text`` (a failure's detail) with the bot's files named as its author knows
+        them."""
+        return text
 
     def _failure_text(self, code: int | None) -> str | None:
         """What to say of a bot process that ended with ``code``, beyond its exit status."""

@@ -225,13 +225,29 @@ def serve(session: Session, lines: Iterable[bytes | str]) -> None:
         if kind == "hello":
             session.hello()
         elif kind == "start":
-            session.start(message["info"])
+            _run_hook(session, "start", session.start, message["info"])
         elif kind == "act":
-            session.act(message["observation"])
+            _run_hook(session, "act", session.act, message["observation"])
         elif kind == "end":
-            session.end(message["outcome"])
+            _run_hook(session, "end", session.end, message["outcome"])
         elif kind == "quit":
             return
+
+
+def _run_hook(session: Session, hook: str, call: Any, argument: Any) -> None:
+    """Run one of the bot's hooks; if it raises, say so (``act() raised KeyError: 'x'``),
+    leave the bot's own traceback on stderr, and end the process: arena starts a fresh one
+    for the next game."""
+    try:
+        call(argument)
+    except Exception as exc:
+        from arena.referee.protocol import bot_traceback, raised_text
+
+        sys.stderr.write(bot_traceback(exc))
+        sys.stderr.flush()
+        if hook != "end":  # after the game nobody reads the answer
+            _send(session.out, {"error": raised_text(hook, exc).splitlines()[0]})
+        os._exit(1)
 
 
 def main(argv: list[str]) -> None:

@@ -342,6 +342,8 @@ class SandboxedPlayer(ProcessPlayer):
         self.memory: MemoryGroup | None = None
         self.files: tuple[str, ...] = ()
         """Files a game's options name (a board): seen in the sandbox at the same path."""
+        self.code_paths: tuple[str, str] | None = None
+        """Where the bot's code is inside the sandbox, and where it was copied from."""
 
     def start(self, info: PlayerInfo) -> None:
         files = option_files(info)
@@ -364,9 +366,20 @@ class SandboxedPlayer(ProcessPlayer):
         """The bot's command as it runs inside: its code copied into ``code`` (``/bot``)."""
         if is_command(self.spec):
             return copy_program(shlex.split(self.spec[len(COMMAND_PREFIX):]), code)
-        spec = copy_code(self.spec, code) if split_spec(self.spec)[0].endswith(".py") \
-            else self.spec
+        spec = self.spec
+        if split_spec(self.spec)[0].endswith(".py"):
+            spec = copy_code(self.spec, code)
+            self.code_paths = (split_spec(spec)[0].removesuffix("/__init__.py"),
+                               split_spec(self.spec)[0].removesuffix("/__init__.py"))
         return [sys.executable, "-m", "arena.bots.runner", spec, json.dumps(self.params)]
+
+    def shown_paths(self, text: str) -> str:
+        """Tracebacks and messages name the bot's files where its author has them, not
+        where the sandbox shows them (``/bot/…``)."""
+        if self.code_paths is None:
+            return text
+        inside, outside = self.code_paths
+        return text.replace(inside, outside)
 
     @property
     def cpu_pid(self) -> int | None:

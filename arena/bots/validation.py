@@ -15,7 +15,7 @@ from arena.bots.process import ProcessPlayer
 from arena.games import GAMES, find_game
 from arena.referee.dice import derive_seed
 from arena.referee.match import play_game
-from arena.referee.protocol import PlayerFailure
+from arena.referee.protocol import PlayerFailure, failure_excerpt
 from arena.referee.record import OK, GameRecord
 
 ARENA_ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,9 @@ def validate(spec: str, *, game: str | None = None, games: int = 6,
     try:
         player.ensure_running()
     except PlayerFailure as failure:
-        verdict.problems.append("it does not start: " + failure.detail)
+        head, *tail = failure_excerpt(failure.detail) or [""]
+        verdict.problems.append("\n".join([f"it does not start: {head}",
+                                            *(f"      {line}" for line in tail)]))
         return verdict
     # A bot that names no game is tried at every game and judged by those it plays.
     guessing = game is None and not player.games
@@ -120,5 +122,8 @@ def _try_game(verdict: Verdict, player: ProcessPlayer, game: str, games: int,
 
 
 def _failure_text(record: GameRecord, seat: int) -> str:
+    """``crash: act() raised KeyError: 'x'`` and, on lines of their own, the end of the bot's
+    traceback (or stderr)."""
     status = record.seats[seat]
-    return f"{status.status}: {status.detail.splitlines()[0] if status.detail else ''}"
+    head, *tail = failure_excerpt(status.detail) or [""]
+    return "\n".join([f"{status.status}: {head}", *(f"      {line}" for line in tail)])

@@ -59,9 +59,11 @@ def submit(spec: str, game_name: str | None, db: str, folder: str) -> None:
     check_bot_file(spec)
     with Store(db) as store:
         verdict, copy = submit_bot(spec, store, game=game_name, folder=Path(folder))
+        labels = sorted({bot.label for bot in store.bots() if copy is not None
+                         and bot.identity.spec == str(copy)})
     for line in verdict.lines():
         echo(line)
     if copy is None:
         raise SystemExit(1)
-    echo(f"submitted {verdict.name}@{verdict.version} for {', '.join(verdict.games)}: "
-               f"code kept as {copy}; use that path as the bot's spec in a tournament")
+    echo(f"submitted {', '.join(labels)} for {', '.join(verdict.games)}: code kept as "
+         f"{copy}; use that path as the bot's spec in a tournament")

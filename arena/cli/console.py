@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,9 @@ from tqdm import tqdm
 
 from arena.bots.names import printable
 from arena.cli.common import echo
+from arena.referee.protocol import failure_excerpt, failure_shape
+from arena.referee.record import OK
+from arena.results.standings import BotResults, game_points
 from arena.tournaments.runner import Progress, TournamentRun, header_lines
 from arena.tournaments.tasks import GameResult
 
@@ -26,7 +31,7 @@ class PrintableFormatter(logging.Formatter):
 
 
 def setup_logging(log_file: Path, *, verbose: bool) -> None:
-    """All processes log into ``log_file``; ``verbose`` echoes to stderr too."""
+    """All processes log into ``log_file``; ``verbose`` echoes warnings to stderr too."""
     log_file.parent.mkdir(parents=True, exist_ok=True)
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -36,6 +41,7 @@ def setup_logging(log_file: Path, *, verbose: bool) -> None:
     root.addHandler(file_handler)
     if verbose:
         console = logging.StreamHandler(sys.stderr)
+        console.setLevel(logging.WARNING)  # the games have lines of their own (ProgressBar)
         console.setFormatter(PrintableFormatter("%(processName)s %(levelname)s %(message)s"))
         root.addHandler(console)
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
@@ -50,31 +56,124 @@ def close_logging() -> None:
 
 
 class ProgressBar(Progress):
-    """Games done / total, games per second and ETA on stderr."""
+    """Games done / total, games per second and ETA on stderr; with ``verbose`` a line per
+    finished game; every bot's failure once (its traceback's end), as it happens; with
+    ``standings_every`` the standings every that many games."""
 
-    def __init__(self, *, enabled: bool = True) -> None:
+    def __init__(self, *, enabled: bool = True, unbounded: bool = False,
+                 verbose: bool = False, standings_every: int = 0) -> None:
         super().__init__()
-        self.enabled = enabled
+        self.enabled, self.unbounded, self.verbose = enabled, unbounded, verbose
+        self.standings_every = standings_every
         self.bar: tqdm[Any] | None = None
+        self.run: TournamentRun | None = None
+        self.finished = 0
+        self.failures = FailureLog()
         self.started = self._start
         self.game_done = self._advance
         self.opened = self._header
+        self.status = self._status
 
-    @staticmethod
-    def _header(run: TournamentRun) -> None:
+    def _header(self, run: TournamentRun) -> None:
+        self.run = run
+        for note in run.notes:
+            echo(note)
         for line in header_lines(run):
             echo(line)
 
     def _start(self, total: int, done: int) -> None:
+        self.finished = done
         if self.enabled:
-            self.bar = tqdm(total=total, initial=done, unit="game", file=sys.stderr,
-                            dynamic_ncols=True, smoothing=0.1)
+            self.bar = tqdm(total=None if self.unbounded else total, initial=done,
+                            unit="game", file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
 
     def _advance(self, result: GameResult) -> None:
+        self.finished += 1
+        labels = self.run.entrants.labels if self.run else []
+        names = [labels[bot] if bot < len(labels) else f"bot {bot}" for bot in result.task.seats]
+        if self.verbose:
+            self.write(result_line(self.finished, names, result))
+        for line in self.failures.new_failures(names, result):
+            self.write(line)
         if self.bar is not None:
             self.bar.update(1)
+        if self.standings_every and self.run and self.finished % self.standings_every == 0:
+            self._show_standings()
+
+    def _show_standings(self) -> None:
+        from arena.tournaments.runner import standings
+
+        assert self.run is not None
+        results = standings(self.run.store, self.run.tid, self.run.entrants.labels,
+                            self.run.config)
+        self.write_standings(f"standings after {self.finished} games:", results)
+
+    def write_standings(self, title: str, results: Sequence[BotResults]) -> None:
+        from arena.results.standings import table_lines
+
+        self.write(title)
+        for line in table_lines(results, seats=False):
+            self.write(line)
+
+    def _status(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(printable(text), refresh=True)
+        elif self.verbose:
+            self.write(text)
+
+    def write(self, line: str) -> None:
+        """A line on stderr above the bar (what bots supplied in it made harmless)."""
+        if self.bar is not None:
+            self.bar.write(printable(line), file=sys.stderr)
+        else:
+            echo(line, err=True)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+
+def result_line(number: int, names: list[str], result: GameResult) -> str:
+    """``Finished game 12 (greedy@1.0 vs random@1.0): 1-0 {normal}``, as cutechess-cli
+    says it; at tables of more than two the places in seat order (``places 1-3-2``); a
+    failure names the seat that failed."""
+    game = result.game
+    if len(game.ranks) == 2:
+        points = game_points(game.ranks)
+        outcome = "-".join("1/2" if p == 0.5 else str(int(p)) for p in points)
+    else:
+        outcome = "places " + "-".join(str(rank + 1) for rank in game.ranks)
+    reason = game.termination
+    failed = [f"{names[seat]} {status}" for seat, status in enumerate(game.statuses)
+              if status != OK]
+    if failed:
+        reason = "; ".join(failed)
+    return (f"Finished game {number} [{result.task.key}] ({' vs '.join(names)}): {outcome} "
+            f"{{{reason}}}")
+
+
+class FailureLog:
+    """Which failures were shown: each distinct one (bot, status and its first line with
+    the numbers left out) once, with the end of its traceback."""
+
+    EXCERPT_LINES = 8
+
+    def __init__(self) -> None:
+        self.seen: Counter[tuple[str, str, str]] = Counter()
+
+    def new_failures(self, names: list[str], result: GameResult) -> list[str]:
+        lines: list[str] = []
+        details = result.game.details or ("",) * len(result.game.statuses)
+        for seat, (status, detail) in enumerate(zip(result.game.statuses, details,
+                                                    strict=True)):
+            if status == OK:
+                continue
+            excerpt = failure_excerpt(detail, self.EXCERPT_LINES) or ["(no detail)"]
+            key = (names[seat], status, failure_shape(excerpt[0]))
+            self.seen[key] += 1
+            if self.seen[key] > 1:
+                continue
+            lines.append(f"{names[seat]} lost game {result.task.key} by {status}: {excerpt[0]}")
+            lines += [f"    {line}" for line in excerpt[1:]]
+        return lines

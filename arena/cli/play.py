@@ -4,20 +4,22 @@ drawings of positions."""
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import click
+from tqdm import tqdm
 
-from arena.bots.human import HUMAN_SPEC, HumanPlayer
+from arena.bots.human import HUMAN_SPEC, GameAbandoned, HumanPlayer, Terminal
 from arena.bots.isolation import ISOLATIONS, close_player, start_bot
 from arena.cli.common import echo, parse_option, reports_errors
 from arena.games import GAMES, find_game
-from arena.games.base import Game
+from arena.games.base import ArenaError, Game
 from arena.referee.match import resolve_game_options
-from arena.referee.protocol import Player
+from arena.referee.protocol import Player, failure_excerpt
 from arena.referee.record import OK, GameRecord, game_log
 from arena.tournaments.config import DEFAULT_TIME_LIMIT
 
@@ -49,7 +51,12 @@ def games() -> None:
 @click.option("--board", type=click.Path(exists=True, dir_okay=False),
               help="Board file, for games played on a board (same as -o board=…).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True),
-              help="Write each game's record to this file as JSON Lines.")
+              help="Write each game's record to this file as JSON Lines (a file that "
+              "exists is refused without --overwrite).")
+@click.option("--overwrite", is_flag=True, help="Let --json replace a file that exists.")
+@click.option("--workers", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Worker processes playing the games (0 = one per CPU); the results are "
+              "the same with any number.")
 @click.option("--isolation", type=click.Choice(ISOLATIONS),
               help="sandbox (the default where bubblewrap works), process (a plain process "
               "of its own, not a sandbox) or none (inside arena: trusted bots only).")
@@ -60,8 +67,8 @@ def games() -> None:
 @reports_errors
 def play(game_name: str, bots: Sequence[str], seed: int, count: int,
          raw_options: Sequence[str], dice: str | None, board: str | None,
-         json_path: str | None, isolation: str | None, time_limit: float | None,
-         no_time_limit: bool) -> None:
+         json_path: str | None, overwrite: bool, workers: int, isolation: str | None,
+         time_limit: float | None, no_time_limit: bool) -> None:
     """Play GAME between BOTs: one game as a log, several as a summary.
 
     A BOT is path/to/bot.py, path/to/bot.py:Name, module:attr, an installed
@@ -73,26 +80,54 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
     given = dict(parse_option(o) for o in raw_options)
     given.update({k: v for k, v in (("dice", dice), ("board", board)) if v is not None})
     options = resolve_game_options(game, given, len(bots))
+    if json_path and Path(json_path).exists() and not overwrite:
+        raise ArenaError(f"{json_path} exists already; pass --overwrite to replace it, or "
+                         "name another file")
     if time_limit is None and not no_time_limit and HUMAN_SPEC not in bots:
         time_limit = DEFAULT_TIME_LIMIT
+    if workers != 1 and HUMAN_SPEC in bots:
+        raise ArenaError("a person plays one game at a time: leave out --workers")
     players: list[Player] = []
+    terminal = Terminal(game) if HUMAN_SPEC in bots else None  # shared by the human seats
     out = None
     try:
-        players.extend(HumanPlayer(game) if spec == HUMAN_SPEC else start_bot(spec, isolation)
-                       for spec in bots)
-        results = play_match(game, players, seed, count, options, time_limit=time_limit)
+        players.extend(HumanPlayer(game, terminal=terminal) if spec == HUMAN_SPEC
+                       else start_bot(spec, isolation) for spec in bots)
+        refuse_other_games(game, bots, players)
+        if workers != 1 and count > 1:
+            for player in players:  # each worker starts bots of its own
+                close_player(player)
+            out = open(json_path, "w", encoding="utf-8") if json_path else None  # noqa: SIM115
+            show_summary_of_workers(game, bots, players, isolation, seed, count, options,
+                                    time_limit, workers, out)
+            return
+        results = play_match(game, players, seed, count, options, time_limit=time_limit,
+                             on_move=terminal.on_move if terminal else None)
+        first = next(results) if count == 1 else None  # before the file: it may be abandoned
         out = open(json_path, "w", encoding="utf-8") if json_path else None  # noqa: SIM115
-        if count == 1:
-            _order, record = next(results)
+        if first is not None:
+            _order, record = first
             _save(out, record)
-            show_game(game, record)
+            show_game(game, record, watched=terminal is not None)
         else:
-            show_summary(game, players, seed, count, results, out)
+            show_summary(game, players, seed, count, results, out,
+                         bar=terminal is None)
+    except KeyboardInterrupt as stop:
+        if terminal is None:
+            raise
+        _abandon(stop)
     finally:
         if out:
             out.close()
         for player in players:
             close_player(player)
+
+
+def _abandon(stop: KeyboardInterrupt) -> None:
+    """A person stopped the game (Ctrl-C or the end of the input): one line, no traceback."""
+    reason = stop.reason if isinstance(stop, GameAbandoned) else ""
+    echo("\ngame abandoned" + (f": {reason}" if reason else ""), err=True)
+    raise SystemExit(stop.exit_code if isinstance(stop, GameAbandoned) else 130) from None
 
 
 def _save(out: IO[str] | None, record: GameRecord) -> None:
@@ -101,30 +136,77 @@ def _save(out: IO[str] | None, record: GameRecord) -> None:
         out.flush()
 
 
-def show_game(game: Game, record: GameRecord) -> None:
-    """One game: who sat where, its log, and why a seat lost if it failed."""
-    names = ", ".join(f"seat {i}: {s.name}@{s.version}" for i, s in enumerate(record.seats))
-    echo(f"{game.info.title}, seed {record.seed} ({names})")
-    for line in game_log(record):
+def show_game(game: Game, record: GameRecord, *, watched: bool = False) -> None:
+    """One game: who sat where and its log (only the result to a person who watched it
+    played move by move), and why a seat lost if it failed."""
+    lines = game_log(record)
+    if watched:
+        lines = lines[-1:]
+    else:
+        names = ", ".join(f"seat {i}: {s.name}@{s.version}" for i, s in enumerate(record.seats))
+        echo(f"{game.info.title}, seed {record.seed} ({names})")
+    for line in lines:
         echo(line)
     for seat, status in enumerate(record.seats):
         if status.status != OK:
-            first = status.detail.splitlines()[0] if status.detail else ""
+            first, *rest = failure_excerpt(status.detail) or [""]
             echo(f"seat {seat} ({status.name}) lost by {status.status}: {first}")
+            for line in rest:
+                echo(f"    {line}")
+
+
+def refuse_other_games(game: Game, specs: Sequence[str], players: Sequence[Player]) -> None:
+    """A bot whose ``games`` leave out ``game`` is refused before the first move."""
+    for spec, player in zip(specs, players, strict=True):
+        games = getattr(player, "games", None)
+        if isinstance(games, tuple | list) and games and game.info.name not in games:
+            raise ArenaError(f"bot {spec} plays {', '.join(map(str, games))} (its `games`), "
+                             f"not {game.info.name}")
 
 
 def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
-                 results: Iterator[tuple[list[int], GameRecord]], out: IO[str] | None) -> None:
-    """Several games: results per bot and per seat, with a progress bar while they play."""
+                 results: Iterator[tuple[list[int], GameRecord]], out: IO[str] | None,
+                 *, bar: bool = True) -> None:
+    """Several games: results per bot and per seat, with a progress bar (games done and
+    games per second) while they play, unless a person plays them."""
     from arena.tournaments.matches import MatchSummary, bot_labels
 
     summary = MatchSummary(bot_labels(players), len(players))
-    with click.progressbar(results, length=count, label="playing", file=sys.stderr) as bar:
-        for order, record in bar:
-            _save(out, record)
-            summary.add(order, record)
+    for order, record in tqdm(results, total=count, unit="game", file=sys.stderr,
+                              disable=not bar, dynamic_ncols=True):
+        _save(out, record)
+        summary.add(order, record)
+    _show_totals(game, len(players), seed, count, summary)
+
+
+def show_summary_of_workers(game: Game, specs: Sequence[str], players: Sequence[Player],
+                            isolation: str | None, seed: int, count: int,
+                            options: Mapping[str, Any], time_limit: float | None,
+                            workers: int, out: IO[str] | None) -> None:
+    """Several games played by worker processes; the records are written in game order
+    (as one process would write them) as soon as the games before them are done."""
+    from arena.bots.isolation import resolve_isolation
+    from arena.tournaments.matches import MatchSummary, bot_labels, play_match_in_workers
+
+    summary = MatchSummary(bot_labels(players), len(players))
+    waiting: dict[int, GameRecord] = {}
+    written = 0
+    results = play_match_in_workers(game.info.name, specs, resolve_isolation(isolation),
+                                    seed, count, options, workers=workers or os.cpu_count() or 1,
+                                    time_limit=time_limit)
+    for index, order, record in tqdm(results, total=count, unit="game", file=sys.stderr,
+                                     dynamic_ncols=True):
+        summary.add(order, record)
+        waiting[index] = record
+        while written in waiting:
+            _save(out, waiting.pop(written))
+            written += 1
+    _show_totals(game, len(players), seed, count, summary)
+
+
+def _show_totals(game: Game, seats: int, seed: int, count: int, summary: Any) -> None:
     echo(f"{count} games of {game.info.title}, seed {seed}, seats rotated "
-               f"(each group of {len(players)} games shares its dice)")
+         f"(each group of {seats} games shares its dice)")
     for line in summary.lines():
         echo(line)
 
@@ -137,7 +219,8 @@ def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
 @click.option("--game", "game_index", type=click.IntRange(min=1), default=1, show_default=True,
               help="Which game of the record file.")
 @click.option("--move", type=click.IntRange(min=0),
-              help="Show the position after this many moves (default: the end).")
+              help="Show the position after this many moves, a move being one line of the "
+                   "game log, as in the report's viewer (default: the end).")
 @click.option("--svg", "svg_path", required=True, type=click.Path(dir_okay=False),
               help="Where to write the drawing.")
 @reports_errors

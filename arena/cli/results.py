@@ -3,47 +3,94 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+from tabulate import tabulate
 
 from arena.cli.common import DB_OPTION, SYSTEM_OPTION, echo, open_store, reports_errors
 from arena.games import find_game
 from arena.games.base import ArenaError
 from arena.results.ratings import RatingSettings
 
+if TYPE_CHECKING:
+    from arena.results.store import Store
+    from arena.results.versions import Variant
+
+
+POOL_OPTION = click.option(
+    "--pool", is_flag=True,
+    help="Rate all variants of a game together (default: each variant, i.e. number of "
+    "players and options such as the dice, on its own).")
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int
+          ) -> list[str]:
+    """A plain table, its columns as wide as their widest cell (long names fit); the
+    first ``text_columns`` columns are text, left-aligned, the others numbers."""
+    align = ["left"] * text_columns + ["right"] * (len(headers) - text_columns)
+    text = tabulate(rows, headers=list(headers), tablefmt="simple", colalign=align,
+                    disable_numparse=True)
+    return ["  " + line for line in text.splitlines()]
+
+
+def game_variants(store: Store, game: str, pool: bool) -> list[Variant | None]:
+    from arena.results.versions import variants
+
+    return [None] if pool else list(variants(store, game))
+
+
+def heading(game: str, variant: Variant | None) -> str:
+    return f"{game}, all variants pooled" if variant is None else f"{game}, {variant.label}"
+
 
 @click.command()
 @click.option("--game", "game_name", help="Only this game (default: every game played).")
+@POOL_OPTION
 @DB_OPTION
 @SYSTEM_OPTION
 @reports_errors
-def ratings(game_name: str | None, db: str, system: str) -> None:
-    """The all-time leaderboard of every bot version."""
-    from arena.results.versions import games_played, leaderboard
+def ratings(game_name: str | None, pool: bool, db: str, system: str) -> None:
+    """The all-time leaderboard of every bot revision, per game variant.
+
+    μ − 3σ (the order) is a rating the bot is very likely to be above. At tables of
+    more than two players a win is a first place (shared first places are draws) and
+    every other place is a loss.
+    """
+    from arena.results.versions import games_played, leaderboard, never_played
 
     with open_store(db) as store:
         names = [find_game(game_name).info.name] if game_name else games_played(store)
         for name in names:
-            rows = leaderboard(store, name, RatingSettings(system=system))
-            echo(f"{name} ({system}, {len(rows)} versions)")
-            echo(f"  {'#':>3}  {'bot':<20} {'version':<10} {'mu':>7} {'sigma':>6} "
-                       f"{'mu-3sigma':>9} {'games':>6} {'wins':>5} {'draws':>5} {'losses':>6}")
-            for place, row in enumerate(rows, 1):
-                bot, r, t = row.bot.identity, row.rating, row.tally
-                echo(f"  {place:>3}  {bot.name:<20} {bot.version:<10} {r.mu:7.2f} "
-                           f"{r.sigma:6.2f} {r.conservative:9.2f} {t.games:6d} {t.wins:5d} "
-                           f"{t.draws:5d} {t.losses:6d}")
+            for variant in game_variants(store, name, pool):
+                rows = leaderboard(store, name, RatingSettings(system=system), variant)
+                echo(f"{heading(name, variant)} ({system}, {len(rows)} bots)")
+                for line in table(
+                        ["#", "bot", "mu", "sigma", "mu-3sigma", "games", "wins", "draws",
+                         "losses"],
+                        [[place, row.bot.label, f"{row.rating.mu:.2f}",
+                          f"{row.rating.sigma:.2f}", f"{row.rating.conservative:.2f}",
+                          row.tally.games, row.tally.wins, row.tally.draws, row.tally.losses]
+                         for place, row in enumerate(rows, 1)], 2):
+                    echo(line)
+            waiting = never_played(store, name)
+            if waiting:
+                echo(f"{name}: registered, in no tournament yet: "
+                     + ", ".join(bot.label for bot in waiting))
 
 
 @click.command()
 @click.argument("name")
 @click.option("--game", "game_name", help="Only this game (default: every game it played).")
+@POOL_OPTION
 @DB_OPTION
 @SYSTEM_OPTION
 @reports_errors
-def history(name: str, game_name: str | None, db: str, system: str) -> None:
-    """Each version of bot NAME: its rating and games after every tournament."""
+def history(name: str, game_name: str | None, pool: bool, db: str, system: str) -> None:
+    """Each version and revision of bot NAME: its all-time rating and games after every
+    tournament, per game variant."""
     from arena.results.versions import games_played
     from arena.results.versions import history as version_history
 
@@ -51,68 +98,90 @@ def history(name: str, game_name: str | None, db: str, system: str) -> None:
         names = [find_game(game_name).info.name] if game_name else games_played(store)
         shown = 0
         for game in names:
-            rows = version_history(store, name, game, RatingSettings(system=system))
-            if not rows:
-                continue
-            shown += 1
-            echo(f"{name} in {game} ({system})")
-            echo(f"  {'version':<10} {'tournament':<32} {'when':<16} {'mu':>7} "
-                       f"{'sigma':>6} {'mu-3sigma':>9} {'games':>6}")
-            for row in rows:
-                when = datetime.datetime.fromtimestamp(row.finished).strftime("%Y-%m-%d %H:%M")
-                r = row.rating
-                echo(f"  {row.version:<10} {row.tournament:<32} {when:<16} {r.mu:7.2f} "
-                           f"{r.sigma:6.2f} {r.conservative:9.2f} {row.games:6d}")
+            for variant in game_variants(store, game, pool):
+                rows = version_history(store, name, game, RatingSettings(system=system),
+                                       variant)
+                if not rows:
+                    continue
+                shown += 1
+                echo(f"{name} in {heading(game, variant)} ({system})")
+                for line in table(
+                        ["version", "tournament", "when", "mu", "sigma", "mu-3sigma",
+                         "games"],
+                        [[row.version, row.tournament, _when(row.finished),
+                          f"{row.rating.mu:.2f}", f"{row.rating.sigma:.2f}",
+                          f"{row.rating.conservative:.2f}", row.games] for row in rows], 3):
+                    echo(line)
         if not shown:
             raise ArenaError(f"bot {name!r} has no rated games in {db}")
 
 
+def _when(timestamp: float) -> str:
+    return datetime.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
+
+
+SPRT_MAX_PAIRS = 5000
+
+
 @click.command()
-@click.argument("first", metavar="NAME@V1")
-@click.argument("second", metavar="NAME@V2")
+@click.argument("first", metavar="BOT1")
+@click.argument("second", metavar="BOT2")
 @click.option("--game", "game_name", help="The game (needed when both play several).")
 @click.option("--games", "pairs", type=click.IntRange(min=1),
-              help="Play this many seat-swapped pairs now (with --sprt: at most this many).")
+              help="Play this many seat-swapped pairs now (with --sprt: at most this many; "
+              f"default {SPRT_MAX_PAIRS}).")
 @click.option("--sprt", "use_sprt", is_flag=True,
-              help="Play pairs until a sequential test decides (elo0 vs elo1).")
-@click.option("--elo0", type=float, default=0.0, show_default=True)
-@click.option("--elo1", type=float, default=10.0, show_default=True)
-@click.option("--alpha", type=float, default=0.05, show_default=True)
-@click.option("--beta", type=float, default=0.05, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+              help="Play pairs until a sequential probability ratio test accepts elo0 or elo1.")
+@click.option("--elo0", type=float, default=0.0, show_default=True,
+              help="SPRT: the Elo difference of the null hypothesis (BOT1 no better).")
+@click.option("--elo1", type=float, default=10.0, show_default=True,
+              help="SPRT: the Elo difference of the alternative (BOT1 better by this much).")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="SPRT: the false-positive rate (accepting elo1 when elo0 holds).")
+@click.option("--beta", type=float, default=0.05, show_default=True,
+              help="SPRT: the false-negative rate (accepting elo0 when elo1 holds).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the new games (the same seed plays the same dice again).")
 @click.option("--workers", type=click.IntRange(min=0), default=0,
               help="Worker processes (0 = one per CPU).")
-@click.option("--progress/--no-progress", default=True, show_default=True)
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Show a progress bar (and the SPRT's LLR) while playing.")
 @DB_OPTION
 @reports_errors
 def compare(first: str, second: str, game_name: str | None, pairs: int | None,
             use_sprt: bool, elo0: float, elo1: float, alpha: float, beta: float, seed: int,
             workers: int, progress: bool, db: str) -> None:
-    """Compare two bot versions: score, Elo difference, LOS, and an SPRT verdict.
+    """Compare two bots: score, Elo difference, LOS, and an SPRT verdict.
 
-    Without --games or --sprt the stored games in which the two met are used.
+    BOT1 and BOT2 are NAME, NAME@VERSION or NAME@VERSION+REVISION, as `arena ratings`
+    shows them; a name alone is enough while it has one version and revision. Without
+    --games or --sprt the stored games in which the two met are used.
     """
     from arena.cli.console import ProgressBar
-    from arena.results.comparison import common_game, parse_version, stored_comparison
+    from arena.results.comparison import common_game, stored_comparison
     from arena.results.stats import SprtSettings
     from arena.tournaments.matches import play_comparison
 
     settings = SprtSettings(elo0, elo1, alpha, beta) if use_sprt else None
-    labels = [parse_version(label) for label in (first, second)]
     with open_store(db) as store:
         game = (find_game(game_name).info.name if game_name
-                else common_game(store, *(name for name, _version in labels)))
-        bots = [store.find_bot(game, *label) for label in labels]
+                else common_game(store, *(text.partition("@")[0] for text in (first, second))))
+        bots = [store.find_bot(game, text) for text in (first, second)]
         if pairs is None and not use_sprt:
             result = stored_comparison(store, game, bots[0], bots[1])
             if result.score.games == 0:
-                raise ArenaError(f"{first} and {second} have not met in {db}; "
+                raise ArenaError(f"{bots[0].label} and {bots[1].label} have not met in {db}; "
                                  "play some with --games N or --sprt")
         else:
-            bar = ProgressBar(enabled=progress)
+            if use_sprt:
+                echo(f"playing seat-swapped pairs until the SPRT accepts elo0 {elo0:g} or elo1 "
+                     f"{elo1:g} (alpha {alpha:g}, beta {beta:g}), at most "
+                     f"{pairs or SPRT_MAX_PAIRS} pairs", err=True)
+            bar = ProgressBar(enabled=progress, unbounded=use_sprt)
             try:
-                result = play_comparison(store, game, bots[0], bots[1], pairs=pairs or 5000,
-                                         seed=seed, workers=workers, db=db, settings=settings,
+                result = play_comparison(store, game, bots[0], bots[1],
+                                         pairs=pairs or SPRT_MAX_PAIRS, seed=seed,
+                                         workers=workers, db=db, settings=settings,
                                          progress=bar)
             finally:
                 bar.close()

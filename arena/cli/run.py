@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena.cli.common import echo, reports_errors
-from arena.results.standings import BotResults, table_lines
+from arena.results.standings import legend_lines, table_lines
 from arena.results.store import Store
 from arena.tournaments.config import TournamentConfig, load_config
 
 if TYPE_CHECKING:
-    from arena.tournaments.runner import RunReport
+    from arena.tournaments.runner import RunReport, TournamentRun
 
 log = logging.getLogger(__name__)
+INTERIM_FROM = 500
+"""Round-robins of this many games or more show their standings as they go."""
 
 
 @click.command()
@@ -37,11 +38,20 @@ log = logging.getLogger(__name__)
 @click.option("--scheduler", help="The Dask scheduler's address, e.g. tcp://host:8786.")
 @click.option("--dry-run", is_flag=True, help="Print the schedule size and first pairings.")
 @click.option("--progress/--no-progress", default=True, show_default=True)
-@click.option("-v", "--verbose", is_flag=True, help="Echo the log to the terminal.")
+@click.option("--standings-every", type=click.IntRange(min=0), metavar="N",
+              help="Show the standings every N games (default: every tenth of a round-robin "
+              f"of {INTERIM_FROM} games or more; 0: never). Swiss shows them every round.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="A line per finished game (cutechess style) and arena's warnings.")
 @reports_errors
 def run(config_path: str, dry_run: bool, progress: bool, verbose: bool,
-        **overrides: Any) -> None:
-    """Run (or resume) the tournament described by CONFIG."""
+        standings_every: int | None, **overrides: Any) -> None:
+    """Run (or resume) the tournament described by CONFIG.
+
+    Running it again resumes it; with more rounds or games per pairing it grows (only the
+    new games are played); after a bot changed, or with other bots, they play a new
+    tournament NAME-2 and the old one is kept.
+    """
     from arena.tournaments.runner import schedule_preview
 
     config = load_config(config_path, **overrides)
@@ -49,18 +59,39 @@ def run(config_path: str, dry_run: bool, progress: bool, verbose: bool,
         for line in schedule_preview(config):
             echo(line)
         return
-    run_from_cli(config, progress=progress, verbose=verbose)
+    run_from_cli(config, progress=progress, verbose=verbose, standings_every=standings_every)
 
 
-def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool) -> None:
+def interim_every(config: TournamentConfig, asked: int | None) -> int:
+    """How often to show the standings while the games are played (0: never)."""
+    from arena.tournaments.runner import total_games
+
+    if asked is not None:
+        return asked
+    total = total_games(config)
+    return total // 10 if config.format == "round-robin" and total >= INTERIM_FROM else 0
+
+
+def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
+                 standings_every: int | None = None) -> None:
     """Play the tournament with a progress bar, then show and write its results."""
     from arena.cli.console import ProgressBar, close_logging, setup_logging
     from arena.tournaments.runner import run_tournament
 
-    output = config.output_dir
-    setup_logging(output / "arena.log", verbose=verbose)
-    bar = ProgressBar(enabled=progress)
-    bar.round_done = lambda index, results: _show_round(index, results)
+    setup_logging(config.output_dir / "arena.log", verbose=verbose)
+    bar = ProgressBar(enabled=progress, verbose=verbose,
+                      standings_every=interim_every(config, standings_every))
+    bar.round_done = lambda index, results: bar.write_standings(
+        f"standings after round {index + 1}:", results)
+    show_header = bar.opened
+
+    def opened(run: TournamentRun) -> None:
+        if run.config.output_dir != config.output_dir:  # a new tournament, NAME-2
+            close_logging()
+            setup_logging(run.config.output_dir / "arena.log", verbose=verbose)
+        show_header(run)
+
+    bar.opened = opened
     log.info("tournament %s: %s", config.name, config.defining())
     try:
         with Store(config.db) as store:
@@ -68,20 +99,15 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool) -> 
                 report = run_tournament(config, store, bar)
             except KeyboardInterrupt:
                 bar.close()
-                done = store.finished_count(config.name)
+                name = bar.run.config.name if bar.run else config.name
+                done = store.finished_count(name)
                 echo(f"\ninterrupted: {done} finished games are kept in {config.db}; "
                            "run the same command again to resume", err=True)
                 raise SystemExit(130) from None
             bar.close()
-            _finish(config, store, report)
+            _finish(bar.run.config if bar.run else config, store, report)
     finally:
         close_logging()
-
-
-def _show_round(index: int, results: Sequence[BotResults]) -> None:
-    echo(f"\nstandings after round {index + 1}:", err=True)
-    for line in table_lines(results, seats=False):
-        echo(line, err=True)
 
 
 def _finish(config: TournamentConfig, store: Store, report: RunReport) -> None:
@@ -97,6 +123,11 @@ def _finish(config: TournamentConfig, store: Store, report: RunReport) -> None:
                    f"({report.already_done} were already done), {report.total} in all")
     for line in table_lines(report.standings):
         echo(line)
+    for line in legend_lines(config.seats):
+        echo(line)
+    if any(result.overall.failures for result in report.standings):
+        echo("every failure's detail: the `detail` column of games.csv and the Terminations "
+             "of report.html")
     if config.secret_seed and report.complete:
         echo(f"the secret seed was {store.seed_of(report.tournament_id)}")
     paths = write_reports(store, store.find_tournament(config.name), config.output_dir)

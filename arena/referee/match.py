@@ -13,7 +13,6 @@ import contextlib
 import dataclasses
 import itertools
 import sys
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from time import perf_counter
@@ -33,10 +32,9 @@ from arena.games.base import (
     ranks_from_scores,
 )
 from arena.referee.dice import DiceStream, derive_seed
-from arena.referee.protocol import Player, PlayerFailure, PlayerInfo, call_hook
+from arena.referee.protocol import Player, PlayerFailure, PlayerInfo, call_hook, raised_text
 from arena.referee.record import CRASH, ILLEGAL_ACTION, TIMEOUT, GameRecord, Move, SeatRecord
 
-STDERR_TAIL = 2000
 SEATS_OPTION = "seats"
 
 
@@ -124,7 +122,7 @@ def _start_players(game: Game, players: Sequence[Player], seed: int,
         except PlayerFailure as failure:
             raise Forfeit(seat, failure.status, failure.detail) from None
         except Exception as exc:
-            raise Forfeit(seat, CRASH, _crash_detail("start", exc)) from None
+            raise Forfeit(seat, CRASH, raised_text("start", exc)) from None
 
 
 @dataclass
@@ -177,7 +175,7 @@ def _play_out(game: Game, state: State, players: Sequence[Player], seed: int,
             except PlayerFailure as failure:
                 raise Forfeit(seat, failure.status, failure.detail) from None
             except Exception as exc:
-                raise Forfeit(seat, CRASH, _crash_detail("act", exc)) from None
+                raise Forfeit(seat, CRASH, raised_text("act", exc)) from None
             seconds = perf_counter() - started
             if (_refcount(observation), _refcount(view)) != unshared:
                 view.freeze()
@@ -241,11 +239,6 @@ def _safe_repr(value: object) -> str:
     except Exception:
         text = f"<unprintable {type(value).__name__}>"
     return repr(text[:200]) if isinstance(value, str) else text[:200]
-
-
-def _crash_detail(hook: str, exc: BaseException) -> str:
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return f"{hook}() raised {type(exc).__name__}: {exc}\n{text[-STDERR_TAIL:]}"
 
 
 def forfeit_outcome(state: State, loser: int, reason: str) -> Outcome:

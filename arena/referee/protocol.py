@@ -13,8 +13,11 @@ never needs to know where a bot runs.
 
 from __future__ import annotations
 
+import re
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from arena.games.base import Action, Observation, Outcome
@@ -63,6 +66,56 @@ def call_hook(player: Any, hook: str, argument: Any) -> None:
     method: Callable[[Any], Any] | None = getattr(player, hook, None)
     if callable(method):
         method(argument)
+
+
+_ARENA = str(Path(__file__).resolve().parents[1])
+DETAIL_CHARS = 2000
+"""How much of a failure's traceback or stderr a record keeps (its end)."""
+
+
+def raised_text(hook: str, exc: BaseException) -> str:
+    """``act() raised KeyError: 'x'`` and the bot's own traceback, without arena's frames:
+    the detail a crash is recorded with."""
+    summary = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    return f"{hook}() raised {summary}\n{bot_traceback(exc)[-DETAIL_CHARS:]}".rstrip()
+
+
+def bot_traceback(exc: BaseException) -> str:
+    """The traceback of ``exc`` with only the bot's frames (arena's and importlib's left
+    out), so that what an author reads starts in their own code."""
+    kept: list[str] = []
+    skip = False
+    for line in traceback.format_exception(type(exc), exc, exc.__traceback__):
+        if line.startswith('  File "'):
+            skip = line.startswith(f'  File "{_ARENA}/') or "<frozen importlib" in line
+        if not skip:
+            kept.append(line)
+    return "".join(kept)
+
+
+STDERR_MARK = "--- stderr ---"
+"""Separates a bot process's failure from the tail of its stderr in a failure's detail."""
+
+
+_NUMBERS = re.compile(r"0x[0-9a-fA-F]+|\d+(?:\.\d+)?")
+
+
+def failure_shape(text: str) -> str:
+    """``text`` with its numbers (seconds, line numbers, addresses) as ``#``: failures of
+    the same shape are the same failure, told once."""
+    return _NUMBERS.sub("#", text.strip())
+
+
+def failure_excerpt(detail: str, lines: int = 8) -> list[str]:
+    """What to show of a failure's detail: its first line, then the end of the bot's last
+    traceback (or of its stderr), at most ``lines`` lines of it."""
+    head, _, rest = detail.strip().partition("\n")
+    body = rest.replace(STDERR_MARK, "").strip("\n")
+    start = body.rfind("Traceback (most recent call last):")
+    if start > 0:
+        body = body[start:]
+    tail = [line for line in body.splitlines() if line.strip()][-lines:]
+    return [head, *tail] if head else tail
 
 
 __all__ = ["Observation", "Outcome", "Player", "PlayerFailure", "PlayerInfo", "call_hook"]

@@ -1,4 +1,9 @@
-"""``arena board``: a board, or a recorded Sonnentau position, drawn as SVG."""
+"""``arena board``: a board, or a recorded Sonnentau position, drawn as SVG.
+
+Games and moves are counted as in the report's viewer: game 1 is a record file's
+first game, and move ``m`` is the position after line ``m`` of the game's log (one
+roll and what was played with it; move 0 is the start).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from arena.games.sonnentau.board import board_for_option, load_board
 from arena.games.sonnentau.rules import SonnentauState
 from arena.games.sonnentau.svg import draw_board
 from arena.referee.record import read_records, replay
+from arena.reports.viewer import log_lines, position_after
 
 
 def draw(board_path: str | None, record_path: str | None, game_index: int = 1,
@@ -22,9 +28,11 @@ def draw(board_path: str | None, record_path: str | None, game_index: int = 1,
     record = records[game_index - 1]
     if record.game != "sonnentau":
         raise ArenaError(f"{record_path}: game {game_index} is {record.game}, not sonnentau")
-    if move is not None and move > len(record.moves):
-        raise ArenaError(f"game {game_index} has {len(record.moves)} moves, not {move}")
-    state = replay(record, upto=move)
+    moves = len(log_lines(record))
+    if move is not None and move > moves:
+        raise ArenaError(f"game {game_index} has {moves} moves, not {move} (a move is one "
+                         "line of its log)")
+    state = replay(record) if move is None else position_after(record, move)
     assert isinstance(state, SonnentauState)
     board = load_board(board_path) if board_path else state.board
     return draw_board(board, state)

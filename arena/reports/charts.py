@@ -3,6 +3,10 @@
 No pyplot and no global backend: each chart is a :class:`matplotlib.figure.Figure`
 saved as SVG with text kept as text (``svg.fonttype: none``), then trimmed for
 inlining (no XML prolog, no metadata, no fixed size, ids unique per chart).
+
+Lines are named at their ends, right of the plot, not in a legend: the names are
+spread apart so that none overlaps another (:func:`spread`), and with many bots
+only the best are bold and named, the others faint (their names show on hover).
 """
 
 from __future__ import annotations
@@ -11,9 +15,11 @@ import io
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import matplotlib
+from markupsafe import escape
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -47,6 +53,13 @@ STYLE: dict[str, Any] = {
 }
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 MAX_TICKS = 14
+HIGHLIGHTED = 5
+"""Bots drawn bold and named in the progression chart (the best by μ − 3σ)."""
+HIGHLIGHTED_VERSIONS = 8
+"""Versions drawn bold and named in the versions chart at most (the best by their last value)."""
+BANDS_UP_TO = 3
+"""The ±σ bands are drawn for this many bots at most: more would hide each other."""
+LABEL_SIZE = 8.5
 
 
 def text(label: str) -> str:
@@ -60,87 +73,187 @@ def _style(name: str) -> Any:
 
 
 @contextmanager
-def chart(name: str, width: float = 7.2, height: float = 3.4) -> Iterator[tuple[Figure, Axes]]:
+def chart(name: str, width: float = 11.0, height: float = 3.8) -> Iterator[tuple[Figure, Axes]]:
     """A figure and its axes in the report's style; ``name`` keeps its SVG ids apart."""
     with matplotlib.rc_context(_style(name)):
         figure = Figure(figsize=(width, height), layout="constrained")
         yield figure, figure.add_subplot()
 
 
-def to_svg(figure: Figure, name: str, title: str) -> str:
+def to_svg(figure: Figure, name: str, title: str,
+           tooltips: Mapping[str, str] | None = None) -> str:
     """The figure as an inline ``<svg>`` element that scales to its container."""
     with matplotlib.rc_context(_style(name)):
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", transparent=True,
                        metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
-    return inline_svg(buffer.getvalue(), name, title)
+    return inline_svg(buffer.getvalue(), name, title, tooltips)
 
 
-_ROOT_SIZE = re.compile(r'<svg ([^>]*?)width="[\d.]+pt" height="[\d.]+pt"')
+_ROOT_SIZE = re.compile(r'<svg ([^>]*?)width="([\d.]+)pt" height="[\d.]+pt"')
 _STYLE = re.compile(r"<style[^>]*>.*?</style>", re.S)
 _PROLOG = re.compile(r"\A.*?(?=<svg[\s>])", re.S)
 
 
-def inline_svg(svg: str, name: str, title: str) -> str:
-    """Trim matplotlib's SVG document for inlining into HTML."""
+def inline_svg(svg: str, name: str, title: str, tooltips: Mapping[str, str] | None = None,
+               ) -> str:
+    """Trim matplotlib's SVG document for inlining into HTML; ``tooltips`` maps an
+    artist's gid to the text shown when the pointer rests on it."""
     svg = _PROLOG.sub("", svg, count=1)
     svg = _STYLE.sub("", svg, count=1)
-    label = (title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-             .replace('"', "&quot;"))
+    for gid, tip in (tooltips or {}).items():
+        svg = svg.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{escape(tip)}</title>', 1)
+    # as wide as the card allows, up to its own size (a narrow chart is not blown up)
     return _ROOT_SIZE.sub(lambda m: f'<svg {m[1]}class="chart chart-{name}" role="img" '
-                          f'aria-label="{label}"', svg, count=1).strip()
+                          f'style="max-width: {float(m[2]) * 4 / 3:.0f}px" '
+                          f'aria-label="{escape(title)}"', svg, count=1).strip()
+
+
+# -- labels at the end of the lines ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EndLabel:
+    """A line's name, written right of the plot at the height where the line ends."""
+
+    y: float
+    text: str
+    colour: str
+    gid: str
+
+
+def spread(values: Sequence[float], gap: float, low: float, high: float) -> list[float]:
+    """Positions near ``values`` (in their order) at least ``gap`` apart, within
+    [low, high] where they fit: labels that do not overlap. Labels that would overlap
+    are stacked, centred on their values' mean."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    stacks: list[tuple[float, list[float]]] = []  # (lowest position, the values stacked)
+    for i in order:
+        stacked, start = [values[i]], values[i]
+        while stacks and stacks[-1][0] + len(stacks[-1][1]) * gap > start:
+            stacked = stacks.pop()[1] + stacked
+            start = sum(stacked) / len(stacked) - (len(stacked) - 1) * gap / 2
+        stacks.append((start, stacked))
+    placed = [start + k * gap for start, stacked in stacks for k in range(len(stacked))]
+    for k in range(len(placed)):  # within the bounds, still apart
+        placed[k] = max(placed[k], low, placed[k - 1] + gap if k else low)
+    for k in range(len(placed) - 1, -1, -1):
+        ceiling = high if k == len(placed) - 1 else placed[k + 1] - gap
+        placed[k] = max(min(placed[k], ceiling), low + k * gap)
+    result = [0.0] * len(values)
+    for k, i in enumerate(order):
+        result[i] = placed[k]
+    return result
+
+
+def label_gap(figure: Figure, ax: Axes, fontsize: float) -> float:
+    """The height of one label line in data units of ``ax``'s y axis, as laid out now."""
+    figure.draw_without_rendering()
+    height = ax.get_window_extent().height
+    low, high = ax.get_ylim()
+    line = fontsize * 1.45 * figure.dpi / 72
+    return line / max(height, 1.0) * (high - low)
+
+
+def fitting_labels(figure: Figure, ax: Axes) -> int:
+    """How many end labels fit beside the plot's height."""
+    low, high = ax.get_ylim()
+    return max(1, int((high - low) / label_gap(figure, ax, LABEL_SIZE)) + 1)
+
+
+def end_labels(figure: Figure, ax: Axes, ends: Sequence[tuple[float, float]],
+               labels: Sequence[EndLabel]) -> None:
+    """Write ``labels`` right of the axes, spread apart, each after a swatch of its line's
+    colour and joined to its line's end ``ends[i]`` (x, y in data) when it had to move."""
+    ax.set_ylim(*ax.get_ylim())  # fixed from here on: the spread depends on it
+    gap = label_gap(figure, ax, LABEL_SIZE)
+    low, high = ax.get_ylim()
+    heights = spread([label.y for label in labels], gap, low, high)
+    beside = ax.get_yaxis_transform()  # x in axes fractions, y in data
+    for (x, y), label, height in zip(ends, labels, heights, strict=True):
+        if abs(height - y) > gap / 4:
+            ax.annotate("", xy=(x, y), xycoords="data", xytext=(1.005, height),
+                        textcoords=beside, annotation_clip=False,
+                        arrowprops={"arrowstyle": "-", "color": label.colour,
+                                    "linewidth": 0.8, "shrinkA": 0, "shrinkB": 0})
+        ax.plot([1.005, 1.025], [height, height], transform=beside, color=label.colour,
+                linewidth=3, clip_on=False, solid_capstyle="butt")
+        ax.text(1.03, height, text(label.text), transform=beside, va="center", ha="left",
+                fontsize=LABEL_SIZE, color=INK, clip_on=False, gid=label.gid)
+
+
+# -- the charts -------------------------------------------------------------------------
 
 
 def progression_chart(bots: Sequence[Bot], progress: Mapping[int, Sequence[ProgressPoint]],
                       initial: Rating, system: str) -> str:
-    """Each bot's μ after each of its games (from the initial rating), with a ±σ band."""
+    """Each bot's μ after each of its games (from the initial rating). The best
+    :data:`HIGHLIGHTED` (``bots`` come best first) are bold and named beside the plot,
+    with a ±σ band when there are few; the others are faint lines in their colours."""
+    shown = bots[:HIGHLIGHTED]
+    tooltips = {}
     with chart("progress") as (figure, ax):
-        for bot in bots:
+        ends, labels = [], []
+        for bot in reversed(bots):
             points = [ProgressPoint(0, initial.mu, initial.sigma),
                       *progress.get(bot.index, ())]
-            games = [p.games for p in points]
-            ax.fill_between(games, [p.mu - p.sigma for p in points],
-                            [p.mu + p.sigma for p in points],
-                            color=bot.colour, alpha=0.12, linewidth=0)
-            ax.plot(games, [p.mu for p in points], color=bot.colour, linewidth=1.8,
-                    label=text(bot.label))
+            games, mus = [p.games for p in points], [p.mu for p in points]
+            bold = bot in shown
+            gid = f"progress-line-{bot.index}"
+            tooltips[gid] = f"{bot.label}: μ {mus[-1]:.2f} after {games[-1]} games"
+            if bold and len(bots) <= BANDS_UP_TO:
+                ax.fill_between(games, [p.mu - p.sigma for p in points],
+                                [p.mu + p.sigma for p in points],
+                                color=bot.colour, alpha=0.12, linewidth=0)
+            ax.plot(games, mus, color=bot.colour, linewidth=2.1 if bold else 0.9,
+                    alpha=1.0 if bold else 0.45, zorder=3 if bold else 2, gid=gid)
+            if bold:
+                ends.append((games[-1], mus[-1]))
+                labels.append(EndLabel(mus[-1], f"{bot.label}  {mus[-1]:.1f}", bot.colour,
+                                       f"progress-label-{bot.index}"))
         ax.set_xlabel("games played by the bot")
-        ax.set_ylabel(f"{system} μ  (band: ±σ)")
-        ax.set_xlim(left=0)
-        _legend(ax, len(bots))
-        return to_svg(figure, "progress", "Rating progression: μ per bot against games played")
-
-
-def _legend(ax: Axes, entries: int) -> None:
-    if entries == 0:
-        return
-    if entries <= 8:
-        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(entries, 4),
-                  handlelength=1.6, columnspacing=1.4)
-    else:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), handlelength=1.6)
+        band = "  (band: ±σ)" if len(bots) <= BANDS_UP_TO else ""
+        ax.set_ylabel(f"{system} μ{band}")
+        ax.set_xlim(0, max([1, *(x for x, _ in ends)]))
+        end_labels(figure, ax, ends, labels)
+        return to_svg(figure, "progress", "Rating progression: μ per bot against games played",
+                      tooltips)
 
 
 def versions_chart(history: VersionHistory, colours: Mapping[str, str]) -> str:
-    """All-time μ − 3σ of each version of each bot after every tournament it played."""
-    with chart("versions") as (figure, ax):
-        versions_seen: dict[str, int] = {}
-        for (name, version), points in sorted(history.series.items(), key=lambda s: s[0][0]):
-            order = versions_seen.setdefault(name, 0)
-            versions_seen[name] = order + 1
-            xs = [p.tournament for p in points]
-            ys = [p.rating.conservative for p in points]
-            colour = colours.get(name, MUTED)
-            ax.plot(xs, ys, color=colour, marker=MARKERS[order % len(MARKERS)],
-                    markersize=6, linewidth=1.6, linestyle="-" if order % 2 == 0 else "--",
-                    label=text(f"{name}@{version}"))
-            ax.annotate(f"{ys[-1]:.1f}", (xs[-1], ys[-1]), xytext=(7, 0),
-                        textcoords="offset points", va="center", fontsize=8, color=colour)
+    """All-time μ − 3σ of each version of each bot after every tournament it played. The
+    versions with the best last value are bold and named, as many as fit beside the plot;
+    the others are faint."""
+    series = sorted(history.series.items(),
+                    key=lambda s: -s[1][-1].rating.conservative if s[1] else 0.0)
+    width = min(11.0, 6.0 + 0.45 * len(history.tournaments))
+    with chart("versions", width=width) as (figure, ax):
         _tournament_axis(ax, history)
         ax.set_ylabel("all-time μ − 3σ")
-        _legend(ax, len(history.series))
+        tooltips, lines = {}, []
+        markers: dict[str, int] = {}
+        for rank, ((name, version), points) in enumerate(series):
+            order = markers[name] = markers.get(name, -1) + 1
+            ys = [p.rating.conservative for p in points]
+            gid = f"versions-line-{rank}"
+            tooltips[gid] = f"{name}@{version}: all-time μ − 3σ {ys[-1]:.2f}"
+            colour = colours.get(name, MUTED)
+            line, = ax.plot([p.tournament for p in points], ys, color=colour,
+                            marker=MARKERS[order % len(MARKERS)], markersize=4, linewidth=0.9,
+                            alpha=0.4, linestyle="-" if order % 2 == 0 else "--", zorder=2,
+                            gid=gid)
+            end = EndLabel(ys[-1], f"{name}@{version}  {ys[-1]:.1f}", colour,
+                           f"versions-label-{rank}")
+            lines.append((line, (float(points[-1].tournament), ys[-1]), end))
+        limit = min(HIGHLIGHTED_VERSIONS, fitting_labels(figure, ax))
+        ends, labels = [], []
+        for line, point, label in lines[:limit]:
+            line.set(markersize=6, linewidth=1.7, alpha=1.0, zorder=3)
+            ends.append(point)
+            labels.append(label)
+        end_labels(figure, ax, ends, labels)
         return to_svg(figure, "versions",
-                      "Rating across versions: all-time μ − 3σ after each tournament")
+                      "Rating across versions: all-time μ − 3σ after each tournament", tooltips)
 
 
 def _tournament_axis(ax: Axes, history: VersionHistory) -> None:
@@ -148,8 +261,10 @@ def _tournament_axis(ax: Axes, history: VersionHistory) -> None:
     step = max(1, -(-count // MAX_TICKS))
     ticks = sorted({*range(0, count, step), history.current})
     ax.set_xticks(ticks, [text(_short(history.tournaments[t])) for t in ticks],
-                  rotation=25 if count > 3 else 0, ha="right" if count > 3 else "center")
-    ax.set_xlim(-0.5, count - 0.5)
+                  rotation=30 if count > 3 else 0, ha="right" if count > 3 else "center",
+                  rotation_mode="anchor")
+    # the last tournament at the right edge, close to the names of the lines
+    ax.set_xlim(-0.5 if count > 1 else -0.4, count - 1 + (0.25 if count > 1 else 0.2))
     half = 0.4 if count > 1 else 0.12
     ax.axvspan(history.current - half, history.current + half, color="#fde68a", alpha=0.5,
                linewidth=0, zorder=0)

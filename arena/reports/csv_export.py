@@ -73,15 +73,16 @@ def write_standings(path: Path, results: Sequence[BotResults],
 
 def write_games(path: Path, rows: Iterable[GameRow], identities: Sequence[BotIdentity],
                 seats: int, *, hide_seeds: bool = False) -> int:
-    """One row per game, each seat with its bot, result and isolation; ``hide_seeds`` leaves
-    the seed column empty (a secret-seed tournament still running)."""
+    """One row per game, each seat with its bot, result and isolation, and the detail of
+    each failure; ``hide_seeds`` leaves the seed column empty (a secret-seed tournament
+    still running)."""
     count = 0
     seat_columns = [f"seat{s}_{what}" for s in range(seats)
                     for what in ("bot", "version", "rank", "score", "status", "isolation")]
     with path.open("w", newline="", encoding="utf-8") as out:
         writer = SafeWriter(out)
         writer.writerow(["game", "round", "table", "set", "rotation", "seed", *seat_columns,
-                         "termination", "moves", "seconds"])
+                         "termination", "detail", "moves", "seconds"])
         for row in rows:
             per_seat = []
             for seat, bot in enumerate(row.seats):
@@ -90,9 +91,16 @@ def write_games(path: Path, rows: Iterable[GameRow], identities: Sequence[BotIde
                              row.scores[seat], row.statuses[seat], isolation]
             writer.writerow([row.key, row.round, row.table, row.set, row.rotation,
                              "" if hide_seeds else row.seed, *per_seat, row.termination,
-                             row.moves, round(row.duration, 6)])
+                             failure_details(row), row.moves, round(row.duration, 6)])
             count += 1
     return count
+
+
+def failure_details(row: GameRow) -> str:
+    """Why each seat that failed lost (``seat 0: act() raised KeyError: 'x'`` and the bot's
+    traceback), the seats apart by a blank line; empty when nobody failed."""
+    return "\n\n".join(f"seat {seat}: {detail}" for seat, detail in enumerate(row.details)
+                       if detail and row.statuses[seat] != "ok")
 
 
 RATING_COLUMNS = ["bot", "version", "mu", "sigma", "mu_minus_3sigma", "games", "system"]

@@ -1,7 +1,8 @@
 """The HTML report: one self-contained file (inline CSS, JS and SVG; no network).
 
-The page is rendered by Jinja2 with autoescaping on, so every name a user chose
-(bots, versions, tournaments) is escaped. Data for the script is embedded as
+The page is rendered by Jinja2 with autoescaping on, so every text a user or a bot
+chose (bot names and versions, tournament names, a failure's traceback and stderr)
+is escaped. Data for the script is embedded as
 ``<script type="application/json">`` with ``<``, ``>`` and ``&`` written as
 ``\\u003c``-style escapes, so no text can close the script element.
 """
@@ -23,8 +24,8 @@ from arena import __version__
 from arena.games import find_game
 from arena.games.base import NORMAL
 from arena.referee.record import SEAT_STATUSES
-from arena.reports import charts, viewer
-from arena.reports.model import Bot, PairResult, ReportModel
+from arena.reports import charts, seasons_board, viewer
+from arena.reports.model import Bot, FailureGroup, PairResult, ReportModel
 from arena.results.store import Store
 
 TEMPLATE = "report.html.j2"
@@ -33,6 +34,12 @@ SCRIPTS_IN_PAGE = 3
 script checks the count, so an injected one is noticed."""
 LOSS_RGB = (214, 69, 65)
 WIN_RGB = (46, 158, 86)
+MAX_GAME_LINKS = 30
+"""Games listed (and linked to the viewer) per group of identical failures."""
+MAX_DETAIL_CHARS = 8000
+"""Characters of a failure's traceback and stderr shown (the end); records keep less."""
+COMPACT_MATRIX = 10
+"""From this many bots on, the pair matrix shows only the score in each cell."""
 
 
 def environment() -> Environment:
@@ -59,29 +66,44 @@ def write_html(path: Path, store: Store, model: ReportModel) -> None:
 
 
 def render_html(store: Store, model: ReportModel) -> str:
-    template = environment().get_template(TEMPLATE)
-    views = viewer.viewer_data(lambda key: store.record(model.tournament.id, key), model.rows)
+    env = environment()
+    failures = failure_panels(model)
+    views = viewer.viewer_data(lambda key: store.record(model.tournament.id, key), model.rows,
+                               linked=linked_games(failures))
+    in_viewer = {game["no"] for game in views["games"]}
     layout = dict(views["layout"])
-    board_svg = Markup(layout.pop("svg", ""))
-    return template.render(
+    return env.get_template(TEMPLATE).render(
         title=model.tournament.name,
         game_title=find_game(model.config.game).info.title,
         facts=facts(model),
         dates=_dates(model),
+        swiss=model.is_swiss,
+        isolation_column=not shared_isolation(model),
         leaderboard=leaderboard_rows(model),
         matrix=matrix(model),
         charts=chart_svgs(model),
+        highlighted=charts.HIGHLIGHTED,
         endings=ending_rows(model),
         terminations=termination_names(model),
         statuses=SEAT_STATUSES,
-        failures=failure_notes(model),
-        games=[game_option(model, g) for g in views["games"]],
+        failures=failures,
+        in_viewer=in_viewer,
+        games=[(g["no"], game_option(model, g)) for g in views["games"]],
         viewer=views,
-        board_svg=board_svg,
+        board_svg=board_drawing(env, model.config.game, layout),
         data=script_json({"game": model.config.game, "bots": bot_data(model.bots),
                           "layout": layout, "games": views["games"]}),
         css=asset("report.css"), js=asset("report.js"),
         scripts=SCRIPTS_IN_PAGE, version=__version__)
+
+
+def board_drawing(env: Environment, game: str, layout: dict[str, Any]) -> Markup:
+    """The viewer's board, drawn once: the two circles, or the Sonnentau board (taken out
+    of ``layout``, where the script does not need it)."""
+    if game == "seasons":
+        return Markup(env.get_template("seasons_board.svg.j2").render(
+            board=seasons_board.board()))
+    return Markup(layout.pop("svg", ""))
 
 
 def facts(model: ReportModel) -> dict[str, Any]:
@@ -97,7 +119,17 @@ def facts(model: ReportModel) -> dict[str, Any]:
         shown["rounds"] = config.rounds
     if config.options:
         shown["options"] = ", ".join(f"{k}={v}" for k, v in sorted(config.options.items()))
+    isolation = shared_isolation(model)
+    if isolation:
+        shown["isolation"] = isolation
     return shown
+
+
+def shared_isolation(model: ReportModel) -> str:
+    """The isolation level of every bot when all share one (the leaderboard then shows no
+    column of it), else empty."""
+    levels = {model.isolations.get(bot.index, "") for bot in model.bots}
+    return levels.pop() if len(levels) == 1 else ""
 
 
 def _dates(model: ReportModel) -> dict[str, str]:
@@ -116,7 +148,7 @@ def _when(stamp: float) -> str:
 
 
 def bot_data(bots: Sequence[Bot]) -> list[dict[str, str]]:
-    return [{"label": bot.label, "colour": bot.colour} for bot in bots]
+    return [{"label": bot.label, "colour": bot.colour, "ink": bot.ink} for bot in bots]
 
 
 # -- leaderboard ----------------------------------------------------------------------
@@ -133,11 +165,21 @@ def leaderboard_rows(model: ReportModel) -> list[dict[str, Any]]:
             "conservative": rating.conservative, "games": tally.games, "wins": tally.wins,
             "draws": tally.draws, "losses": tally.losses, "points": result.total_points,
             "points_text": f"{result.total_points:.2f}".rstrip("0").rstrip("."),
-            "byes": result.byes, "score": tally.score, "mean_score": tally.mean_score,
+            "byes": result.byes, "bye_points": result.bye_points,
+            "buchholz": result.buchholz or 0.0,
+            "score": tally.score, "score_text": percent(tally.score),
+            "mean_score": tally.mean_score,
             "mean_rank": tally.mean_rank, "failures": model.counts[bot.index].failures,
-            "isolation": model.isolations.get(bot.index, ""),
-            "heat": heat(tally.score) if tally.games else "transparent"})
+            "isolation": model.isolations.get(bot.index, "")})
     return rows
+
+
+def percent(score: float) -> str:
+    """``51.7 %``; a score above 0 never reads as 0 (``0.1 %`` at least)."""
+    value = 100 * score
+    if 0 < value < 0.05:
+        return "< 0.1 %"
+    return f"{value:.1f} %"
 
 
 # -- pair matrix -----------------------------------------------------------------------
@@ -158,7 +200,7 @@ def matrix(model: ReportModel) -> dict[str, Any]:
     for bot in order:
         cells = [_cell(bot, other, model.pairs.get((bot.index, other.index))) for other in order]
         rows.append({"bot": bot, "cells": cells})
-    return {"bots": order, "rows": rows}
+    return {"bots": order, "rows": rows, "compact": len(order) >= COMPACT_MATRIX}
 
 
 def _cell(bot: Bot, other: Bot, pair: PairResult | None) -> dict[str, Any]:
@@ -188,7 +230,7 @@ def _plain(value: float) -> str:
 
 
 def chart_svgs(model: ReportModel) -> dict[str, Markup]:
-    """The rating charts as inline SVG; none before the first game."""
+    """The rating charts as inline SVG, in the bots' colours; none before the first game."""
     if not model.rows:
         return {}
     colours: dict[str, str] = {}
@@ -232,15 +274,41 @@ def failure_notes(model: ReportModel) -> list[tuple[Bot, str]]:
     return notes
 
 
+def failure_panels(model: ReportModel) -> list[dict[str, Any]]:
+    """Per bot that failed (standings order): what it failed with, grouped, with the games."""
+    notes = {bot.index: text for bot, text in failure_notes(model)}
+    return [{"bot": bot, "lost": sum(len(g.games) for g in model.failures[bot.index]),
+             "counts": notes.get(bot.index, ""),
+             "groups": [failure_group(group) for group in model.failures[bot.index]]}
+            for bot in model.standings_order() if model.failures.get(bot.index)]
+
+
+def failure_group(group: FailureGroup) -> dict[str, Any]:
+    body = group.body
+    cut = len(body) > MAX_DETAIL_CHARS
+    return {"status": group.status, "summary": group.summary, "count": len(group.games),
+            "games": group.games[:MAX_GAME_LINKS],
+            "more": max(0, len(group.games) - MAX_GAME_LINKS),
+            "body": body[-MAX_DETAIL_CHARS:] if cut else body, "cut": cut,
+            "stderr": group.has_stderr, "same_text": group.same_text}
+
+
+def linked_games(panels: Sequence[dict[str, Any]]) -> list[int]:
+    """The game numbers the failure panels link to."""
+    return [number for panel in panels for group in panel["groups"]
+            for number in group["games"]]
+
+
 # -- viewer ------------------------------------------------------------------------------
 
 
 def game_option(model: ReportModel, game: dict[str, Any]) -> str:
-    """The viewer's label of a game: key, seats, result."""
+    """The viewer's label of a game: number, seats, result."""
     labels = [model.bots[b].label for b in game["s"]]
     scores = "-".join(f"{s:g}" for s in game["sc"])
     winners = [labels[seat] for seat, rank in enumerate(game["r"]) if rank == 0]
     verdict = f"{winners[0]} wins" if len(winners) == 1 else "draw"
-    note = "" if game["t"] == NORMAL else f" [{game['t']}]"
-    return f"{game['k']}: {' vs '.join(labels)} — {scores}, {verdict}{note}"
-
+    failed = [f"{labels[seat]} {status}" for seat, status in enumerate(game["st"])
+              if status != "ok"]
+    note = "" if game["t"] == NORMAL else f" [{', '.join(failed) or game['t']}]"
+    return f"Game {game['no']}: {' vs '.join(labels)} — {scores}, {verdict}{note}"

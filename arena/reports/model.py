@@ -4,18 +4,25 @@
 table, set, rotation), and derives everything the CSV and HTML writers show:
 the standings, the tournament's own ratings (rated from its games alone with
 the rating settings stored with it) and their progression, the pairwise score
-matrix, and the seat statuses and game terminations. All-time ratings across
-tournaments (for comparing versions) come from :func:`arena.results.versions.all_time`.
+matrix, the seat statuses and game terminations, and each bot's failures with
+their details (read from the records of the games it lost by failing). All-time
+ratings across tournaments (for comparing versions) come from
+:func:`arena.results.versions.all_time`.
+
+Games are numbered 1, 2, … in schedule order, as everywhere a person reads them
+(the report's viewer and links, ``arena board --game``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
 from arena.bots.identity import BotEntry, BotIdentity
+from arena.referee.protocol import STDERR_MARK, failure_shape
 from arena.referee.record import OK, SEAT_STATUSES
 from arena.results.ratings import (
     RatedGame,
@@ -27,8 +34,8 @@ from arena.results.ratings import (
 )
 from arena.results.standings import BotResults
 from arena.results.stats import MatchScore, elo_with_error, likelihood_of_superiority
-from arena.results.store import GameRow, Store, TournamentRow
-from arena.results.versions import after_each_tournament, all_time
+from arena.results.store import GameRow, Store, StoredBot, StoreError, TournamentRow
+from arena.results.versions import after_each_tournament, all_time, tournaments_of, variant_of
 from arena.tournaments.config import TournamentConfig
 from arena.tournaments.runner import standings, total_games
 
@@ -41,11 +48,32 @@ MAX_PROGRESS_POINTS = 250
 
 
 def bot_colour(index: int) -> str:
-    """A distinct colour for entrant ``index`` (the palette, then golden-angle hues)."""
+    """A distinct colour for entrant ``index``: the palette, then golden-angle hues at three
+    lightnesses (so that two bots of close hues still differ)."""
     if index < len(PALETTE):
         return PALETTE[index]
     hue = (index * 137.508) % 360
-    return _hsl_hex(hue, 0.55, 0.5)
+    return _hsl_hex(hue, 0.6, (0.42, 0.56, 0.68)[index % 3])
+
+
+def ink_on(colour: str) -> str:
+    """Dark or white text, whichever reads better on ``colour`` (``#rrggbb``)."""
+    return DARK_INK if contrast(colour, DARK_INK) >= contrast(colour, "#ffffff") else "#ffffff"
+
+
+DARK_INK = "#111827"
+
+
+def contrast(first: str, second: str) -> float:
+    """The WCAG contrast ratio of two ``#rrggbb`` colours (1 to 21)."""
+    light, dark = sorted((_luminance(first), _luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _luminance(colour: str) -> float:
+    channels = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
 
 def _hsl_hex(hue: float, saturation: float, lightness: float) -> str:
@@ -98,6 +126,11 @@ class Bot:
     @property
     def label(self) -> str:
         return self.identity.label
+
+    @property
+    def ink(self) -> str:
+        """The text colour to write on the bot's colour."""
+        return ink_on(self.colour)
 
 
 @dataclass(frozen=True)
@@ -175,6 +208,33 @@ class Counts:
 
 
 @dataclass(frozen=True)
+class FailureGroup:
+    """Identical failures of one bot (same status, same detail up to its numbers) and the
+    numbers of the games they lost."""
+
+    status: str
+    detail: str
+    """The detail of the first of these games: a summary line (``act() raised KeyError:
+    'x'``), then the bot's traceback or, after a ``--- stderr ---`` line, its stderr."""
+    games: tuple[int, ...]
+    same_text: bool = True
+    """False when the details differ in their numbers (times, line numbers, addresses)."""
+
+    @property
+    def summary(self) -> str:
+        return self.detail.strip().partition("\n")[0] or f"no detail was recorded ({self.status})"
+
+    @property
+    def body(self) -> str:
+        """The detail after its summary line: traceback and stderr, or empty."""
+        return self.detail.strip().partition("\n")[2].strip("\n")
+
+    @property
+    def has_stderr(self) -> bool:
+        return STDERR_MARK in self.detail
+
+
+@dataclass(frozen=True)
 class ReportModel:
     """Everything a report shows about one tournament."""
 
@@ -192,6 +252,8 @@ class ReportModel:
     history: VersionHistory
     isolations: Mapping[int, str] = field(default_factory=dict)
     """Per entrant: how its bot was isolated in its games (``sandbox``, ``process``, …)."""
+    failures: Mapping[int, tuple[FailureGroup, ...]] = field(default_factory=dict)
+    """Per entrant that failed in any game: its failures, most frequent first."""
 
     @property
     def settings(self) -> RatingSettings:
@@ -216,6 +278,10 @@ class ReportModel:
     def standings_order(self) -> list[Bot]:
         return [self.bots[r.index] for r in self.standings]
 
+    @property
+    def is_swiss(self) -> bool:
+        return self.config.format == "swiss"
+
 
 def build_model(store: Store, tournament: TournamentRow) -> ReportModel:
     """Read the tournament's games once and compute every number of its reports."""
@@ -232,13 +298,20 @@ def build_model(store: Store, tournament: TournamentRow) -> ReportModel:
         ratings=table, progress=progress, pairs=pair_results(rows), counts=counts,
         terminations=terminations,
         history=version_history(store, tournament, bots, config.ratings),
-        isolations=isolation_of_bots(rows))
+        isolations=isolation_of_bots(rows),
+        failures=failure_groups(lambda row: seat_details(store, tournament.id, row), rows))
 
 
 def entrant_bots(store: Store, tournament: TournamentRow) -> tuple[Bot, ...]:
     stored = {bot.id: bot for bot in store.bots(tournament.game)}
-    return tuple(Bot(index, bot_id, stored[bot_id].identity, bot_colour(index))
+    return tuple(Bot(index, bot_id, shown_identity(stored[bot_id]), bot_colour(index))
                  for index, bot_id in enumerate(store.entrants(tournament.id)))
+
+
+def shown_identity(bot: StoredBot) -> BotIdentity:
+    """The bot's identity as the report and its CSV files show it: a later revision's
+    version with its revision (``1.0+3f2a9c``), so that ``name@version`` is its label."""
+    return dataclasses.replace(bot.identity, version=bot.label[len(bot.identity.name) + 1:])
 
 
 def rated_games(rows: Sequence[GameRow]) -> list[RatedGame]:
@@ -309,13 +382,14 @@ def count_endings(rows: Sequence[GameRow], bots: int) -> tuple[dict[int, Counts]
 def version_history(store: Store, tournament: TournamentRow, bots: Sequence[Bot],
                     settings: RatingSettings) -> VersionHistory:
     """All-time μ − 3σ after each tournament of every version of this tournament's bots."""
-    result = all_time(store, tournament.game, settings)
+    variant = variant_of(tournament)
+    result = all_time(store, tournament.game, settings, variant)
     names = {bot.name for bot in bots}
-    versions = {bot.id: bot.identity for bot in store.bots(tournament.game)
+    versions = {bot.id: shown_identity(bot) for bot in store.bots(tournament.game)
                 if bot.identity.name in names}
-    tournaments = store.tournaments(tournament.game)
+    tournaments = tournaments_of(store, tournament.game, variant)
     series: dict[tuple[str, str], list[VersionPoint]] = {}
-    for point in after_each_tournament(store, tournament.game, versions, result):
+    for point in after_each_tournament(store, tournament.game, versions, result, variant):
         key = (versions[point.bot].name, versions[point.bot].version)
         series.setdefault(key, []).append(VersionPoint(point.position, point.rating,
                                                        point.games))
@@ -323,3 +397,43 @@ def version_history(store: Store, tournament: TournamentRow, bots: Sequence[Bot]
     return VersionHistory(tuple(row.name for row in tournaments), current,
                           {key: tuple(points) for key, points in series.items()})
 
+
+
+# -- failures ----------------------------------------------------------------------------
+
+
+def seat_details(store: Store, tournament: int, row: GameRow) -> Sequence[str]:
+    """Each seat's failure detail in game ``row``: from the row where the store keeps them
+    there, else from the game's record."""
+    if any(row.details):
+        return row.details
+    try:
+        return [seat.detail for seat in store.record(tournament, row.key).seats]
+    except StoreError as exc:
+        return [str(exc)] * len(row.seats)
+
+
+def failure_groups(details: Callable[[GameRow], Sequence[str]], rows: Sequence[GameRow],
+                   ) -> dict[int, tuple[FailureGroup, ...]]:
+    """Per bot, its failed seats grouped by status and detail, most frequent first.
+
+    Details that differ only in their numbers (a timeout's seconds, a line number, an
+    address) count as the same failure; only the games of failed seats are read.
+    """
+    found: dict[tuple[int, str, str], list[tuple[int, str]]] = {}
+    for number, row in enumerate(rows, 1):
+        if all(status == OK for status in row.statuses):
+            continue
+        texts = details(row)
+        for seat, status in enumerate(row.statuses):
+            if status != OK:
+                text = texts[seat] if seat < len(texts) else ""
+                key = (row.seats[seat], status, failure_shape(text))
+                found.setdefault(key, []).append((number, text))
+    groups: dict[int, list[FailureGroup]] = {}
+    for (bot, status, _shape), games in found.items():
+        groups.setdefault(bot, []).append(FailureGroup(
+            status, games[0][1], tuple(number for number, _ in games),
+            same_text=len({text for _, text in games}) == 1))
+    return {bot: tuple(sorted(found_groups, key=lambda g: (-len(g.games), g.games[0])))
+            for bot, found_groups in sorted(groups.items())}

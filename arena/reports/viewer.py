@@ -1,33 +1,46 @@
 """The game viewer's data: each game replayed once in Python, stored as compact deltas.
 
+The viewer steps through a game by *moves*, and a move is one line of the game's
+log (:func:`arena.referee.record.game_log`, as ``arena play`` prints it): a Seasons
+turn (roll, re-roll, placement), a Sonnentau roll and what was played with it.
+Move 0 is the start; move ``m`` is the position after log line ``m``, the same
+position as ``arena board --move m`` (:func:`position_after`).
+
 A position is a *snapshot*: a flat mapping of short keys to small values (a
-Seasons field, a die, a Sonnentau piece's place). Per move the viewer keeps only
-the keys that changed, so the browser rebuilds any position by applying the
-deltas from the start; no rules run in JavaScript. The Sonnentau board is drawn
-once (:func:`arena.games.sonnentau.svg.draw_board` without pieces) and the
-pieces are placed over it from the field coordinates given here.
+Seasons field, a Sonnentau piece's place). Per move the viewer keeps only the keys
+that changed, so the browser rebuilds any position by applying the deltas from
+the start; no rules run in JavaScript. The Sonnentau board is drawn once
+(:func:`arena.games.sonnentau.svg.draw_board` without pieces) and the pieces are
+placed over it from the field coordinates given here; the Seasons board is the
+two circles of :mod:`arena.reports.seasons_board`.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from arena.games import find_game
-from arena.games.base import ArenaError, Dice
+from arena.games.base import ArenaError, Dice, State
 from arena.games.seasons.rules import SECTOR_VALUES, SECTORS, SeasonsState, display_sector
 from arena.games.sonnentau import svg as sonnentau_svg
 from arena.games.sonnentau.board import Board
 from arena.games.sonnentau.rules import HIT, HOME, PIECES, START, SonnentauState
-from arena.referee.record import GameRecord, game_log
+from arena.referee.record import GameRecord, game_log, replay
 from arena.results.store import GameRow
 
 MAX_GAMES = 300
 """Games the viewer includes at most (the first ones in schedule order)."""
 MAX_MOVES = 40_000
-"""Moves the viewer includes at most: long games (four-player Sonnentau runs to hundreds
-of moves) stop it earlier, which keeps the file to a few MB and its making to seconds."""
+"""Record moves (every action and roll) of the first games the viewer includes at most:
+long games (four-player Sonnentau runs to hundreds of moves) stop it earlier, which keeps
+the file to a few MB and its making to seconds."""
+MAX_LINKED_GAMES = 100
+"""Games beyond the first ones that the viewer also includes because the report links to
+them (the games lost by a failure)."""
 
 Snapshot = dict[str, Any]
 
@@ -83,34 +96,77 @@ def delta(before: Mapping[str, Any], after: Mapping[str, Any]) -> Snapshot:
 # -- one game ------------------------------------------------------------------------
 
 
-def game_view(record: GameRecord, row: GameRow) -> dict[str, Any]:
-    """A game for the viewer: seats, result, moves, notation and per-move deltas.
+@dataclass(frozen=True)
+class LogLine:
+    """One line of a game's log as record moves: who plays it and its action strings."""
 
-    Keys: ``k`` game key, ``s`` entrant of each seat, ``r`` ranks, ``sc`` scores,
-    ``st`` seat statuses, ``t`` termination, ``a`` the action strings joined by spaces,
-    ``z`` the seat of each move as one character (``-`` for chance), ``n`` notation
-    lines (the last is the result), ``ts`` the move that starts each notation line,
-    and ``d`` one delta per move from the first snapshot (the layout's ``initial``:
-    every game of a tournament starts from the same position).
-    """
+    seat: int
+    """The seat whose turn the line is."""
+    actions: tuple[str, ...]
+    """The record's action strings of the line, the dice included."""
+    end: int
+    """How many record moves have been played once the line is over."""
+
+
+def log_lines(record: GameRecord, *, snapshots: list[Snapshot] | None = None,
+              ) -> list[LogLine]:
+    """The record's moves cut into its log lines; with ``snapshots``, the position at the
+    start and after each line is appended to it."""
     game = find_game(record.game)
     snapshot, starts = SNAPSHOTS[record.game], TURN_STARTS[record.game]
-    state = game.initial_state(record.options)
-    previous = snapshot(state)
-    deltas, line_starts = [], []
+    state: Any = game.initial_state(record.options)
+    lines: list[LogLine] = []
+    seat, actions = -1, list[str]()
+
+    def close_line(end: int) -> None:
+        lines.append(LogLine(seat, tuple(actions), end))
+        if snapshots is not None:
+            snapshots.append(snapshot(state))
+
+    if snapshots is not None:
+        snapshots.append(snapshot(state))
     for index, move in enumerate(record.moves):
         action = game.parse_action(move.action)
-        if starts(state, action):
-            line_starts.append(index)
+        if starts(state, action) or not actions:
+            if actions:
+                close_line(index)
+            seat, actions = int(state.seat), []
+        actions.append(move.action)
         state.apply(action)
-        current = snapshot(state)
-        deltas.append(delta(previous, current))
-        previous = current
-    return {"k": row.key, "s": list(row.seats), "r": list(row.ranks), "sc": list(row.scores),
-            "st": list(row.statuses), "t": row.termination,
-            "a": " ".join(m.action for m in record.moves),
-            "z": "".join("-" if m.seat < 0 else str(m.seat) for m in record.moves),
-            "n": game_log(record), "ts": line_starts, "d": deltas}
+    if actions:
+        close_line(len(record.moves))
+    return lines
+
+
+def position_after(record: GameRecord, move: int) -> State:
+    """The state after ``move`` moves (log lines) of ``record``, the viewer's move ``move``."""
+    lines = log_lines(record)
+    if not 0 <= move <= len(lines):
+        raise ArenaError(f"the game has {len(lines)} moves, not {move}")
+    return replay(record, upto=lines[move - 1].end if move else 0)
+
+
+def game_view(record: GameRecord, row: GameRow, number: int) -> dict[str, Any]:
+    """Game ``number`` (1-based, schedule order) for the viewer, one entry per move.
+
+    Keys: ``no`` the game's number, ``k`` its key, ``s`` entrant of each seat, ``r`` ranks,
+    ``sc`` scores, ``st`` seat statuses, ``t`` termination, ``n`` the log (one line per
+    move, then the result), and per move: ``z`` the seat playing it (one character
+    each), ``a`` its action strings joined by spaces and ``d`` the delta of the position
+    from the one before (the first from the layout's ``initial``: every game of a
+    tournament starts from the same position).
+    """
+    snapshots: list[Snapshot] = []
+    lines = log_lines(record, snapshots=snapshots)
+    return {**_summary(row, number), "n": game_log(record),
+            "z": "".join(str(line.seat) for line in lines),
+            "a": [" ".join(line.actions) for line in lines],
+            "d": [delta(before, after) for before, after in itertools.pairwise(snapshots)]}
+
+
+def _summary(row: GameRow, number: int) -> dict[str, Any]:
+    return {"no": number, "k": row.key, "s": list(row.seats), "r": list(row.ranks),
+            "sc": list(row.scores), "st": list(row.statuses), "t": row.termination}
 
 
 def shown_rows(rows: Sequence[GameRow], *, max_games: int | None = None,
@@ -127,17 +183,24 @@ def shown_rows(rows: Sequence[GameRow], *, max_games: int | None = None,
     return rows[:max_games]
 
 
-def viewer_games(records: Callable[[str], GameRecord],
-                 rows: Sequence[GameRow]) -> list[dict[str, Any]]:
-    """The viewer's data of ``rows``; a game that cannot be replayed carries ``e``."""
+def viewer_numbers(rows: Sequence[GameRow], linked: Iterable[int]) -> list[int]:
+    """The numbers of the games the viewer holds: the first ones (:func:`shown_rows`),
+    then up to :data:`MAX_LINKED_GAMES` more that the report links to."""
+    first = len(shown_rows(rows))
+    extra = sorted({n for n in linked if first < n <= len(rows)})[:MAX_LINKED_GAMES]
+    return [*range(1, first + 1), *extra]
+
+
+def viewer_games(records: Callable[[str], GameRecord], rows: Sequence[GameRow],
+                 numbers: Iterable[int]) -> list[dict[str, Any]]:
+    """The viewer's data of games ``numbers``; a game that cannot be replayed carries ``e``."""
     views = []
-    for row in rows:
+    for number in numbers:
+        row = rows[number - 1]
         try:
-            views.append(game_view(records(row.key), row))
+            views.append(game_view(records(row.key), row, number))
         except (ArenaError, OSError, ValueError, KeyError) as exc:
-            views.append({"k": row.key, "s": list(row.seats), "r": list(row.ranks),
-                          "sc": list(row.scores), "st": list(row.statuses),
-                          "t": row.termination, "e": f"cannot replay this game: {exc}"})
+            views.append({**_summary(row, number), "e": f"cannot replay this game: {exc}"})
     return views
 
 
@@ -163,8 +226,7 @@ def sonnentau_layout(board: Board) -> dict[str, Any]:
         "start": [frame.x(start[0]), frame.y(start[1])],
         "goal": [frame.x(goal[0]), frame.y(goal[1])],
         "r": frame.px(sonnentau_svg.PIECE_R),
-        "colours": list(sonnentau_svg.SEAT_COLOURS),
-        "names": list(sonnentau_svg.SEAT_NAMES),
+        "ratio": round((size - 2 * CROP) / size, 4),
         "pieces": PIECES, "places": {"start": START, "home": HOME, "hit": HIT},
     }
 
@@ -196,9 +258,12 @@ def layout(record: GameRecord | None) -> dict[str, Any]:
 
 
 def viewer_data(records: Callable[[str], GameRecord], rows: Sequence[GameRow],
-                ) -> dict[str, Any]:
-    """The viewer's games (the first ones, see :func:`shown_rows`) and its board layout."""
-    games = viewer_games(records, shown_rows(rows))
-    first = records(rows[0].key) if rows else None
-    return {"games": games, "layout": layout(first), "total": len(rows),
-            "capped": len(games) < len(rows)}
+                linked: Iterable[int] = ()) -> dict[str, Any]:
+    """The viewer's games (the first ones, see :func:`viewer_numbers`, and those in
+    ``linked``: game numbers the report links to) and its board layout."""
+    numbers = viewer_numbers(rows, linked)
+    first = len(shown_rows(rows))
+    games = viewer_games(records, rows, numbers)
+    record = records(rows[0].key) if rows else None
+    return {"games": games, "layout": layout(record), "total": len(rows), "first": first,
+            "linked": len(numbers) - first, "capped": first < len(rows)}

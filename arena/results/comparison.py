@@ -8,6 +8,7 @@ games on one seed form the pairs of the pentanomial statistics.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from arena.results.stats import (
     Pentanomial,
     SprtResult,
     SprtSettings,
+    elo_difference,
     elo_with_error,
     likelihood_of_superiority,
     pentanomial_elo_with_error,
@@ -27,6 +29,9 @@ from arena.results.stats import (
     sprt,
 )
 from arena.results.store import PlayedGame, Store, StoredBot
+
+SWEEP_CHANCE = 0.05
+"""A clean sweep's Elo bound: the strength at which a sweep would be this unlikely."""
 
 
 @dataclass(frozen=True)
@@ -42,15 +47,16 @@ class Comparison:
         low, high = score_interval(ms)
         elo, error = elo_with_error(ms)
         lines = [f"{self.first} vs {self.second}: {ms.games} games, "
-                 f"+{ms.wins} ={ms.draws} -{ms.losses}",
+                 f"+{ms.wins} ={ms.draws} -{ms.losses} (wins, draws, losses of "
+                 f"{self.first})",
                  f"  score {100 * ms.score:.1f}% (95% interval {100 * low:.1f}% to "
-                 f"{100 * high:.1f}%), Elo {_elo(elo)} ± {_elo(error)}, "
+                 f"{100 * high:.1f}%), {elo_text(elo, error, ms.games)}, "
                  f"LOS {100 * likelihood_of_superiority(ms):.1f}%"]
         if self.pairs.pairs:
             pelo, perror = pentanomial_elo_with_error(self.pairs)
             counts = " ".join(map(str, self.pairs.counts))
             lines.append(f"  {self.pairs.pairs} seat-swapped pairs [LL LD DD/WL WD WW] = "
-                         f"[{counts}], Elo {_elo(pelo)} ± {_elo(perror)}")
+                         f"[{counts}], " + elo_text(pelo, perror, ms.games))
         if self.sprt is not None:
             r = self.sprt
             lines.append(f"  SPRT: LLR {r.llr:.3f} (bounds {r.lower:.3f}, {r.upper:.3f}): "
@@ -58,16 +64,16 @@ class Comparison:
         return lines
 
 
-def _elo(value: float) -> str:
-    return f"{value:.1f}" if abs(value) != float("inf") else ("inf" if value > 0 else "-inf")
-
-
-def parse_version(text: str) -> tuple[str, str]:
-    """``greedy@1.0`` → (``greedy``, ``1.0``)."""
-    name, sep, version = text.rpartition("@")
-    if not sep or not name or not version:
-        raise ArenaError(f"{text!r}: name a bot version as NAME@VERSION")
-    return name, version
+def elo_text(elo: float, error: float, games: int) -> str:
+    """``Elo 35.2 ± 20.1``; where every one of ``games`` games was won (or lost) the
+    difference has no estimate, only a one-sided 95% bound: the score ``p`` at which
+    winning them all has a chance of 5% (``p ** games = 0.05``), ``Elo above +75 (…)``."""
+    if math.isfinite(elo) and math.isfinite(error):
+        return f"Elo {elo:.1f} ± {error:.1f}"
+    bound = elo_difference(SWEEP_CHANCE ** (1 / max(games, 1)))
+    if elo > 0:
+        return f"Elo above {bound:+.0f} (every game won: no estimate, a 95% bound)"
+    return f"Elo below {-bound:+.0f} (every game lost: no estimate, a 95% bound)"
 
 
 def common_game(store: Store, *names: str) -> str:
@@ -85,7 +91,7 @@ def stored_comparison(store: Store, game: str, first: StoredBot, second: StoredB
     """The two versions' direct meetings at two-seat tables among the stored games."""
     games = [g for g in store.played_games(game)
              if len(g.bots) == 2 and set(g.bots) == {first.id, second.id}]
-    return summarise(first.identity.label, second.identity.label, first.id, games, settings)
+    return summarise(first.label, second.label, first.id, games, settings)
 
 
 def summarise(first_label: str, second_label: str, first_id: int,

@@ -7,6 +7,7 @@ alone has a *win*, first with others a *draw*, anything else a *loss*.
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -119,6 +120,22 @@ def table_lines(results: Sequence[BotResults], *, seats: bool = True) -> list[st
     if failures:
         rows += ["", "failures: " + "; ".join(failures)]
     return rows
+
+
+LEGEND_WIDTH = 88
+
+
+def legend_lines(seats: int) -> list[str]:
+    """What the standings' columns mean."""
+    if seats == 2:
+        counted = ("win: the better result; draw: an equal one; points: 1 per win, 1/2 per "
+                   "draw")
+    else:
+        counted = (f"win: first place alone; draw: first place shared; loss: any other place;"
+                   f" points: per game, (players beaten + 1/2 tied) / {seats - 1}")
+    return textwrap.wrap(counted + "; score: points per game as a percentage; mean score: "
+                         "the game's own score (Seasons: points on the board; Sonnentau: "
+                         "pieces brought home); mean rank: 1 is first", LEGEND_WIDTH)
 
 
 def _row(label: str, tally: Tally, width: int, points: float) -> str:

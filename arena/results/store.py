@@ -25,9 +25,9 @@ from typing import Any, Protocol
 
 from arena.bots.identity import BotIdentity
 from arena.games.base import ArenaError
-from arena.referee.record import GameRecord
+from arena.referee.record import OK, GameRecord
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
     id INTEGER PRIMARY KEY,
@@ -50,12 +50,15 @@ CREATE TABLE IF NOT EXISTS bots (
     spec TEXT NOT NULL,
     params TEXT NOT NULL DEFAULT '{}',
     created REAL NOT NULL,
-    UNIQUE (game, name, version)
+    label TEXT NOT NULL,
+    UNIQUE (game, name, version, code_hash),
+    UNIQUE (game, label)
 );
 CREATE TABLE IF NOT EXISTS entrants (
     tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
     position INTEGER NOT NULL,
     bot_id INTEGER NOT NULL REFERENCES bots(id),
+    problem TEXT,
     PRIMARY KEY (tournament_id, position)
 );
 CREATE TABLE IF NOT EXISTS games (
@@ -77,25 +80,51 @@ CREATE TABLE IF NOT EXISTS games (
     record TEXT NOT NULL,
     finished REAL NOT NULL,
     isolations TEXT NOT NULL DEFAULT '[]',
+    details TEXT NOT NULL DEFAULT '[]',
     UNIQUE (tournament_id, key)
 );
 CREATE INDEX IF NOT EXISTS games_by_round ON games (tournament_id, round);
 CREATE TABLE IF NOT EXISTS ratings (
     system TEXT NOT NULL,
     game TEXT NOT NULL,
+    variant TEXT NOT NULL,
     bot_id INTEGER NOT NULL REFERENCES bots(id),
     mu REAL NOT NULL,
     sigma REAL NOT NULL,
     games INTEGER NOT NULL,
     computed REAL NOT NULL,
-    PRIMARY KEY (system, game, bot_id)
+    PRIMARY KEY (system, game, variant, bot_id)
 );
 """
-MIGRATIONS = {
+_BOTS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS bots"):
+                  SCHEMA.index("CREATE TABLE IF NOT EXISTS entrants")]
+_RATINGS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings"):]
+MIGRATIONS: dict[int, list[str]] = {
     1: ["ALTER TABLE tournaments ADD COLUMN seed_secret INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE games ADD COLUMN isolations TEXT NOT NULL DEFAULT '[]'"],
+    2: ["ALTER TABLE bots RENAME TO bots_v2",
+        _BOTS_V3,
+        "INSERT INTO bots (id, game, name, version, code_hash, spec, params, created, label)"
+        " SELECT id, game, name, version, code_hash, spec, params, created,"
+        " name || '@' || version FROM bots_v2",
+        "DROP TABLE bots_v2",
+        "ALTER TABLE entrants ADD COLUMN problem TEXT",
+        "UPDATE entrants SET problem = 'it could not play' WHERE bot_id IN (SELECT id FROM bots"
+        " WHERE version = 'unloadable' OR version LIKE 'refused-%')",
+        "ALTER TABLE games ADD COLUMN details TEXT NOT NULL DEFAULT '[]'",
+        "DROP TABLE ratings",
+        _RATINGS_V3],
 }
-"""From each schema version to the next: statements, then :func:`_refingerprint`."""
+"""From each schema version to the next: statements, then :func:`_refingerprint` and
+:func:`_fill_details`. Ratings are recomputed from the games whenever they are asked for:
+the table is a cache, dropped when its shape changes."""
+EXTENDABLE = ("rounds", "games_per_pairing")
+"""Settings a stored tournament can grow by: more of them plays only the new games."""
+NOT_DEFINING = ("ratings", "isolation", "bots", *EXTENDABLE)
+"""Config keys that are not part of a tournament's fingerprint (the bots are compared by
+their stored revisions instead)."""
+REVISION_DIGITS = 6
+"""Digits of the code hash in a revision's label (more where 6 are not unique)."""
 _CLAIMED: set[Path] = set()
 """Lock files of the tournaments this process runs (a claim is per process)."""
 
@@ -115,13 +144,16 @@ class FinishedGame:
     moves: int
     record_json: str
     isolations: tuple[str, ...] = ()
+    details: tuple[str, ...] = ()
+    """Per seat: why it lost by a failure (traceback or stderr tail), or empty."""
 
     @classmethod
     def of(cls, record: GameRecord) -> FinishedGame:
         return cls(tuple(record.ranks), tuple(record.scores),
                    tuple(seat.status for seat in record.seats), record.termination,
                    len(record.moves), json.dumps(record.to_json(), separators=(",", ":")),
-                   tuple(seat.isolation for seat in record.seats))
+                   tuple(seat.isolation for seat in record.seats),
+                   tuple(seat.detail if seat.status != OK else "" for seat in record.seats))
 
 
 class StoreError(ArenaError):
@@ -179,10 +211,20 @@ class GameSlot(Protocol):
 
 @dataclass(frozen=True)
 class StoredBot:
+    """A bot revision as stored: ``label`` tells it apart from the other revisions of its
+    name and version (``greedy@1.0`` for the first, ``greedy@1.0+3f2a9c`` for later ones)."""
+
     id: int
     game: str
     identity: BotIdentity
     created: float
+    label: str = ""
+
+    @property
+    def revision(self) -> str:
+        """The revision's short code hash, as its label shows it (or its first 6 digits)."""
+        return self.label.rpartition("+")[2] if "+" in self.label \
+            else self.identity.code_hash[:REVISION_DIGITS]
 
 
 @dataclass(frozen=True)
@@ -221,6 +263,8 @@ class GameRow:
     moves: int
     duration: float
     isolations: tuple[str, ...] = ()
+    details: tuple[str, ...] = ()
+    """Per seat: why it lost by a failure, or empty."""
 
 
 @dataclass(frozen=True)
@@ -271,6 +315,7 @@ class Store:
                     self.db.execute(statement)
                 version += 1
             _refingerprint(self.db)
+            _fill_details(self.db)
             self.db.execute(f"PRAGMA user_version = {version}")
 
     def close(self) -> None:
@@ -289,39 +334,73 @@ class Store:
     # -- bots ----------------------------------------------------------------
 
     def register_bot(self, game: str, bot: BotIdentity) -> int:
-        """The bot's id; the same name and version with other code is refused.
+        """The id of the bot's revision: found by its name, version and code hash, or added.
 
-        Bots are told apart per game: a Seasons bot and a Sonnentau bot may share a name.
+        The same name and version with other code (or other parameters) is a new revision,
+        labelled with its code hash. Bots are told apart per game: a Seasons bot and a
+        Sonnentau bot may share a name.
         """
-        row = self.db.execute("SELECT id, code_hash FROM bots WHERE game = ? AND name = ?"
-                              " AND version = ?", (game, bot.name, bot.version)).fetchone()
-        if row is None:
+        with self.transaction():
+            row = self.db.execute(
+                "SELECT id FROM bots WHERE game = ? AND name = ? AND version = ?"
+                " AND code_hash = ?", (game, bot.name, bot.version, bot.code_hash)).fetchone()
+            if row is not None:
+                return int(row[0])
             cursor = self.db.execute(
-                "INSERT INTO bots (game, name, version, code_hash, spec, params, created)"
-                " VALUES (?,?,?,?,?,?,?)",
+                "INSERT INTO bots (game, name, version, code_hash, spec, params, created, label)"
+                " VALUES (?,?,?,?,?,?,?,?)",
                 (game, bot.name, bot.version, bot.code_hash, bot.spec,
-                 json.dumps(dict(bot.params), sort_keys=True), time.time()))
-            return int(cursor.lastrowid or 0)
-        if row[1] != bot.code_hash:
-            raise StoreError(
-                f"{game} bot {bot.name} version {bot.version} is already in {self.path} with "
-                "different code or parameters; give the changed bot a new version")
-        return int(row[0])
+                 json.dumps(dict(bot.params), sort_keys=True), time.time(),
+                 self._new_label(game, bot)))
+        return int(cursor.lastrowid or 0)
+
+    def _new_label(self, game: str, bot: BotIdentity) -> str:
+        """``name@version`` for a version's first revision; ``name@version+<hash>`` for the
+        others, with as many digits of the code hash as it takes to be unique."""
+        taken = {row[0] for row in self.db.execute(
+            "SELECT label FROM bots WHERE game = ? AND name = ? AND version = ?",
+            (game, bot.name, bot.version))}
+        if not taken:
+            return bot.label
+        for digits in range(min(REVISION_DIGITS, len(bot.code_hash)), len(bot.code_hash) + 1):
+            label = f"{bot.label}+{bot.code_hash[:digits]}"
+            if label not in taken:
+                return label
+        raise StoreError(f"{game} bot {bot.label}: its code hash is stored already")
 
     def bots(self, game: str | None = None) -> list[StoredBot]:
         rows = self.db.execute(
-            "SELECT id, game, name, version, code_hash, spec, params, created FROM bots"
-            " WHERE ? IS NULL OR game = ? ORDER BY game, name, created, version", (game, game))
+            "SELECT id, game, name, version, code_hash, spec, params, created, label FROM bots"
+            " WHERE ? IS NULL OR game = ? ORDER BY game, name, created, version, id",
+            (game, game))
         return [StoredBot(r[0], r[1], BotIdentity(r[2], r[3], r[4], r[5], json.loads(r[6])),
-                          r[7]) for r in rows]
+                          r[7], r[8]) for r in rows]
 
-    def find_bot(self, game: str, name: str, version: str) -> StoredBot:
-        for bot in self.bots(game):
-            if (bot.identity.name, bot.identity.version) == (name, version):
-                return bot
-        versions = [b.identity.version for b in self.bots(game) if b.identity.name == name]
-        known = f"; known versions: {', '.join(versions)}" if versions else ""
-        raise StoreError(f"no {game} bot {name}@{version} in {self.path}{known}")
+    def bot(self, bot_id: int) -> StoredBot:
+        found = [b for b in self.bots() if b.id == bot_id]
+        if not found:
+            raise StoreError(f"no bot with id {bot_id} in {self.path}")
+        return found[0]
+
+    def find_bot(self, game: str, text: str) -> StoredBot:
+        """A bot revision by its label (``greedy@1.0+3f2a9c``), its name and version when
+        it has one revision (``greedy@1.0``), or its name when it has one version and
+        revision (``greedy``); StoreError lists the candidates otherwise."""
+        bots = self.bots(game)
+        name, _, rest = text.partition("@")
+        version, _, revision = rest.partition("+")
+        exact = [b for b in bots if b.label == text]
+        found = exact or [b for b in bots if b.identity.name == name and (
+            not version or b.identity.version == version) and (
+            not revision or b.identity.code_hash.startswith(revision))]
+        if len(found) == 1:
+            return found[0]
+        same_name = [b.label for b in bots if b.identity.name == name]
+        if not found:
+            known = f"; known: {', '.join(same_name)}" if same_name else ""
+            raise StoreError(f"no {game} bot {text} in {self.path}{known}")
+        raise StoreError(f"{text} is ambiguous in {game}: {', '.join(b.label for b in found)};"
+                         " name one of them")
 
     # -- tournaments -----------------------------------------------------------
 
@@ -353,28 +432,29 @@ class Store:
                 return row
         raise StoreError(f"no tournament {key!r} in {self.path}")
 
+    def tournament_named(self, name: str) -> TournamentRow | None:
+        return next((row for row in self.tournaments() if row.name == name), None)
+
     def entrants(self, tournament: int) -> list[int]:
         """Bot ids of the tournament's entrants, by position."""
         rows = self.db.execute("SELECT bot_id FROM entrants WHERE tournament_id = ?"
                                " ORDER BY position", (tournament,))
         return [r[0] for r in rows]
 
-    def open_tournament(self, config: TournamentSettings, bot_ids: Sequence[int]) -> int:
-        """The tournament's id: created, or found with the same defining settings.
+    def create_tournament(self, config: TournamentSettings, bot_ids: Sequence[int],
+                          problems: Sequence[str | None] = ()) -> int:
+        """Store a new tournament with its entrants (bot revision ids, in entry order, each
+        with why it cannot play, if it cannot); return its id.
 
-        A secret seed is drawn here, from the system's randomness, when the tournament is
-        created; :meth:`seed_of` gives it back to the process that runs the tournament.
+        A secret seed is drawn here, from the system's randomness; :meth:`seed_of` gives it
+        back to the process that runs the tournament.
         """
-        row = self.db.execute("SELECT id, fingerprint FROM tournaments WHERE name = ?",
-                              (config.name,)).fetchone()
-        if row is not None:
-            if row[1] != config.fingerprint():
-                raise StoreError(
-                    f"tournament {config.name!r} in {self.path} was run with other settings "
-                    "(bots, seed, format, options, time limit, …); give this one another name")
-            return int(row[0])
         seed = secrets.randbits(63) if config.secret_seed else config.seed
+        problems = list(problems) or [None] * len(bot_ids)
         with self.transaction():
+            if self.db.execute("SELECT 1 FROM tournaments WHERE name = ?",
+                               (config.name,)).fetchone():
+                raise StoreError(f"tournament {config.name!r} is in {self.path} already")
             cursor = self.db.execute(
                 "INSERT INTO tournaments (name, game, seed, fingerprint, config, status, created,"
                 " seed_secret) VALUES (?,?,?,?,?,?,?,?)",
@@ -382,9 +462,29 @@ class Store:
                  json.dumps(config.to_json()), "running", time.time(), int(config.secret_seed)))
             tid = int(cursor.lastrowid or 0)
             self.db.executemany(
-                "INSERT INTO entrants (tournament_id, position, bot_id) VALUES (?,?,?)",
-                [(tid, i, bot_id) for i, bot_id in enumerate(bot_ids)])
+                "INSERT INTO entrants (tournament_id, position, bot_id, problem)"
+                " VALUES (?,?,?,?)",
+                [(tid, i, bot_id, problem)
+                 for i, (bot_id, problem) in enumerate(zip(bot_ids, problems, strict=True))])
         return tid
+
+    def update_config(self, tournament: int, config: TournamentSettings) -> None:
+        """Keep ``config`` as the tournament's settings (it grew: more rounds or games per
+        pairing); it is running again until its new games are played."""
+        self.db.execute("UPDATE tournaments SET config = ?, fingerprint = ?, status = 'running',"
+                        " finished = NULL WHERE id = ?",
+                        (json.dumps(config.to_json()), config.fingerprint(), tournament))
+
+    def fingerprint(self, tournament: int) -> str:
+        row = self.db.execute("SELECT fingerprint FROM tournaments WHERE id = ?",
+                              (tournament,)).fetchone()
+        return str(row[0])
+
+    def entrant_problems(self, tournament: int) -> list[str | None]:
+        """Per entrant position: why it could not play (its games were forfeited), or None."""
+        rows = self.db.execute("SELECT problem FROM entrants WHERE tournament_id = ?"
+                               " ORDER BY position", (tournament,))
+        return [r[0] for r in rows]
 
     def seed_of(self, tournament: int) -> int:
         """The tournament's seed (a secret one too: for the process that runs it)."""
@@ -419,9 +519,14 @@ class Store:
         self._claims.append((path, handle))
 
     def set_status(self, tournament: int, status: str) -> None:
-        finished = time.time() if status == "complete" else None
-        self.db.execute("UPDATE tournaments SET status = ?, finished = ? WHERE id = ?",
-                        (status, finished, tournament))
+        """Mark the tournament; it finished when it first became complete, not when it was
+        last found complete again."""
+        if status == "complete":
+            self.db.execute("UPDATE tournaments SET status = ?, finished = coalesce(finished, ?)"
+                            " WHERE id = ?", (status, time.time(), tournament))
+        else:
+            self.db.execute("UPDATE tournaments SET status = ?, finished = NULL WHERE id = ?",
+                            (status, tournament))
 
     def status(self, tournament: int) -> str:
         row = self.db.execute("SELECT status FROM tournaments WHERE id = ?",
@@ -436,11 +541,12 @@ class Store:
         self.db.execute(
             "INSERT OR IGNORE INTO games (tournament_id, key, round, table_no, set_no, rotation,"
             " seed, seats, ranks, scores, statuses, termination, moves, duration, record,"
-            " finished, isolations) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " finished, isolations, details) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (tournament, task.key, task.round, task.table, task.set, task.rotation, task.seed,
              json.dumps(task.seats), json.dumps(game.ranks), json.dumps(game.scores),
              json.dumps(game.statuses), game.termination, game.moves, duration,
-             game.record_json, time.time(), json.dumps(game.isolations)))
+             game.record_json, time.time(), json.dumps(game.isolations),
+             json.dumps(game.details or [""] * len(game.statuses))))
 
     def finished_count(self, name: str) -> int:
         """How many games of the tournament called ``name`` are stored (0 if there is none)."""
@@ -455,7 +561,7 @@ class Store:
     def games(self, tournament: int, *, round_index: int | None = None) -> Iterator[GameRow]:
         """Finished games in schedule order (round, table, set, rotation)."""
         query = ("SELECT key, round, table_no, set_no, rotation, seed, seats, ranks, scores,"
-                 " statuses, termination, moves, duration, isolations FROM games"
+                 " statuses, termination, moves, duration, isolations, details FROM games"
                  " WHERE tournament_id = ?")
         args: list[Any] = [tournament]
         if round_index is not None:
@@ -467,15 +573,17 @@ class Store:
 
     def _game_row(self, tournament: int, row: Sequence[Any]) -> GameRow:
         try:
-            seats, ranks, scores, statuses, isolations = (
-                tuple(json.loads(text)) for text in (row[6], row[7], row[8], row[9], row[13]))
+            seats, ranks, scores, statuses, isolations, details = (
+                tuple(json.loads(text))
+                for text in (row[6], row[7], row[8], row[9], row[13], row[14]))
             if not len(seats) == len(ranks) == len(scores) == len(statuses):
                 raise ValueError("seats, ranks, scores and statuses differ in length")
             return GameRow(row[0], int(row[1]), int(row[2]), int(row[3]), int(row[4]),
                            int(row[5]), tuple(int(s) for s in seats),
                            tuple(int(r) for r in ranks), tuple(float(s) for s in scores),
                            tuple(str(s) for s in statuses), str(row[10]), int(row[11]),
-                           float(row[12]), tuple(str(i) for i in isolations))
+                           float(row[12]), tuple(str(i) for i in isolations),
+                           tuple(str(d) for d in details) or ("",) * len(seats))
         except (TypeError, ValueError) as exc:
             raise StoreError(f"{self.path}: tournament {tournament}, game {row[0]!r}: the row "
                              f"is damaged ({exc}); restore the database from a copy, or "
@@ -483,18 +591,25 @@ class Store:
 
     def played_games(self, game: str) -> Iterator[PlayedGame]:
         """Every stored game of ``game`` with bot ids, in canonical order: tournament
-        (oldest first), round, table, set, rotation."""
+        (oldest first), round, table, set, rotation. Games forfeited because a bot could not
+        play are left out."""
         query = ("SELECT g.tournament_id, g.round, g.table_no, g.set_no, g.rotation, g.seats,"
                  " g.ranks, g.scores FROM games g JOIN tournaments t ON t.id = g.tournament_id"
                  " WHERE t.game = ?"
                  " ORDER BY g.tournament_id, g.round, g.table_no, g.set_no, g.rotation")
         entrants: dict[int, list[int]] = {}
+        unable: dict[int, set[int]] = {}
         for tid, round_no, table, game_set, rotation, seats, ranks, scores in self.db.execute(
                 query, (game,)).fetchall():
             if tid not in entrants:
                 entrants[tid] = self.entrants(tid)
+                unable[tid] = {position for position, problem in enumerate(
+                    self.entrant_problems(tid)) if problem is not None}
             try:
-                bots = tuple(entrants[tid][int(position)] for position in json.loads(seats))
+                positions = [int(position) for position in json.loads(seats)]
+                if unable[tid].intersection(positions):
+                    continue  # a forfeit tells nothing of the bots' strength
+                bots = tuple(entrants[tid][position] for position in positions)
                 played = PlayedGame(tid, round_no, table, game_set, rotation, bots,
                                     tuple(int(r) for r in json.loads(ranks)),
                                     tuple(float(s) for s in json.loads(scores)))
@@ -504,16 +619,18 @@ class Store:
                                  f"damaged ({exc})") from None
             yield played
 
-    def save_ratings(self, system: str, game: str,
+    def save_ratings(self, system: str, game: str, variant: str,
                      ratings: Mapping[int, tuple[float, float, int]]) -> None:
-        """Replace the stored ratings of ``game`` by ``system``: bot id -> (μ, σ, games)."""
+        """Replace the stored ratings of ``game``'s ``variant`` (``all`` when pooled) by
+        ``system``: bot id -> (μ, σ, games)."""
         now = time.time()
         with self.transaction():
-            self.db.execute("DELETE FROM ratings WHERE system = ? AND game = ?", (system, game))
+            self.db.execute("DELETE FROM ratings WHERE system = ? AND game = ? AND variant = ?",
+                            (system, game, variant))
             self.db.executemany(
-                "INSERT INTO ratings (system, game, bot_id, mu, sigma, games, computed)"
-                " VALUES (?,?,?,?,?,?,?)",
-                [(system, game, bot, mu, sigma, n, now)
+                "INSERT INTO ratings (system, game, variant, bot_id, mu, sigma, games, computed)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                [(system, game, variant, bot, mu, sigma, n, now)
                  for bot, (mu, sigma, n) in ratings.items()])
 
     def record(self, tournament: int, key: str) -> GameRecord:
@@ -542,15 +659,33 @@ class _Transaction:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
+def fingerprint_of(config: Mapping[str, Any]) -> str:
+    """A hash of a stored config's settings that decide the results: without the bots (told
+    apart by their stored revisions), their isolation, the rating settings and the settings
+    a tournament can grow by."""
+    defining = {key: value for key, value in config.items() if key not in NOT_DEFINING}
+    text = json.dumps(defining, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _refingerprint(db: sqlite3.Connection) -> None:
-    """Fingerprints as this version computes them: without the isolation of the bots, which
-    decides how bots are contained, not the results."""
+    """Fingerprints as this version computes them."""
     for tid, text in db.execute("SELECT id, config FROM tournaments").fetchall():
-        config = json.loads(text)
-        defining = {key: value for key, value in config.items()
-                    if key not in ("ratings", "isolation")}
-        defining["bots"] = [{k: v for k, v in bot.items() if k != "isolation"}
-                            for bot in defining.get("bots", [])]
-        fingerprint = hashlib.sha256(json.dumps(defining, sort_keys=True,
-                                                separators=(",", ":")).encode()).hexdigest()
-        db.execute("UPDATE tournaments SET fingerprint = ? WHERE id = ?", (fingerprint, tid))
+        db.execute("UPDATE tournaments SET fingerprint = ? WHERE id = ?",
+                   (fingerprint_of(json.loads(text)), tid))
+
+
+def _fill_details(db: sqlite3.Connection) -> None:
+    """Each seat's failure detail of the games a bot lost by a failure, from their records
+    (databases written before details had a column of their own)."""
+    rows = db.execute("SELECT id, record FROM games WHERE details = '[]' AND (statuses"
+                      " LIKE '%crash%' OR statuses LIKE '%timeout%' OR statuses"
+                      " LIKE '%illegal-action%')").fetchall()
+    for game_id, text in rows:
+        try:
+            seats = json.loads(text)["seats"]
+            details = [seat.get("detail", "") if seat.get("status", OK) != OK else ""
+                       for seat in seats]
+        except (TypeError, ValueError, KeyError):
+            continue  # a damaged record is reported when it is read
+        db.execute("UPDATE games SET details = ? WHERE id = ?", (json.dumps(details), game_id))

@@ -1,16 +1,24 @@
 """Bot versions across tournaments: the all-time leaderboard and each version's history.
 
-All-time ratings of a game are computed from every stored game of that game,
-in the canonical order of :func:`arena.results.store.Store.rated_games`, and saved to
-the ``ratings`` table with the system that produced them.
+All-time ratings are computed per *variant* of a game — its number of players and
+its options (Sonnentau's dice, board, …) — from every stored game of the
+variant's tournaments, in the canonical order of
+:func:`arena.results.store.Store.played_games`, and saved to the ``ratings``
+table with the system that produced them. Asked to pool, they are computed from
+every game of the game, whatever its variant.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+from arena.games import find_game
+from arena.referee.match import SEATS_OPTION
 from arena.results.ratings import RatedGame, Rating, RatingSettings, RatingTable, make_rater
 from arena.results.standings import Tally
 from arena.results.store import Store, StoredBot, TournamentRow
@@ -34,6 +42,46 @@ class HistoryRow:
     games: int
 
 
+POOLED = "all"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way a game is played: ``key`` tells variants apart, ``label`` names one."""
+
+    key: str
+    label: str
+
+
+def variant_of(tournament: TournamentRow) -> Variant:
+    """The variant a tournament was played in: its players and its game's options (the
+    defaults filled in)."""
+    config = tournament.config
+    given = dict(config.get("options") or {})
+    seats = int(config.get("seats", 2))
+    values: dict[str, Any] = {}
+    shown = [f"{seats} players"]
+    for option in find_game(tournament.game).info.options:
+        value = given.get(option.name, option.default)
+        if option.name == SEATS_OPTION:
+            continue
+        values[option.name] = value
+        if option.choices or value != option.default:
+            text = Path(str(value)).name if option.is_file else str(value)
+            shown.append(f"{option.name} {text}")
+    key = json.dumps({"seats": seats, "options": values}, sort_keys=True)
+    return Variant(key, ", ".join(shown))
+
+
+def variants(store: Store, game: str) -> list[Variant]:
+    """The variants of ``game`` that tournaments were played in, the oldest first."""
+    found: dict[str, Variant] = {}
+    for tournament in store.tournaments(game):
+        variant = variant_of(tournament)
+        found.setdefault(variant.key, variant)
+    return list(found.values())
+
+
 @dataclass
 class AllTime:
     table: RatingTable
@@ -41,14 +89,20 @@ class AllTime:
     after_tournament: dict[int, dict[int, tuple[Rating, int]]]
 
 
-def all_time(store: Store, game: str, settings: RatingSettings | None = None) -> AllTime:
-    """Rate every stored game of ``game``; keep a snapshot after each tournament."""
+def all_time(store: Store, game: str, settings: RatingSettings | None = None,
+             variant: Variant | None = None) -> AllTime:
+    """Rate the stored games of ``game`` in ``variant`` (every game, pooled, if None); keep
+    a snapshot after each tournament."""
     settings = settings or RatingSettings()
     table = RatingTable(make_rater(settings))
     tallies: dict[int, Tally] = defaultdict(Tally)
     snapshots: dict[int, dict[int, tuple[Rating, int]]] = {}
     last: int | None = None
+    included = None if variant is None else {
+        t.id for t in store.tournaments(game) if variant_of(t).key == variant.key}
     for played in store.played_games(game):
+        if included is not None and played.tournament not in included:
+            continue
         if last is not None and played.tournament != last:
             snapshots[last] = _snapshot(table)
         last = played.tournament
@@ -58,7 +112,7 @@ def all_time(store: Store, game: str, settings: RatingSettings | None = None) ->
             tallies[bot].add(seat, played.ranks, played.scores)
     if last is not None:
         snapshots[last] = _snapshot(table)
-    store.save_ratings(settings.system, game, {
+    store.save_ratings(settings.system, game, POOLED if variant is None else variant.key, {
         bot: (r.mu, r.sigma, table.games.get(bot, 0)) for bot, r in table.ratings.items()})
     return AllTime(table, dict(tallies), snapshots)
 
@@ -67,29 +121,43 @@ def _snapshot(table: RatingTable) -> dict[int, tuple[Rating, int]]:
     return {bot: (rating, table.games[bot]) for bot, rating in table.ratings.items()}
 
 
-def leaderboard(store: Store, game: str,
-                settings: RatingSettings | None = None) -> list[LeaderboardRow]:
-    """Every rated version of every bot, best first by μ − 3σ."""
-    result = all_time(store, game, settings)
+def leaderboard(store: Store, game: str, settings: RatingSettings | None = None,
+                variant: Variant | None = None) -> list[LeaderboardRow]:
+    """Every rated bot revision of ``variant`` (pooled: of the game), best first by
+    μ − 3σ; then the ones that entered its tournaments without a rated game."""
+    result = all_time(store, game, settings, variant)
     bots = {bot.id: bot for bot in store.bots(game)}
     rated = [LeaderboardRow(bots[bot_id], rating, result.tallies[bot_id])
              for bot_id, rating in result.table.leaderboard()]
-    unrated = [LeaderboardRow(bot, result.table.rater.initial(), Tally())
-               for bot_id, bot in bots.items() if bot_id not in result.table.ratings]
+    entered = {bot_id for t in store.tournaments(game)
+               if variant is None or variant_of(t).key == variant.key
+               for bot_id in store.entrants(t.id)}
+    unrated = [LeaderboardRow(bot, result.table.rater.initial(),
+                              result.tallies.get(bot_id, Tally()))
+               for bot_id, bot in bots.items()
+               if bot_id not in result.table.ratings and bot_id in entered]
     return rated + unrated
 
 
-def history(store: Store, name: str, game: str,
-            settings: RatingSettings | None = None) -> list[HistoryRow]:
-    """Each version of bot ``name``: its rating and games after every tournament it played."""
+def never_played(store: Store, game: str) -> list[StoredBot]:
+    """The bots of ``game`` registered (submitted) but in no tournament yet."""
+    entered = {bot_id for t in store.tournaments(game) for bot_id in store.entrants(t.id)}
+    return [bot for bot in store.bots(game) if bot.id not in entered]
+
+
+def history(store: Store, name: str, game: str, settings: RatingSettings | None = None,
+            variant: Variant | None = None) -> list[HistoryRow]:
+    """Each revision of bot ``name``: its rating and games after every tournament of
+    ``variant`` (pooled: of the game) it played."""
     versions = {bot.id: bot for bot in store.bots(game) if bot.identity.name == name}
     if not versions:
         return []
-    return [HistoryRow(versions[point.bot].identity.version, point.tournament.name,
+    return [HistoryRow(versions[point.bot].label.partition("@")[2], point.tournament.name,
                        point.tournament.finished or point.tournament.created, point.rating,
                        point.games)
             for point in after_each_tournament(store, game, versions,
-                                               all_time(store, game, settings))]
+                                               all_time(store, game, settings, variant),
+                                               variant)]
 
 
 @dataclass(frozen=True)
@@ -104,11 +172,19 @@ class Snapshot:
     games: int
 
 
+def tournaments_of(store: Store, game: str, variant: Variant | None = None
+                   ) -> list[TournamentRow]:
+    """The tournaments of ``game`` (of ``variant`` only, if given), the oldest first."""
+    return [t for t in store.tournaments(game)
+            if variant is None or variant_of(t).key == variant.key]
+
+
 def after_each_tournament(store: Store, game: str, bots: Container[int],
-                          result: AllTime) -> Iterator[Snapshot]:
-    """The snapshots of ``bots`` after every tournament of ``game`` they played, oldest
-    tournament first, its bots in entry order."""
-    for position, tournament in enumerate(store.tournaments(game)):
+                          result: AllTime, variant: Variant | None = None
+                          ) -> Iterator[Snapshot]:
+    """The snapshots of ``bots`` after every tournament of ``game`` (of ``variant``) they
+    played, oldest tournament first, its bots in entry order."""
+    for position, tournament in enumerate(tournaments_of(store, game, variant)):
         snapshot = result.after_tournament.get(tournament.id, {})
         for bot_id in dict.fromkeys(store.entrants(tournament.id)):
             if bot_id in bots and bot_id in snapshot:

@@ -10,7 +10,6 @@ to play is refused with its size.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -31,9 +30,14 @@ from arena.games.base import ArenaError, UnknownGameError, unknown_name_message
 from arena.games.datafile import DataFileError, read_yaml
 from arena.referee.match import SEATS_OPTION
 from arena.results.ratings import RatingSettings, RatingSettingsError
+from arena.results.store import fingerprint_of
 from arena.tournaments.schedule import games_in
 
 FORMATS = ("round-robin", "swiss")
+STOP, FORFEIT = "stop", "forfeit"
+BROKEN_BOTS = (STOP, FORFEIT)
+"""What a bot that cannot play does to its tournament: stop it before the first game, or
+have its games forfeited (for competitions that must go on)."""
 EXECUTORS = ("local", "dask")
 DEFAULT_DB = "results/arena.db"
 DEFAULT_OUTPUT_ROOT = "results"
@@ -72,6 +76,7 @@ class TournamentConfig:
     memory_limit: int | None = 1024
     cpu_limit: float | None = 120.0
     isolation: str | None = None
+    broken_bots: str = STOP
     executor: str = "local"
     scheduler: str | None = None
     output: str = ""
@@ -92,7 +97,7 @@ class TournamentConfig:
         bots are contained); a secret seed counts as ``"secret"``."""
         data = asdict(self)
         for key in ("workers", "output", "db", "source", "ratings", "executor", "scheduler",
-                    "isolation", "secret_seed"):
+                    "isolation", "secret_seed", "broken_bots"):
             data.pop(key)
         data["bots"] = [without_isolation(bot.to_json()) for bot in self.bots]
         if self.secret_seed:
@@ -104,8 +109,9 @@ class TournamentConfig:
         return {**self.defining(), "ratings": asdict(self.ratings)}
 
     def fingerprint(self) -> str:
-        text = json.dumps(self.defining(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+        """A hash of the settings a stored tournament must share with this config to be
+        resumed or grown by it (the bots are compared by their revisions instead)."""
+        return fingerprint_of(self.to_json())
 
 
 def without_isolation(bot: Mapping[str, Any]) -> dict[str, Any]:
@@ -130,6 +136,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "memory_limit": ((int, NULL), False),
     "cpu_limit": ((int, float, NULL), False),
     "isolation": ((str,), False),
+    "broken_bots": ((str,), False),
     "executor": ((str,), False),
     "scheduler": ((str,), False),
     "output": ((str,), False),
@@ -295,6 +302,8 @@ def _check_semantics(config: TournamentConfig) -> None:
          "the dask executor needs the scheduler's address, e.g. tcp://host:8786"),
         (config.isolation is None or config.isolation in ISOLATIONS, "isolation",
          f"must be one of {', '.join(ISOLATIONS)}, got {config.isolation!r}"),
+        (config.broken_bots in BROKEN_BOTS, "broken_bots",
+         f"must be one of {', '.join(BROKEN_BOTS)}, got {config.broken_bots!r}"),
     ]
     for ok, key, message in checks:
         if not ok:

@@ -15,24 +15,35 @@ resumes.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.bots.identity import BotEntry
+from arena.bots.identity import BotEntry, identity_hash, source_hash
 from arena.games import find_game
-from arena.games.base import Game
+from arena.games.base import ArenaError, Game, State
 from arena.referee.dice import derive_seed
 from arena.referee.match import check_seat_count, play_game
-from arena.referee.protocol import Player
-from arena.referee.record import GameRecord
+from arena.referee.protocol import Player, failure_excerpt, failure_shape
+from arena.referee.record import OK, GameRecord, Move
 from arena.results.comparison import Comparison, summarise
 from arena.results.standings import BotResults, table_lines, tally_games
 from arena.results.stats import SprtSettings
 from arena.results.store import Store, StoredBot
 from arena.tournaments.config import TournamentConfig
-from arena.tournaments.runner import Progress, RunReport, open_run, play_tasks, round_robin_tasks
+from arena.tournaments.executor import run_tasks
+from arena.tournaments.runner import (
+    Progress,
+    RunReport,
+    absolute_spec,
+    open_run,
+    play_tasks,
+    round_robin_tasks,
+)
+from arena.tournaments.schedule import GameTask
+from arena.tournaments.tasks import MatchSetup
 
 SETS_PER_CHECK = 8
 
@@ -48,15 +59,38 @@ def rotation(index: int, seats: int) -> list[int]:
 
 def play_match(game: Game | str, players: Sequence[Player], seed: int, games: int,
                options: Mapping[str, Any] | None = None, *, time_limit: float | None = None,
+               on_move: Callable[[State, Move], None] | None = None,
                ) -> Iterator[tuple[list[int], GameRecord]]:
-    """Yield (bot index of each seat, record) for each game, as it is played."""
+    """Yield (bot index of each seat, record) for each game, as it is played.
+
+    ``on_move(state, move)``, if given, sees every move of every game as it is made, the
+    dice included (see :func:`arena.referee.match.play_game`).
+    """
     game = find_game(game) if isinstance(game, str) else game
     check_seat_count(game, len(players))
     for index in range(games):
         order = rotation(index, len(players))
         seated = [players[bot] for bot in order]
         yield order, play_game(game, seated, match_seed(seed, index, len(players)), options,
-                               time_limit=time_limit)
+                               time_limit=time_limit, on_move=on_move)
+
+
+def play_match_in_workers(game: str, specs: Sequence[str], isolation: str, seed: int,
+                          games: int, options: Mapping[str, Any], *, workers: int,
+                          time_limit: float | None = None,
+                          ) -> Iterator[tuple[int, list[int], GameRecord]]:
+    """The games of :func:`play_match` (the same seeds and seats, so the same results),
+    played by ``workers`` worker processes, each with bot processes of its own; yield
+    (game index, bot index of each seat, record) as each game finishes, in any order."""
+    seats = len(specs)
+    setup = MatchSetup(game, dict(options), tuple(
+        BotEntry(absolute_spec(spec), isolation=isolation) for spec in specs), time_limit)
+    tasks = (GameTask(0, 0, index // seats, index % seats, tuple(rotation(index, seats)),
+                      match_seed(seed, index, seats)) for index in range(games))
+    for result in run_tasks(setup, tasks, workers=workers):
+        task = result.task
+        record = GameRecord.from_json(json.loads(result.game.record_json))
+        yield task.set * seats + task.rotation, list(task.seats), record
 
 
 @dataclass
@@ -68,6 +102,9 @@ class MatchSummary:
     results: list[BotResults] = field(init=False)
     terminations: Counter[str] = field(default_factory=Counter)
 
+    failures: dict[tuple[int, str, str], list[Any]] = field(default_factory=dict)
+    """Each distinct failure (bot, status, first line): [count, excerpt of its detail]."""
+
     def __post_init__(self) -> None:
         self.results = tally_games(self.labels, self.seats, [])
 
@@ -78,10 +115,19 @@ class MatchSummary:
             self.results[bot].overall.add(seat, record.ranks, record.scores, statuses[seat])
             self.results[bot].by_seat[seat].add(seat, record.ranks, record.scores,
                                                 statuses[seat])
+            if statuses[seat] != OK:
+                excerpt = failure_excerpt(record.seats[seat].detail) or ["(no detail)"]
+                key = (bot, statuses[seat], failure_shape(excerpt[0]))
+                self.failures.setdefault(key, [0, excerpt])[0] += 1
 
     def lines(self) -> list[str]:
-        return [*table_lines(self.results), "", "terminations: " + ", ".join(
+        lines = [*table_lines(self.results), "", "terminations: " + ", ".join(
             f"{reason} {count}" for reason, count in sorted(self.terminations.items()))]
+        for (bot, status, _), (count, excerpt) in self.failures.items():
+            times = "once" if count == 1 else f"{count} times"
+            lines.append(f"{self.labels[bot]} lost by {status} {times}: {excerpt[0]}")
+            lines += [f"    {line}" for line in excerpt[1:]]
+        return lines
 
 
 def bot_labels(players: Sequence[Player]) -> list[str]:
@@ -100,27 +146,50 @@ def play_comparison(store: Store, game: str, first: StoredBot, second: StoredBot
                     pairs: int, seed: int, workers: int, db: str,
                     settings: SprtSettings | None = None,
                     progress: Progress | None = None) -> Comparison:
-    """Play up to ``pairs`` seat-swapped pairs (stopping early at an SPRT bound)."""
+    """Play up to ``pairs`` seat-swapped pairs (stopping early at an SPRT bound); the
+    progress's ``status`` follows the SPRT's log-likelihood ratio."""
+    for bot in (first, second):
+        check_code_unchanged(bot)
     config = TournamentConfig(
-        name=f"compare {first.identity.label} vs {second.identity.label} seed {seed}"
+        name=f"compare {first.label} vs {second.label} seed {seed}"
              + (f" sprt {settings.elo0},{settings.elo1},{settings.alpha},{settings.beta}"
                 if settings else ""),
         game=game, bots=(_entry(first), _entry(second)), games_per_pairing=pairs,
         seed=seed, workers=workers, db=db)
     run = open_run(config, store)
-    tasks = list(round_robin_tasks(run.config, run.entrants.labels))
+    tasks = list(round_robin_tasks(run.config, run.entrants.seed_keys))
     report = RunReport(run.tid, len(tasks), len(store.finished_keys(run.tid)))
     progress = progress or Progress()
     progress.started(report.total, report.already_done)
     chunk = 2 * SETS_PER_CHECK * max(1, config.worker_count)
     result = _result(store, run.tid, run.entrants.labels, first.id, game, settings)
     for start in range(0, len(tasks), chunk):
-        if result.sprt is not None and result.sprt.is_finished:
-            break
+        if result.sprt is not None:
+            progress.status(sprt_status(result))
+            if result.sprt.is_finished:
+                break
         play_tasks(run, tasks[start:start + chunk], report, progress)
         result = _result(store, run.tid, run.entrants.labels, first.id, game, settings)
     store.set_status(run.tid, "complete")
     return result
+
+
+def sprt_status(result: Comparison) -> str:
+    """``LLR 1.23 (-2.94, 2.94)``: where the test stands, for a progress line."""
+    assert result.sprt is not None
+    r = result.sprt
+    return f"LLR {r.llr:.2f} ({r.lower:.2f}, {r.upper:.2f})"
+
+
+def check_code_unchanged(bot: StoredBot) -> None:
+    """New games of a stored revision need its code: refused if its file now holds other
+    code (a later revision)."""
+    identity = bot.identity
+    if identity_hash(source_hash(identity.spec), identity.params) != identity.code_hash:
+        raise ArenaError(
+            f"{bot.label}: its code in {identity.spec} has changed since it was stored, so "
+            "no new games of it can be played; compare its stored games (without --games "
+            "and --sprt), or the current code's revision")
 
 
 def _result(store: Store, tid: int, labels: list[str], first_id: int, game: str,

@@ -9,28 +9,39 @@ time may run it.
 
 Opening a run settles each bot's isolation (the sandbox by default), names
 every bot (in its own process, sandboxed, unless it is trusted), and registers
-it; a bot that cannot load, or that claims a name and version already stored
-with other code, does not play: its games are forfeited and the run goes on.
+its revision. A bot that cannot load, or says it plays other games, stops the
+run before its first game (with ``broken_bots: forfeit`` its games are
+forfeited instead).
+
+Running a config again: with the same settings and bots it resumes (or reports
+the tournament complete); with more ``rounds`` or ``games_per_pairing`` (Swiss:
+more rounds) the tournament grows and only the new games are played; with a
+changed bot, or bots added or left out, the bots are played as a new tournament
+named ``<name>-2`` (``-3``, …), the old one kept; other changed settings are
+refused, saying what changed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.bots.identity import BotIdentity, entrant
+from arena.bots.identity import BotEntry, BotIdentity, entrant
 from arena.bots.isolation import DESCRIPTIONS, SANDBOX, resolve_isolation
 from arena.bots.loading import split_spec
 from arena.bots.process import Limits, is_command
 from arena.games import find_game
+from arena.games.base import ArenaError
 from arena.referee.match import resolve_game_options
 from arena.results.standings import BotResults, game_points, tally_games
-from arena.results.store import GameRow, Store, StoreError
-from arena.tournaments.config import TournamentConfig
+from arena.results.store import EXTENDABLE, NOT_DEFINING, GameRow, Store, StoreError, TournamentRow
+from arena.tournaments.config import STOP, TournamentConfig
 from arena.tournaments.executor import run_tasks
 from arena.tournaments.schedule import (
     MAX_SUBSETS,
@@ -41,7 +52,7 @@ from arena.tournaments.schedule import (
     round_robin_tables,
     tables_per_round,
 )
-from arena.tournaments.swiss import RoundPairing, TableResult, pair_round
+from arena.tournaments.swiss import TIE_DIGITS, RoundPairing, TableResult, pair_round
 from arena.tournaments.swiss import standings as swiss_standings
 from arena.tournaments.tasks import GameResult, MatchSetup
 
@@ -57,6 +68,8 @@ class Progress:
     started: Callable[[int, int], None] = lambda total, done: None
     game_done: Callable[[GameResult], None] = lambda result: None
     round_done: Callable[[int, list[BotResults]], None] = lambda index, standings: None
+    status: Callable[[str], None] = lambda text: None
+    """A short line on where the run stands (a comparison's SPRT), shown with the bar."""
 
 
 @dataclass
@@ -67,6 +80,10 @@ class RunReport:
     played: int = 0
     standings: list[BotResults] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    name: str = ""
+    """The tournament's name (``<name>-2`` when changed bots made it a new one)."""
+    notes: list[str] = field(default_factory=list)
+    """What running the config did beyond playing: a grown or a new tournament."""
 
     @property
     def complete(self) -> bool:
@@ -76,8 +93,21 @@ class RunReport:
 @dataclass(frozen=True)
 class Entrants:
     labels: list[str]
+    """Per entrant: how it is shown (its revision's label once registered)."""
     identities: list[BotIdentity]
     problems: list[str]
+    refusals: list[str | None] = field(default_factory=list)
+    """Per entrant: why it does not play (its games are forfeited), or None."""
+
+    @property
+    def seed_keys(self) -> list[str]:
+        """Per entrant: ``name@version``, which keys the seeds of its games, so that every
+        revision of a bot meets the same dice."""
+        return [identity.label for identity in self.identities]
+
+
+class BrokenBotError(ArenaError):
+    """A bot of the tournament cannot play it; the message names each and says why."""
 
 
 def resolve_entries(config: TournamentConfig) -> TournamentConfig:
@@ -90,14 +120,29 @@ def resolve_entries(config: TournamentConfig) -> TournamentConfig:
 
 def load_entrants(config: TournamentConfig) -> Entrants:
     """Name every bot: isolated bots say who they are in their own process, trusted ones
-    are loaded here. A bot that cannot load is reported, and its games are forfeited."""
+    are loaded here. A bot that cannot load, or says it plays other games, stops the
+    tournament before its first game (BrokenBotError); with ``broken_bots: forfeit`` it
+    is reported instead, and its games are forfeited."""
     limits = limits_of(config)
-    entrants = [entrant(entry, limits) for entry in config.bots]
-    problems = [e.problem for e in entrants if e.problem is not None]
+    entrants = [entrant(entry, limits, config.game) for entry in config.bots]
+    problems = [f"bots[{index}] ({describe_entry(e.entry)}): {e.problem}"
+                for index, e in enumerate(entrants) if e.problem is not None]
+    if problems and config.broken_bots == STOP:
+        raise BrokenBotError("\n".join(
+            [f"{config.source}: the tournament cannot start:", *problems,
+             "fix the bot, or leave it out (broken_bots: forfeit plays on without it)"]))
     for problem in problems:
-        log.warning("%s", problem)
+        log.warning("%s; its games are forfeited", problem)
     identities = [e.identity for e in entrants]
-    return Entrants([i.label for i in identities], identities, problems)
+    refusals = [None if e.problem is None else f"it does not play: {e.problem}"
+                for e in entrants]
+    return Entrants([i.label for i in identities], identities,
+                    [f"{p}; its games are forfeited" for p in problems], refusals)
+
+
+def describe_entry(entry: BotEntry) -> str:
+    """``bots/x.py``, or ``bots/x.py as name`` for an entry that names its bot."""
+    return entry.spec + (f" as {entry.name}" if entry.name else "")
 
 
 def limits_of(config: TournamentConfig) -> Limits:
@@ -127,9 +172,11 @@ def total_games(config: TournamentConfig) -> int:
                     config.games_per_pairing)
 
 
-def round_robin_tasks(config: TournamentConfig, labels: Sequence[str]) -> Iterator[GameTask]:
+def round_robin_tasks(config: TournamentConfig, seed_keys: Sequence[str]
+                      ) -> Iterator[GameTask]:
+    """The round-robin's games; ``seed_keys`` (``name@version`` per entrant) key the seeds."""
     tables = round_robin_tables(len(config.bots), config.seats, config.rounds, config.seed)
-    return iter_tasks(tables, config.games_per_pairing, config.seed, labels)
+    return iter_tasks(tables, config.games_per_pairing, config.seed, seed_keys)
 
 
 @dataclass(frozen=True)
@@ -141,18 +188,116 @@ class TournamentRun:
     tid: int
     entrants: Entrants
     setup: MatchSetup
+    notes: tuple[str, ...] = ()
+    """What opening it did beyond resuming: grew it, or made it a new tournament."""
 
 
 def open_run(config: TournamentConfig, store: Store) -> TournamentRun:
-    """Settle the bots' isolation, name and register them, find or create the tournament in
-    ``store`` and claim it for this process. A secret seed is the stored one from here on."""
+    """Settle the bots' isolation, name and register them, find, grow or create the
+    tournament in ``store`` and claim it for this process. A secret seed is the stored one
+    from here on."""
     config = resolve_entries(config)
     entrants = load_entrants(config)
-    entrants, bot_ids, refusals = register_entrants(store, config.game, entrants)
-    tid = store.open_tournament(config, bot_ids)
+    entrants, bot_ids = register_entrants(store, config.game, entrants)
+    config, tid, notes = settle_tournament(store, config, bot_ids, entrants.refusals)
     store.claim(tid)
     config = dataclasses.replace(config, seed=store.seed_of(tid))
-    return TournamentRun(config, store, tid, entrants, match_setup(config, entrants, refusals))
+    return TournamentRun(config, store, tid, entrants,
+                         match_setup(config, entrants, entrants.refusals), tuple(notes))
+
+
+def settle_tournament(store: Store, config: TournamentConfig, bot_ids: Sequence[int],
+                      refusals: Sequence[str | None]) -> tuple[TournamentConfig, int, list[str]]:
+    """The tournament this config runs: the stored one of its name (grown if the config
+    asks for more games), a new one, or, when the bots differ from the stored ones, the
+    first ``<name>-N`` that has these bots or is free. Returns the config under the name it
+    runs as, the tournament's id, and notes on what was done."""
+    row = store.tournament_named(config.name)
+    if row is None:
+        return config, store.create_tournament(config, bot_ids, refusals), []
+    refuse_other_settings(store, row, config)
+    if store.entrants(row.id) == list(bot_ids):
+        return config, row.id, grow(store, row, config)
+    changes = bot_changes(store, store.entrants(row.id), bot_ids)
+    for number in itertools.count(2):
+        renamed = renamed_config(config, f"{config.name}-{number}")
+        other = store.tournament_named(renamed.name)
+        if other is None:
+            tid = store.create_tournament(renamed, bot_ids, refusals)
+            return renamed, tid, [
+                f"the bots differ from those of tournament {config.name!r} ({changes}): "
+                f"playing them as a new tournament {renamed.name!r}; {config.name!r} is "
+                "kept as it was"]
+        if store.entrants(other.id) == list(bot_ids) and not settings_diff(other, renamed):
+            return renamed, other.id, [
+                f"the bots differ from those of tournament {config.name!r} ({changes}); "
+                f"{renamed.name!r} has these bots: running that one",
+                *grow(store, other, renamed)]
+    raise AssertionError("unreachable")
+
+
+def renamed_config(config: TournamentConfig, name: str) -> TournamentConfig:
+    """``config`` under another name; its output folder follows (``results/<name>``, or
+    the configured folder with the same suffix)."""
+    output = config.output and config.output.rstrip("/") + name[len(config.name):]
+    return dataclasses.replace(config, name=name, output=output)
+
+
+def settings_diff(row: TournamentRow, config: TournamentConfig) -> list[str]:
+    """``key: stored → asked`` for each setting (not the bots, not what a tournament can
+    grow by) in which ``config`` differs from the stored tournament."""
+    stored, asked = dict(row.config), config.to_json()
+    growable = [key for key in EXTENDABLE
+                if not (config.format == "swiss" and key == "games_per_pairing")]
+    keys = sorted((set(stored) | set(asked)) - set(NOT_DEFINING) - {"name"}
+                  | (set(EXTENDABLE) - set(growable)))
+    return [f"{key}: {_shown(stored.get(key))} → {_shown(asked.get(key))}"
+            for key in keys if stored.get(key) != asked.get(key)]
+
+
+def _shown(value: object) -> str:
+    return "(not set)" if value is None else json.dumps(value, sort_keys=True)
+
+
+def refuse_other_settings(store: Store, row: TournamentRow, config: TournamentConfig) -> None:
+    changed = settings_diff(row, config)
+    if changed:
+        raise StoreError(
+            f"tournament {config.name!r} in {store.path} was run with other settings ("
+            + "; ".join(changed) + "); put the old settings back to resume it, or give "
+            "this one another name (--name)")
+
+
+def grow(store: Store, row: TournamentRow, config: TournamentConfig) -> list[str]:
+    """Store the config's larger ``rounds``/``games_per_pairing``; a smaller one is
+    refused (played games are never dropped)."""
+    grown = []
+    for key in EXTENDABLE:
+        had, asked = int(row.config.get(key, 1)), int(getattr(config, key))
+        if asked < had:
+            raise StoreError(
+                f"tournament {config.name!r} has {key} {had} already; the config asks for "
+                f"{asked}, and played games are never dropped: ask for {had} or more, or "
+                "give this one another name (--name)")
+        if asked > had:
+            grown.append(f"{key} {had} → {asked}")
+    if not grown:
+        return []
+    store.update_config(row.id, config)
+    return [f"tournament {config.name!r} grows ({', '.join(grown)}): only the new games "
+            "are played"]
+
+
+def bot_changes(store: Store, stored: Sequence[int], asked: Sequence[int]) -> str:
+    """How the entrants ``asked`` differ from the ``stored`` ones, by their labels."""
+    def label(bot_id: int) -> str:
+        return store.bot(bot_id).label
+
+    changes = [f"{label(old)} is now {label(new)}"
+               for old, new in zip(stored, asked, strict=False) if old != new]
+    changes += [f"{label(new)} added" for new in asked[len(stored):]]
+    changes += [f"{label(old)} left out" for old in stored[len(asked):]]
+    return "; ".join(changes)
 
 
 def header_lines(run: TournamentRun) -> list[str]:
@@ -174,26 +319,12 @@ def header_lines(run: TournamentRun) -> list[str]:
 
 
 def register_entrants(store: Store, game: str, entrants: Entrants
-                      ) -> tuple[Entrants, list[int], list[str | None]]:
-    """Register each entrant's identity; one that claims a name and version stored with other
-    code plays under a stand-in version, refused (its games are forfeited)."""
-    identities, bot_ids = list(entrants.identities), []
-    refusals: list[str | None] = []
-    problems = list(entrants.problems)
-    for index, identity in enumerate(entrants.identities):
-        try:
-            bot_ids.append(store.register_bot(game, identity))
-            refusals.append(None)
-            continue
-        except StoreError as exc:
-            reason = f"refused: {exc}"
-        stand_in = dataclasses.replace(identity, version=f"refused-{identity.code_hash[:12]}")
-        identities[index] = stand_in
-        bot_ids.append(store.register_bot(game, stand_in))
-        refusals.append(reason)
-        problems.append(f"bot {identity.spec} is {reason}; its games are forfeited")
-        log.warning("%s", problems[-1])
-    return (Entrants([i.label for i in identities], identities, problems), bot_ids, refusals)
+                      ) -> tuple[Entrants, list[int]]:
+    """Register each entrant's revision; the entrants come back labelled as stored
+    (``greedy@1.0``, or ``greedy@1.0+3f2a9c`` for a later revision of that version)."""
+    bot_ids = [store.register_bot(game, identity) for identity in entrants.identities]
+    labels = [store.bot(bot_id).label for bot_id in bot_ids]
+    return dataclasses.replace(entrants, labels=labels), bot_ids
 
 
 def run_tournament(config: TournamentConfig, store: Store,
@@ -203,11 +334,12 @@ def run_tournament(config: TournamentConfig, store: Store,
     run = open_run(config, store)
     config = run.config
     report = RunReport(run.tid, total_games(config), len(store.finished_keys(run.tid)),
-                       problems=list(run.entrants.problems))
+                       problems=list(run.entrants.problems), name=config.name,
+                       notes=list(run.notes))
     progress.opened(run)
     progress.started(report.total, report.already_done)
     if config.format == "round-robin":
-        play_tasks(run, round_robin_tasks(config, run.entrants.labels), report, progress)
+        play_tasks(run, round_robin_tasks(config, run.entrants.seed_keys), report, progress)
     else:
         _play_swiss(run, report, progress)
     report.standings = standings(store, run.tid, run.entrants.labels, config)
@@ -232,7 +364,8 @@ def _play_swiss(run: TournamentRun, report: RunReport, progress: Progress) -> No
     config = run.config
     for round_index in range(config.rounds):
         tables = swiss_round_tables(run.store, run.tid, config, round_index)
-        tasks = iter_tasks(tables, config.games_per_pairing, config.seed, run.entrants.labels)
+        tasks = iter_tasks(tables, config.games_per_pairing, config.seed,
+                           run.entrants.seed_keys)
         play_tasks(run, tasks, report, progress)
         progress.round_done(round_index, standings(run.store, run.tid, run.entrants.labels,
                                                    config, upto_round=round_index + 1))
@@ -294,10 +427,18 @@ def standings(store: Store, tid: int, labels: Sequence[str], config: TournamentC
             results[line.bot].byes = line.byes
             results[line.bot].bye_points = line.byes * bye_points(config)
             results[line.bot].buchholz = line.buchholz
-    order = sorted(range(len(results)), key=lambda i: (
-        -results[i].total_points, -(results[i].buchholz or 0.0),
-        -results[i].overall.mean_score, i))
-    return [results[i] for i in order]
+    return ranked(results)
+
+
+def ranked(results: Sequence[BotResults]) -> list[BotResults]:
+    """Best first: points, then (Swiss) Buchholz, then mean score, then entry order. Sums of
+    fractions are compared to 9 decimals, so that 9.166666666666668 and 9.166666666666666
+    count as the same points and the tie-break decides."""
+    def key(result: BotResults) -> tuple[float, float, float, int]:
+        return (-round(result.total_points, TIE_DIGITS), -round(result.buchholz or 0.0,
+                TIE_DIGITS), -round(result.overall.mean_score, TIE_DIGITS), result.index)
+
+    return sorted(results, key=key)
 
 
 def schedule_preview(config: TournamentConfig) -> list[str]:

@@ -1,9 +1,10 @@
-"""Submitting a bot: validate it, keep a copy of its code, register its version.
+"""Submitting a bot: validate it, keep a copy of its code, register its revision.
 
-A submitted version is registered in the results database (so it appears in
-``arena ratings`` and can enter tournaments) under the name and version its
-handshake gives, with the hash of its code; the same name and version with
-other code is refused.
+A submission is registered in the results database (so it appears in ``arena
+ratings`` and can enter tournaments) under the name and version its handshake
+gives, with the hash of its code; the same name and version with other code is
+a new revision of it. Each revision's code is kept in a folder of its own
+(``NAME/VERSION/REVISION/``), so a later one never changes an earlier one's.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from arena.bots.validation import Verdict, validate
 from arena.games.base import ArenaError
 from arena.results.store import Store
 
+REVISION_FOLDER = 12
+"""Digits of the code hash that name a revision's folder."""
+
 
 def submit(spec: str, store: Store, *, game: str | None = None,
            folder: Path = Path("results/submissions")) -> tuple[Verdict, Path | None]:
@@ -28,28 +32,31 @@ def submit(spec: str, store: Store, *, game: str | None = None,
     verdict = validate(spec, game=game, strangers=True)
     if not verdict.valid:
         return verdict, None
-    copy = _copy_path(folder, verdict.name, verdict.version, source.name)
+    code_hash = identity_hash(source_hash(spec), {})
+    copy = _copy_path(folder, verdict.name, verdict.version, code_hash[:REVISION_FOLDER],
+                      source.name)
     attr = split_spec(spec)[1]
-    identity = BotIdentity(verdict.name, verdict.version,
-                           identity_hash(source_hash(spec), {}),
+    identity = BotIdentity(verdict.name, verdict.version, code_hash,
                            str(copy) + (f":{attr}" if attr else ""))
-    for name in verdict.games:
-        store.register_bot(name, identity)  # refuses the same version with other code
     copy.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, copy)
+    if not copy.exists():
+        shutil.copyfile(source, copy)
+    for name in verdict.games:
+        store.register_bot(name, identity)
     return verdict, copy
 
 
-def _copy_path(folder: Path, name: str, version: str, file: str) -> Path:
-    """``folder/NAME/VERSION/FILE``, refused unless it lies below ``folder`` (a name or
-    version that is a path, or a link planted in the folder, would lead elsewhere)."""
+def _copy_path(folder: Path, name: str, version: str, revision: str, file: str) -> Path:
+    """``folder/NAME/VERSION/REVISION/FILE``, refused unless it lies below ``folder`` (a
+    name or version that is a path, or a link planted in the folder, would lead
+    elsewhere)."""
     problem = identity_problem(name, version)
     if problem is not None:
         raise ArenaError(f"submission refused: {problem}")
-    copy = folder / name / version / file
+    copy = folder / name / version / revision / file
     root = folder.resolve()
     if not copy.resolve().is_relative_to(root) or any(
-            part.is_symlink() for part in (copy, copy.parent, copy.parent.parent)):
+            part.is_symlink() for part in (copy, *list(copy.parents)[:3])):
         raise ArenaError(f"submission refused: {copy} does not lie below {folder}")
     return copy
 

@@ -97,7 +97,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 _POINT_STEPS = 12  # points are multiples of 1/2, 1/4 or 1/6 for k = 2, 3, 4: 1/12 is exact
-_TIE_DIGITS = 9  # points and tie-breaks equal to this many decimals share a rank
+TIE_DIGITS = 9  # points and tie-breaks equal to this many decimals share a rank
 _BLOCK_BOTS = 64  # two-player fields matched as a whole (exactly); block size beyond
 _WHOLE_MATCHING_BOTS = 128  # longer runs of bots to re-match are matched block by block
 _REPAIR_RADIUS = 2  # pairs on each side of a rematch that are matched again with it
@@ -271,8 +271,8 @@ def _ranked(lines: list[Standing]) -> list[Standing]:
 
 
 def _tie_key(line: Standing) -> tuple[float, float, float]:
-    return (-round(line.points, _TIE_DIGITS), -round(line.buchholz, _TIE_DIGITS),
-            -round(line.sonneborn_berger, _TIE_DIGITS))
+    return (-round(line.points, TIE_DIGITS), -round(line.buchholz, TIE_DIGITS),
+            -round(line.sonneborn_berger, TIE_DIGITS))
 
 
 def _tables(history: Sequence[Sequence[TableResult]]) -> Iterable[TableResult]:

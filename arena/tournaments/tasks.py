@@ -110,7 +110,9 @@ def play_task(setup: MatchSetup, task: GameTask) -> GameResult:
                        time_limit=setup.time_limit, time_bank=setup.time_bank)
     duration = time.perf_counter() - started
     record = with_entry_names(record, entries)
-    log.info("game %s done: ranks %s, %s", task.key, record.ranks, record.termination)
+    log.info("game %s (%s) done: ranks %s, %s", task.key,
+             " vs ".join(f"{seat.name}@{seat.version}" for seat in record.seats), record.ranks,
+             record.termination)
     return GameResult(task, FinishedGame.of(record), duration)
 
 

@@ -521,6 +521,7 @@ class ExpectimaxPlayer:
 
     name = "expectimax"
     version = "1.0"
+    games = ("seasons",)
 
     TIME_SHARE = 0.4  # of observation.time_left
     # Generous costs for planning under a time limit (measured: about 70 and 100 us).

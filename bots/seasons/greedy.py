@@ -54,6 +54,7 @@ class GreedyPlayer:
 
     name = "greedy"
     version = "1.0"
+    games = ("seasons",)
 
     def __init__(self, rerolls=True):
         self.rerolls = rerolls

@@ -123,6 +123,7 @@ class HeuristicPlayer:
 
     name = "heuristic"
     version = "1.0"
+    games = ("sonnentau",)
 
     def __init__(self, lookahead=True, leader_weight=LEADER_WEIGHT):
         self.lookahead = lookahead

@@ -89,22 +89,47 @@ def result_line(outcome: Outcome, names: Sequence[str]) -> str:
     return f"Result: {scores}, {verdict}{note}"
 
 
+CIRCLES = ("outer", "inner")
+"""Seat 0 owns the outer circle, seat 1 the inner one."""
+CELL = 5
+LABEL = 16
+N_MAX = sum(s.startswith("max") for s in SECTORS)
+N_MIN = len(SECTORS) - N_MAX
+GAP = "  "
+
+
 def render(state: SeasonsState) -> str:
-    """Both circles, the interim score, whose turn it is and the dice, as text."""
-    width = max(len(display_sector(s)) for s in SECTORS) + 1
-    header = "".join(display_sector(s).rjust(width) for s in SECTORS)
-    rows = [" " * 16 + header]
-    for seat, circle in ((0, "outer"), (1, "inner")):
-        cells = "".join((str(v) if v else ".").rjust(width) for v in state.fields[seat])
-        rows.append(f"seat {seat} ({circle})".ljust(16) + cells)
-    owners = "".join(_owner_mark(state, i).rjust(width) for i in range(len(SECTORS)))
-    rows.append("won by".ljust(16) + owners)
+    """Both circles by sector, who won each, the interim score, whose turn it is and the dice,
+    in at most 80 columns::
+
+                               Max: higher wins              min: lower wins
+                            5    8    9   10   13   15      9   10   11   13   17
+        seat 0 (outer)      .   16    .    .    .    .      .    .    .    .    .
+        seat 1 (inner)      .    9    .    .    .    .      .    .    .    .    .
+        won by              -   s0    -    -    -    -      -    -    -    -    -
+        score 8-0   seat 0 to move   dice 4,4,6 = 14
+    """
+    title = " " * LABEL + "Max: higher wins".center(CELL * N_MAX) + GAP
+    rows = [(title + "min: lower wins".center(CELL * N_MIN)).rstrip(),
+            _sector_row("", [s.split("-")[1] for s in SECTORS])]
+    for seat, circle in enumerate(CIRCLES):
+        rows.append(_sector_row(f"seat {seat} ({circle})",
+                                [str(v) if v else "." for v in state.fields[seat]]))
+    rows.append(_sector_row("won by", [_owner_mark(state, i) for i in range(len(SECTORS))]))
     score = "{}-{}".format(*state.scores())
     status = f"score {score}   seat {state.seat} to move"
-    if state.dice:
+    if state.is_terminal:
+        status = f"score {score}   game over"
+    elif state.dice:
         status += f"   dice {_dice_text(state.dice)} = {state.total}"
     rows.append(status)
     return "\n".join(rows)
+
+
+def _sector_row(label: str, cells: Sequence[str]) -> str:
+    """A label, the Max sectors' cells, a gap, the min sectors' (SECTORS lists Max first)."""
+    shown = [c.rjust(CELL) for c in cells]
+    return f"{label:<{LABEL}}{''.join(shown[:N_MAX])}{GAP}{''.join(shown[N_MAX:])}".rstrip()
 
 
 def _owner_mark(state: SeasonsState, sector: int) -> str:

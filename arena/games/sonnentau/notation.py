@@ -17,7 +17,6 @@ from typing import Any
 from arena.games.base import NORMAL, Dice, Outcome
 from arena.games.sonnentau.board import IN
 from arena.games.sonnentau.rules import (
-    HOME,
     MOVE,
     OVER,
     RELOCATE,
@@ -32,6 +31,7 @@ from arena.games.sonnentau.rules import (
     new_state,
     parse_action,
 )
+from arena.games.sonnentau.text import board_rows, piece_token, seat_colour, seat_rows
 
 ORDINALS = ("1st", "2nd", "3rd", "4th")
 
@@ -170,40 +170,32 @@ def _ordinal(rank: int, ranks: tuple[int, ...]) -> str:
 
 
 def render(state: SonnentauState) -> str:
-    """Every seat's pieces (field and steps to the goal), the dice and a pending hit."""
-    rows = [_status_line(state)]
-    for seat in range(state.n_seats):
-        rows.append(_seat_line(state, seat))
+    """The position for the terminal, at most 80 columns: whose turn and the dice, the board
+    drawn one track to a row (:mod:`arena.games.sonnentau.text`), every seat's pieces, and
+    a pending hit."""
+    rows = [_status_line(state), *board_rows(state), *seat_rows(state)]
     if state.hit is not None:
         seat, piece, field = state.hit
-        rows.append(f"  seat {seat} p{piece}, hit on {state.board.field_ids[field]}, "
-                    f"waits to be relocated by seat {state.seat}")
+        rows.append(f"  {piece_token(seat, piece)} (seat {seat} p{piece}), hit on "
+                    f"{state.board.field_ids[field]}, waits to be relocated by seat {state.seat}")
     return "\n".join(rows)
 
 
 def _status_line(state: SonnentauState) -> str:
-    head = f"Sonnentau ({state.variant} dice, {state.n_seats} players, board {state.board.name})"
+    head = "Sonnentau" + (f" ({state.variant})" if state.variant != "standard" else "")
+    head += f", turn {state.turns_played}"
     if state.phase == OVER:
         winner = state.winner()
-        end = f"seat {winner} won" if winner is not None else f"stopped ({state.termination})"
-        return f"{head} - game over, {end}"
-    text = f"{head} - seat {state.seat} to {'roll' if state.phase == ROLL else 'move'}"
-    text += f", turn {state.turns_played}"
+        end = (f"seat {winner} ({seat_colour(winner)}) won" if winner is not None
+               else f"stopped ({state.termination})")
+        return f"{head}: game over, {end}"
+    to = "roll" if state.phase == ROLL else "move"
+    text = f"{head}: seat {state.seat} ({seat_colour(state.seat)}) to {to}"
     if state.dice:
         text += f", dice {_values(state.dice)}"
-        if state.phase in (MOVE, RELOCATE):
-            text += f" (to play: {_values(state.dice_left()) or 'none'})"
-    return text
-
-
-def _seat_line(state: SonnentauState, seat: int) -> str:
-    marker = "*" if seat == state.seat and state.phase != OVER else " "
-    pieces = state.pieces[seat]
-    on_board = [f"p{i} {state.board.field_ids[f]} ({state.board.goal_distance[f]})"
-                for i, f in enumerate(pieces) if f >= 0]
-    text = (f"  seat {seat} {marker} home {pieces.count(HOME)}  start {pieces.count(START)}")
-    if on_board:
-        text += "  board: " + ", ".join(on_board)
+        left = state.dice_left()
+        if state.phase in (MOVE, RELOCATE) and 0 < len(left) < len(state.dice):
+            text += f", to play {_values(left)}"
     return text
 
 

@@ -1,9 +1,11 @@
 /* arena report: sortable tables and the game viewer. Plain JavaScript, no network.
  *
- * The viewer's data (script#report-data) holds per game the moves and, per move,
- * the delta of a flat position snapshot computed in Python by replaying the
- * record; this script only applies deltas and draws them. Every text reaches the
- * page through textContent, never as HTML.
+ * The viewer's data (script#report-data) holds per game its log and, per move (one
+ * line of the log), the action strings and the delta of a flat position snapshot,
+ * computed in Python by replaying the record; this script only applies deltas and
+ * draws them. Games are numbered from 1 (the data's `no`), moves from 1 (move 0 is
+ * the start), in the page and in links: #game=3&move=10. Every text reaches the page
+ * through textContent, never as HTML.
  */
 (function () {
   "use strict";
@@ -11,6 +13,7 @@
   var root = document.documentElement;
   var svgNamespace = null; /* taken from the board drawing: the page names no URL */
   var ORDINALS = ["1st", "2nd", "3rd", "4th"];
+  var LINE_NUMBER = /^\d+\.\s+/;
 
   function h(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -93,10 +96,12 @@
   /* ---- the game viewer -------------------------------------------------------------- */
 
   function Viewer(data) {
-    this.data = data;
+    var self = this;
     this.bots = data.bots;
     this.layout = data.layout || {};
     this.games = data.games || [];
+    this.byNumber = {};
+    this.games.forEach(function (game, index) { self.byNumber[game.no] = index; });
     this.el = {
       viewer: document.getElementById("game-viewer"),
       select: document.getElementById("game-select"),
@@ -106,7 +111,9 @@
       notation: document.getElementById("notation"),
       result: document.getElementById("game-result"),
       seats: document.getElementById("seat-panel"),
-      position: document.getElementById("position")
+      position: document.getElementById("position"),
+      dice: document.getElementById("dice"),
+      note: document.getElementById("viewer-note")
     };
     this.index = -1;
     this.move = 0;
@@ -116,7 +123,7 @@
   Viewer.prototype.start = function () {
     var self = this, el = this.el;
     el.select.addEventListener("change", function () {
-      self.open(Number(el.select.value), 0, true);
+      self.open(self.byNumber[Number(el.select.value)], 0, true);
     });
     el.slider.addEventListener("input", function () { self.go(Number(el.slider.value), true); });
     Array.prototype.forEach.call(el.viewer.querySelectorAll("[data-step]"), function (button) {
@@ -142,12 +149,15 @@
     }
   };
 
+  Viewer.prototype.moves = function () { return (this.game.z || "").length; };
+
   Viewer.prototype.step = function (what) {
-    var last = this.actions.length;
-    var to = { first: 0, prev: this.move - 1, next: this.move + 1, last: last }[what];
+    var to = { first: 0, prev: this.move - 1, next: this.move + 1, last: this.moves() }[what];
     this.go(to, true);
   };
 
+  /* Opens the game and move a #game=N&move=M link names, and brings the viewer into view
+     (the page has no element with that id, so the browser would not scroll). */
   Viewer.prototype.fromHash = function () {
     var params = {};
     window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
@@ -155,19 +165,26 @@
       if (pair[0]) params[decodeURIComponent(pair[0])] = decodeURIComponent(pair[1] || "");
     });
     if (!("game" in params) && !("move" in params)) return false;
-    var index = parseInt(params.game, 10);
-    if (isNaN(index)) {
-      index = this.games.findIndex(function (g) { return g.k === params.game; });
-    }
-    index = Math.max(0, Math.min(this.games.length - 1, isNaN(index) || index < 0 ? 0 : index));
+    var wanted = "game" in params ? params.game : String(this.game ? this.game.no : 1);
+    var index = /^\d+$/.test(wanted) ? this.byNumber[Number(wanted)]
+      : this.games.findIndex(function (g) { return g.k === wanted; });
+    this.tell(index === undefined || index < 0
+      ? "Game " + wanted + " is not in this viewer: it holds the games listed in its menu." : "");
     var move = parseInt(params.move, 10);
-    this.open(index, isNaN(move) ? 0 : move, false);
+    this.open(index === undefined || index < 0 ? Math.max(0, this.index) : index,
+              isNaN(move) ? 0 : move, false);
+    this.el.viewer.scrollIntoView({ block: "start" });
     return true;
+  };
+
+  Viewer.prototype.tell = function (text) {
+    this.el.note.textContent = text;
+    this.el.note.hidden = !text;
   };
 
   Viewer.prototype.toHash = function () {
     try {
-      window.history.replaceState(null, "", "#game=" + this.index + "&move=" + this.move);
+      window.history.replaceState(null, "", "#game=" + this.game.no + "&move=" + this.move);
     } catch (error) {
       /* a page opened from some places may refuse; the viewer works without */
     }
@@ -177,13 +194,12 @@
     if (index !== this.index) {
       this.index = index;
       this.game = this.games[index];
-      this.actions = this.game.a ? this.game.a.split(" ") : [];
-      this.seatOf = this.game.z || "";
+      this.lines = (this.game.a || []).map(function (text) { return text.split(" "); });
       this.positions = this.replay(this.game);
-      this.el.select.value = String(index);
-      this.el.slider.max = String(this.actions.length);
-      this.el.viewer.dataset.gameIndex = String(index);
-      this.el.viewer.dataset.moves = String(this.actions.length);
+      this.el.select.value = String(this.game.no);
+      this.el.slider.max = String(this.moves());
+      this.el.viewer.dataset.game = String(this.game.no);
+      this.el.viewer.dataset.moves = String(this.moves());
       this.buildMoveList();
       this.showResult();
       this.renderer.openGame(this.game);
@@ -202,11 +218,11 @@
   };
 
   Viewer.prototype.go = function (move, remember) {
-    var last = this.actions.length;
+    var last = this.moves();
     this.move = Math.max(0, Math.min(last, isNaN(move) ? 0 : move));
     var el = this.el;
     el.slider.value = String(this.move);
-    el.counter.textContent = this.move + " / " + last;
+    el.counter.textContent = "move " + this.move + " / " + last;
     el.viewer.dataset.move = String(this.move);
     Array.prototype.forEach.call(el.viewer.querySelectorAll("[data-step]"), function (b) {
       var back = b.dataset.step === "first" || b.dataset.step === "prev";
@@ -216,233 +232,199 @@
     this.showNotation();
     this.showSeats();
     if (this.game.e) {
-      clear(el.position);
-      el.position.appendChild(h("p", { className: "error", text: this.game.e }));
+      el.position.hidden = true;
+      clear(el.dice);
+      el.dice.appendChild(h("p", { className: "error", text: this.game.e }));
     } else {
+      el.position.hidden = false;
       this.renderer.render(this.positions[this.move], this.move);
     }
     if (remember) this.toHash();
   };
 
-  /* The seat that decides next (skipping chance moves); -1 when the game is over. */
+  /* The seat whose turn move `move + 1` is; -1 once the game is over. */
   Viewer.prototype.nextSeat = function (move) {
-    for (var i = move; i < this.seatOf.length; i++) {
-      if (this.seatOf[i] !== "-") return Number(this.seatOf[i]);
-    }
-    return -1;
+    var seats = this.game.z || "";
+    return move < seats.length ? Number(seats[move]) : -1;
   };
 
-  Viewer.prototype.lineStarts = function () {
-    var starts = (this.game.ts || []).slice();
-    if (!starts.length || starts[0] !== 0) starts.unshift(0);
-    return starts;
+  Viewer.prototype.seatBot = function (seat) { return this.bots[this.game.s[seat]]; };
+
+  Viewer.prototype.moveItem = function (number, seat, text) {
+    var bot = seat >= 0 ? this.seatBot(seat) : null;
+    return h("li", { "data-move": String(number) }, [
+      h("button", { type: "button", className: "move-line", "data-move": String(number) }, [
+        h("span", { className: "move-no", text: String(number) }),
+        h("span", { className: "move-seat", style: bot ? "background:" + bot.colour : null,
+                    title: bot ? "seat " + seat + ": " + bot.label : null }),
+        h("span", { className: "move-text", text: text })
+      ])
+    ]);
   };
 
   Viewer.prototype.buildMoveList = function () {
-    var list = this.el.list, self = this, game = this.game;
+    var list = this.el.list, self = this, notes = this.game.n || [];
     clear(list);
-    list.appendChild(h("li", { className: "turn" }, [
-      h("span", { className: "turn-no", text: "" }),
-      h("span", { className: "turn-seat" }),
-      h("div", { className: "chips" }, [
-        h("button", { type: "button", className: "move start", "data-move": "0",
-                      text: "start position" })])
-    ]));
-    if (!this.actions.length) return;
-    var starts = this.lineStarts(), notes = game.n || [];
-    starts.forEach(function (start, line) {
-      var end = line + 1 < starts.length ? starts[line + 1] : self.actions.length;
-      var seat = self.nextSeat(start);
-      var bot = seat >= 0 ? self.bots[game.s[seat]] : null;
-      var chips = h("div", { className: "chips" });
-      var item = h("li", { className: "turn", "data-line": String(line),
-                           title: notes[line] || "" }, [
-        h("span", { className: "turn-no", text: String(line + 1) + "." }),
-        h("span", { className: "turn-seat",
-                    style: "background:" + (bot ? self.renderer.seatColour(seat, bot) : "#ccc"),
-                    title: bot ? "seat " + seat + ": " + bot.label : "" }),
-        chips
-      ]);
-      for (var i = start; i < end; i++) {
-        var chance = self.seatOf[i] === "-";
-        chips.appendChild(h("button", {
-          type: "button", className: chance ? "move chance" : "move",
-          "data-move": String(i + 1), text: self.actions[i]
-        }));
-      }
-      list.appendChild(item);
-    });
+    list.appendChild(this.moveItem(0, -1, "Start position"));
+    for (var move = 1; move <= this.moves(); move++) {
+      var text = (notes[move - 1] || this.lines[move - 1].join(" ")).replace(LINE_NUMBER, "");
+      list.appendChild(self.moveItem(move, self.nextSeat(move - 1), text));
+    }
   };
 
   Viewer.prototype.highlight = function () {
     var list = this.el.list;
-    var previous = list.querySelectorAll(".current");
-    Array.prototype.forEach.call(previous, function (node) { node.classList.remove("current"); });
-    var button = list.querySelector('[data-move="' + this.move + '"]');
-    if (!button) return;
-    var turn = button.closest("li");
-    button.classList.add("current");
-    turn.classList.add("current");
-    var top = turn.offsetTop, bottom = top + turn.offsetHeight;
+    Array.prototype.forEach.call(list.querySelectorAll(".current"), function (node) {
+      node.classList.remove("current");
+      node.removeAttribute("aria-current");
+    });
+    var item = list.querySelector('li[data-move="' + this.move + '"]');
+    if (!item) return;
+    item.classList.add("current");
+    item.setAttribute("aria-current", "step");
+    var top = item.offsetTop, bottom = top + item.offsetHeight;
     if (top < list.scrollTop || bottom > list.scrollTop + list.clientHeight) {
       list.scrollTop = Math.max(0, top - list.clientHeight / 2);
     }
   };
 
-  Viewer.prototype.lineOf = function (move) {
-    var starts = this.game.ts || [], line = -1;
-    for (var i = 0; i < starts.length && starts[i] <= move - 1; i++) line = i;
-    return line;
-  };
-
   Viewer.prototype.showNotation = function () {
     var notes = this.game.n || [], text;
     if (this.move === 0) {
-      text = "Start of the game.";
+      var first = this.nextSeat(0);
+      text = "Start of the game." + (first >= 0 ? " Seat " + first + " (" +
+        this.seatBot(first).label + ") plays first." : "");
     } else {
-      var line = this.lineOf(this.move);
-      text = line >= 0 && line < notes.length - 1 ? notes[line] : "";
-      var action = this.actions[this.move - 1];
-      text = "move " + this.move + ": " + action + (text ? "\n" + text : "");
+      text = notes[this.move - 1] || "move " + this.move + ": " + this.lines[this.move - 1].join(" ");
     }
-    if (this.move === this.actions.length && notes.length) text += "\n" + notes[notes.length - 1];
+    if (this.move === this.moves() && notes.length) text += "\n" + notes[notes.length - 1];
     this.el.notation.textContent = text;
   };
 
   Viewer.prototype.showResult = function () {
-    var game = this.game, bots = this.bots;
+    var game = this.game, self = this;
     var notes = game.n || [];
-    var text = notes.length ? notes[notes.length - 1] : "";
-    if (!text) {
-      text = "Result: " + game.sc.join("-");
-    }
+    var text = notes.length ? notes[notes.length - 1] : "Result: " + game.sc.join("-");
     var failures = (game.st || []).map(function (status, seat) {
-      return status === "ok" ? null : "seat " + seat + " (" + bots[game.s[seat]].label + "): " + status;
+      return status === "ok" ? null : "seat " + seat + " (" + self.seatBot(seat).label + "): " + status;
     }).filter(Boolean);
     if (failures.length) text += " — " + failures.join("; ");
-    this.el.result.textContent = game.k + " · " + text;
+    this.el.result.textContent = "Game " + game.no + " · " + text;
   };
 
   Viewer.prototype.showSeats = function () {
     var panel = this.el.seats, game = this.game, self = this;
-    var toMove = this.move < this.actions.length ? this.nextSeat(this.move) : -1;
+    var toMove = this.nextSeat(this.move);
     var position = this.positions[this.move] || {};
+    var final = this.move === this.moves();
     clear(panel);
     game.s.forEach(function (botIndex, seat) {
       var bot = self.bots[botIndex];
-      var final = self.move === self.actions.length;
       var status = (game.st || [])[seat];
       panel.appendChild(h("div", { className: "seat" + (seat === toMove ? " to-move" : ""),
                                    "data-seat": String(seat) }, [
-        h("span", { className: "swatch", style: "background:" + self.renderer.seatColour(seat, bot) }),
+        h("span", { className: "swatch", style: "background:" + bot.colour }),
         h("span", { className: "who", text: "seat " + seat + " · " + bot.label }),
         h("span", { className: "extra", text: self.renderer.seatExtra(seat, position) }),
         final ? h("span", { className: "rank", text: ORDINALS[game.r[seat]] || String(game.r[seat] + 1) }) : null,
         status && status !== "ok" ? h("span", { className: "failed", text: status }) : null,
-        seat === toMove ? h("span", { className: "extra", text: "to move" }) : null
+        seat === toMove ? h("span", { className: "turn", text: "to move" }) : null
       ]));
     });
   };
 
-  /* The dice of the roll in progress after `move` moves: values, and the roll's first move. */
-  function lastRoll(actions, move, stopAt) {
-    for (var j = move - 1; j >= 0; j--) {
-      var action = actions[j];
-      if (stopAt && j < move - 1 && action.indexOf(stopAt) === 0) return null;
-      if (action.indexOf("dice:") === 0) {
-        return { values: action.slice(5).split(",").map(Number), at: j };
-      }
-    }
-    return null;
+  function dieFace(value, classes, title) {
+    return h("span", { className: "die " + (classes || ""), text: String(value), title: title });
   }
 
-  function diceRow(values, classes, label) {
-    var row = h("div", { className: "dice" }, [h("span", { className: "label", text: label })]);
-    if (!values.length) row.appendChild(h("span", { className: "extra", text: "—" }));
-    values.forEach(function (value, slot) {
-      row.appendChild(h("span", { className: "die " + (classes[slot] || ""), text: String(value),
-                                  title: "die slot " + slot }));
-    });
-    return row;
-  }
+  function values(action) { return action.slice(action.indexOf(":") + 1).split(",").map(Number); }
 
-  /* ---- Seasons of the Sun: the two circles as a table --------------------------------- */
+  /* ---- Seasons of the Sun: the two circles -------------------------------------------- */
 
   function SeasonsView(viewer) {
+    var self = this;
     this.viewer = viewer;
     this.layout = viewer.layout;
+    this.svg = viewer.el.position.querySelector("svg.seasons-board");
+    this.fields = {};
+    Array.prototype.forEach.call(this.svg.querySelectorAll("g.field"), function (g) {
+      self.fields[g.dataset.seat + "-" + g.dataset.sector] = g;
+    });
+    this.scores = [this.svg.querySelector(".score-0"), this.svg.querySelector(".score-1")];
   }
 
-  SeasonsView.prototype.openGame = function () {};
-
-  SeasonsView.prototype.seatColour = function (seat, bot) { return bot.colour; };
+  SeasonsView.prototype.openGame = function () {
+    var viewer = this.viewer;
+    this.scores.forEach(function (node, seat) {
+      node.setAttribute("fill", viewer.seatBot(seat).colour);
+    });
+  };
 
   SeasonsView.prototype.seatExtra = function (seat) {
     return seat === 0 ? "outer circle" : "inner circle";
   };
 
-  SeasonsView.prototype.render = function (position, move) {
-    var viewer = this.viewer, layout = this.layout, game = viewer.game;
-    var container = viewer.el.position;
-    var placed = -1, placedSeat = -1;
-    if (move > 0) {
-      var action = viewer.actions[move - 1];
-      if (action.indexOf("place:") === 0) {
-        placed = layout.ids.indexOf(action.slice(6));
-        placedSeat = Number(viewer.seatOf[move - 1]);
-      }
-    }
-    var head = h("tr", {}, [h("th", { className: "who", text: "" })]);
-    layout.sectors.forEach(function (name, i) {
-      head.appendChild(h("th", { className: "sector " + (layout.ids[i].indexOf("max") === 0 ? "max" : "min"),
-                                 text: name, title: layout.ids[i] + " (" + layout.values[i] + " points)" }));
+  /* What move `move` did: its dice, re-rolled slots and the sector it placed on. */
+  SeasonsView.prototype.turn = function (move) {
+    var actions = move > 0 ? this.viewer.lines[move - 1] : [];
+    var turn = { rolls: [], rerolled: [], sector: -1,
+                 seat: move > 0 ? this.viewer.nextSeat(move - 1) : -1 };
+    actions.forEach(function (action) {
+      if (action.indexOf("dice:") === 0) turn.rolls.push(values(action));
+      else if (action.indexOf("reroll:") === 0) turn.rerolled = values(action);
+      else if (action.indexOf("place:") === 0) turn.placed = action.slice(6);
     });
-    var rows = [0, 1].map(function (seat) {
-      var bot = viewer.bots[game.s[seat]];
-      var row = h("tr", { "data-seat": String(seat) }, [
-        h("th", { className: "who", title: bot.label }, [
-          h("span", { className: "dot", style: "background:" + bot.colour }),
-          seat === 0 ? "outer" : "inner"])
-      ]);
-      layout.sectors.forEach(function (name, i) {
+    if (turn.placed) turn.sector = this.layout.ids.indexOf(turn.placed);
+    return turn;
+  };
+
+  SeasonsView.prototype.render = function (position, move) {
+    var viewer = this.viewer, self = this, turn = this.turn(move);
+    [0, 1].forEach(function (seat) {
+      var bot = viewer.seatBot(seat);
+      for (var i = 0; i < self.layout.ids.length; i++) {
+        var g = self.fields[seat + "-" + i];
         var value = position[(seat === 0 ? "a" : "b") + i] || 0;
         var winner = position["w" + i];
-        var classes = [];
-        var style = null;
-        if (!value) classes.push("empty");
-        else if (winner === seat) { classes.push("won"); style = "background:" + bot.colour; }
-        else if (winner === 1 - seat) classes.push("lost");
-        if (i === placed && seat === placedSeat) classes.push("changed");
-        row.appendChild(h("td", { className: classes.join(" "), style: style,
-                                  text: value ? String(value) : "·" }));
-      });
-      return row;
+        var state = !value ? "empty" : winner === seat ? "won" : winner === 1 - seat ? "lost" : "filled";
+        var placed = i === turn.sector && seat === turn.seat;
+        g.setAttribute("class", "field " + state + (placed ? " placed" : ""));
+        g.querySelector("path").style.fill = state === "won" ? bot.colour : "";
+        var label = g.querySelector("text");
+        label.textContent = value ? String(value) : "";
+        label.style.fill = state === "won" ? bot.ink : "";
+      }
     });
-    var table = h("table", { className: "circles", "aria-label": "the two circles" }, [
-      h("thead", {}, [head]), h("tbody", {}, rows)]);
     var score = position.s || [0, 0];
-    var roll = lastRoll(viewer.actions, move, "place:");
-    var classes = [];
-    if (roll) {
-      var before = viewer.actions[roll.at - 1] || "";
-      var pending = viewer.actions[move - 1] || "";
-      var slots = pending.indexOf("reroll:") === 0 ? pending.slice(7)
-        : before.indexOf("reroll:") === 0 && roll.at === move - 1 ? before.slice(7) : "";
-      slots.split(",").filter(Boolean).forEach(function (slot) { classes[Number(slot)] = "rerolled"; });
+    this.scores.forEach(function (node, seat) { node.textContent = String(score[seat]); });
+    this.showDice(turn);
+  };
+
+  SeasonsView.prototype.showDice = function (turn) {
+    var box = this.viewer.el.dice;
+    clear(box);
+    if (!turn.rolls.length) {
+      box.appendChild(h("span", { className: "extra", text: "No dice rolled yet." }));
+      return;
     }
-    var total = roll ? roll.values.reduce(function (a, b) { return a + b; }, 0) : 0;
-    var status = h("div", { className: "status-line" }, [
-      h("span", { className: "score-big" }, [
-        h("span", { style: "color:" + viewer.bots[game.s[0]].colour, text: String(score[0]) }),
-        " – ",
-        h("span", { style: "color:" + viewer.bots[game.s[1]].colour, text: String(score[1]) })
-      ]),
-      diceRow(roll ? roll.values : [], classes, "dice"),
-      roll ? h("span", { className: "extra", text: "total " + total }) : null
-    ]);
-    clear(container);
-    container.appendChild(table);
-    container.appendChild(status);
+    var bot = this.viewer.seatBot(turn.seat);
+    box.appendChild(h("span", { className: "swatch", style: "background:" + bot.colour }));
+    box.appendChild(h("span", { className: "label", text: "seat " + turn.seat + " rolled" }));
+    var first = turn.rolls[0], last = turn.rolls[turn.rolls.length - 1];
+    first.forEach(function (value, slot) {
+      var again = turn.rerolled.indexOf(slot) >= 0;
+      box.appendChild(dieFace(value, again ? "rerolled-away" : "", again ? "re-rolled" : "kept"));
+    });
+    if (turn.rolls.length > 1) {
+      box.appendChild(h("span", { className: "label", text: "re-rolled → " }));
+      last.forEach(function (value, slot) {
+        var again = turn.rerolled.indexOf(slot) >= 0;
+        box.appendChild(dieFace(value, again ? "rerolled" : "", again ? "new value" : "kept"));
+      });
+    }
+    var total = last.reduce(function (a, b) { return a + b; }, 0);
+    var where = turn.sector >= 0 ? " on " + this.layout.sectors[turn.sector] : "";
+    box.appendChild(h("span", { className: "total", text: "= " + total + where }));
   };
 
   /* ---- Sonnentau: pieces over the board drawing -------------------------------------------- */
@@ -454,24 +436,29 @@
     this.svg = svg;
     if (svg) {
       svgNamespace = svg.namespaceURI;
+      this.defineShine(svg);
       this.layer = s("g", { id: "piece-layer" });
       svg.appendChild(this.layer);
     }
-    this.dice = h("div", { className: "status-line" });
-    viewer.el.position.appendChild(this.dice);
   }
 
-  SonnentauView.prototype.openGame = function () {};
-
-  SonnentauView.prototype.seatColour = function (seat) {
-    return (this.layout.colours || [])[seat] || "#999";
+  /* A white highlight laid over each piece, so that any bot colour looks like a ball. */
+  SonnentauView.prototype.defineShine = function (svg) {
+    var defs = svg.querySelector("defs") || svg.insertBefore(s("defs", {}), svg.firstChild);
+    defs.appendChild(s("radialGradient", { id: "piece-shine", cx: "35%", cy: "30%", r: "70%" }, [
+      s("stop", { offset: "0%", "stop-color": "#ffffff", "stop-opacity": "0.85" }),
+      s("stop", { offset: "45%", "stop-color": "#ffffff", "stop-opacity": "0" }),
+      s("stop", { offset: "100%", "stop-color": "#000000", "stop-opacity": "0.3" })
+    ]));
   };
+
+  SonnentauView.prototype.openGame = function () {};
 
   SonnentauView.prototype.seatExtra = function (seat, position) {
     var places = this.places(seat, position), L = this.layout.places;
     var home = places.filter(function (p) { return p === L.home; }).length;
     var start = places.filter(function (p) { return p === L.start; }).length;
-    return (this.layout.names || [])[seat] + " · home " + home + " · start " + start;
+    return "home " + home + " · start " + start;
   };
 
   SonnentauView.prototype.places = function (seat, position) {
@@ -481,20 +468,23 @@
   };
 
   SonnentauView.prototype.ball = function (x, y, seat, label, r, ring) {
+    var bot = this.viewer.seatBot(seat);
     var g = s("g", { className: "piece", "data-seat": String(seat) });
     if (ring) {
       g.appendChild(s("circle", { cx: x, cy: y, r: r * 1.55, fill: "none", stroke: "#111827",
-                                  "stroke-width": 2.5, "stroke-opacity": 0.75 }));
+                                  "stroke-width": 2.5, "stroke-opacity": 0.8 }));
     }
     g.appendChild(s("circle", { cx: x + r * 0.18, cy: y + r * 0.18, r: r, fill: "#000",
                                 "fill-opacity": 0.25 }));
-    g.appendChild(s("circle", { cx: x, cy: y, r: r, fill: "url(#ball" + (seat % 4) + ")",
-                                stroke: "#3b2a1a", "stroke-width": 1 }));
+    g.appendChild(s("circle", { className: "ball", cx: x, cy: y, r: r, fill: bot.colour,
+                                stroke: "#1f2937", "stroke-width": 1.2 }));
+    g.appendChild(s("circle", { cx: x, cy: y, r: r, fill: "url(#piece-shine)" }));
     if (label !== "") {
       g.appendChild(s("text", { x: x, y: y + r * 0.38, "text-anchor": "middle",
                                 "font-size": (r * 1.05).toFixed(1), "font-weight": "bold",
-                                fill: seat % 4 === 0 ? "#2b2118" : "#ffffff", text: label }));
+                                fill: bot.ink, text: label }));
     }
+    g.appendChild(s("title", { text: "seat " + seat + " · " + bot.label + (label !== "" ? " · piece " + label : "") }));
     return g;
   };
 
@@ -554,23 +544,26 @@
     this.showDice(move);
   };
 
+  /* The dice of move `move` (a roll): played dice in full, forfeited ones faded. */
   SonnentauView.prototype.showDice = function (move) {
-    var actions = this.viewer.actions;
-    var roll = lastRoll(actions, move, null);
-    var classes = [];
-    if (roll) {
-      for (var j = roll.at + 1; j < move; j++) {
-        var m = /^(?:move|enter):d(\d)/.exec(actions[j]);
-        if (m) classes[Number(m[1])] = "used";
-      }
+    var box = this.viewer.el.dice;
+    var actions = move > 0 ? this.viewer.lines[move - 1] : [];
+    clear(box);
+    if (!actions.length || actions[0].indexOf("dice:") !== 0) {
+      box.appendChild(h("span", { className: "extra", text: "No dice rolled yet." }));
+      return;
     }
-    clear(this.dice);
-    this.dice.appendChild(diceRow(roll ? roll.values : [], classes, "dice"));
-    var seat = roll ? Number(this.viewer.seatOf[roll.at + 1] || -1) : -1;
-    if (roll && seat >= 0) {
-      this.dice.appendChild(h("span", { className: "extra",
-        text: "rolled by seat " + seat + " (" + (this.layout.names || [])[seat] + ")" }));
-    }
+    var used = {};
+    actions.forEach(function (action) {
+      var played = /^(?:move|enter):d(\d)/.exec(action);
+      if (played) used[played[1]] = true;
+    });
+    var seat = this.viewer.nextSeat(move - 1), bot = this.viewer.seatBot(seat);
+    box.appendChild(h("span", { className: "swatch", style: "background:" + bot.colour }));
+    box.appendChild(h("span", { className: "label", text: "seat " + seat + " rolled" }));
+    values(actions[0]).forEach(function (value, slot) {
+      box.appendChild(dieFace(value, used[slot] ? "" : "unused", used[slot] ? "played" : "not played"));
+    });
   };
 
   /* ---- start ------------------------------------------------------------------------------- */
