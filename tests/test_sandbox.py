@@ -11,7 +11,14 @@ import pytest
 from arena.bots import cgroups, isolation, sandbox
 from arena.bots.isolation import IsolationError, resolve_isolation
 from arena.bots.process import Limits
-from arena.bots.sandbox import UID_BASE, Bind, SandboxedPlayer, bwrap_argv, sandbox_problem
+from arena.bots.sandbox import (
+    UID_BASE,
+    Bind,
+    SandboxedPlayer,
+    bwrap_argv,
+    sandbox_problem,
+    system_binds,
+)
 from arena.referee.match import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,8 +68,9 @@ def test_a_sandboxed_bot_sees_only_itself_and_writes_only_its_bounded_tmp(tmp_pa
     assert report["processes"] == [1] and report["pid"] == 1  # the namespace's only process
     assert report["uid"] == 65534 and report["cwd"] == "/tmp"
     assert not any(report["seen"].values()), report["seen"]
-    assert report["root"] == sorted(["bin", "bot", "dev", "etc", "lib", "lib64", "proc", "root",
-                                     "sbin", "tmp", "usr", "work"]) or "work" not in str(ROOT)
+    installation = {Path(bind.inside).parts[1] for bind in system_binds()}  # e.g. a .venv's folder
+    assert report["root"] == sorted({"bin", "bot", "dev", "etc", "lib", "lib64", "proc", "root",
+                                     "sbin", "tmp", "usr"} | installation)
     assert report["env"] == sorted(["HOME", "TMPDIR", "PATH", "PWD", "LANG", "ARENA_SANDBOXED",
                                     "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
                                     "PYTHONNOUSERSITE"])

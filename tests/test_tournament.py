@@ -145,6 +145,18 @@ def test_the_same_name_and_version_with_other_code_is_a_new_revision(tmp_path):
             store.find_bot("seasons", "c@1")
 
 
+def test_a_version_that_looks_like_a_revision_cannot_take_another_bots_label(tmp_path):
+    with Store(tmp_path / "x.db") as store:
+        store.register_bot("seasons", BotIdentity("b", "1", "a" * 64, "b.py"))
+        mimic = store.register_bot("seasons", BotIdentity("b", "1+bbbbbb", "c" * 64, "evil.py"))
+        real = store.register_bot("seasons", BotIdentity("b", "1", "b" * 64, "b.py"))
+        store.register_bot("seasons", BotIdentity("b", "1", "d" * 64, "b.py"))
+        late = store.register_bot("seasons", BotIdentity("b", "1+dddddd", "e" * 64, "evil.py"))
+        labels = {bot.id: bot.label for bot in store.bots()}
+    assert labels[mimic] == "b@1+bbbbbb" and labels[real] == "b@1+bbbbbbb"
+    assert labels[late] == "b@1+dddddd+eeeeee" and len(set(labels.values())) == 5
+
+
 def test_a_changed_tournament_under_the_same_name_is_refused(tmp_path):
     with Store(tmp_path / "arena.db") as store:
         run_tournament(config(tmp_path), store)

@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots.isolation import NONE, SANDBOX, bot_process
-from arena.bots.loading import BotLoadError, load_bot, source_file_hash, split_spec
+from arena.bots.loading import (
+    BotLoadError,
+    declared_games,
+    load_bot,
+    other_games_problem,
+    source_file_hash,
+    split_spec,
+)
 from arena.bots.process import COMMAND_PREFIX, Limits, is_command
 from arena.referee.protocol import PlayerFailure
 
@@ -127,9 +134,7 @@ def identify_entry(entry: BotEntry, limits: Limits) -> Handshake:
     """Who ``entry`` plays as: the entry's name and version, else the bot's own."""
     if entry.trusted:
         bot = load_bot(entry.spec, entry.params)
-        games = getattr(bot.player, "games", None)
-        said = Handshake(bot.name, bot.version, tuple(games) if isinstance(
-            games, list | tuple) and all(isinstance(g, str) for g in games) else None)
+        said = Handshake(bot.name, bot.version, declared_games(bot.player))
     else:
         said = identify(entry.spec, entry.params, limits, entry.isolation or SANDBOX)
     return Handshake(entry.name or said.name, entry.version or said.version, said.games)
@@ -142,9 +147,8 @@ def entrant(entry: BotEntry, limits: Limits, game: str | None = None) -> Entrant
     try:
         said = identify_entry(entry, limits)
         name, version = said.name, said.version
-        if game is not None and said.games is not None and game not in said.games:
-            problem = (f"it plays {', '.join(said.games) or 'no game'} (its `games`), "
-                       f"not {game}")
+        other = None if game is None else other_games_problem(said.games, game)
+        problem = None if other is None else f"it {other}"
     except (PlayerFailure, BotLoadError) as exc:
         name, version = entry.fallback_name, entry.version or UNLOADABLE_VERSION
         detail = exc.detail if isinstance(exc, PlayerFailure) else str(exc)

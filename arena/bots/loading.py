@@ -202,6 +202,22 @@ def _find_player(spec: str, module: ModuleType) -> Any:
     return candidates[0]
 
 
+def declared_games(player: Any) -> tuple[str, ...] | None:
+    """The games a player says it plays (its ``games``: a list or tuple of names), or None
+    where it says nothing that reads as such."""
+    games = getattr(player, "games", None)
+    if isinstance(games, list | tuple) and all(isinstance(g, str) for g in games):
+        return tuple(games)
+    return None
+
+
+def other_games_problem(games: tuple[str, ...] | None, game: str) -> str | None:
+    """``plays seasons (its `games`), not sonnentau`` where ``games`` leave out ``game``."""
+    if games is None or game in games:
+        return None
+    return f"plays {', '.join(games) or 'no game'} (its `games`), not {game}"
+
+
 def is_agent_function(obj: Any) -> bool:
     """Whether ``obj`` is an agent function: a plain function whose first parameter is
     named ``observation`` (the name ``agent`` alone says so too)."""
@@ -220,9 +236,7 @@ class FunctionPlayer:
         self.name = getattr(module, "name", None) or fallback_name
         version = getattr(module, "version", None) or getattr(module, "__version__", None)
         self.version = str(version) if isinstance(version, int | float) else version or "1"
-        games = getattr(module, "games", None)
-        if isinstance(games, list | tuple):
-            self.games = tuple(games)
+        self.games = declared_games(module)
 
     def act(self, observation: Any) -> Any:
         return self.function(observation, **self.params)

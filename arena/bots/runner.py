@@ -168,7 +168,7 @@ class Session:
         self.player: Any = None
 
     def hello(self) -> None:
-        from arena.bots.loading import BotLoadError, load_bot
+        from arena.bots.loading import BotLoadError, declared_games, load_bot
 
         try:
             self.player = load_bot(self.spec, self.params).player
@@ -178,8 +178,8 @@ class Session:
             raise SystemExit(3) from None
         hello = {"name": self.player.name, "version": self.player.version,
                  "protocol": PROTOCOL, "ready": True}
-        games = getattr(self.player, "games", None)
-        if isinstance(games, (list, tuple)) and all(isinstance(g, str) for g in games):
+        games = declared_games(self.player)
+        if games is not None:
             hello["games"] = list(games)
         _send(self.out, hello)
 

@@ -157,11 +157,12 @@ def show_game(game: Game, record: GameRecord, *, watched: bool = False) -> None:
 
 def refuse_other_games(game: Game, specs: Sequence[str], players: Sequence[Player]) -> None:
     """A bot whose ``games`` leave out ``game`` is refused before the first move."""
+    from arena.bots.loading import declared_games, other_games_problem
+
     for spec, player in zip(specs, players, strict=True):
-        games = getattr(player, "games", None)
-        if isinstance(games, tuple | list) and games and game.info.name not in games:
-            raise ArenaError(f"bot {spec} plays {', '.join(map(str, games))} (its `games`), "
-                             f"not {game.info.name}")
+        problem = other_games_problem(declared_games(player), game.info.name)
+        if problem is not None:
+            raise ArenaError(f"bot {spec} {problem}")
 
 
 def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,

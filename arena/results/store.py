@@ -118,11 +118,9 @@ MIGRATIONS: dict[int, list[str]] = {
 """From each schema version to the next: statements, then :func:`_refingerprint` and
 :func:`_fill_details`. Ratings are recomputed from the games whenever they are asked for:
 the table is a cache, dropped when its shape changes."""
-EXTENDABLE = ("rounds", "games_per_pairing")
-"""Settings a stored tournament can grow by: more of them plays only the new games."""
-NOT_DEFINING = ("ratings", "isolation", "bots", *EXTENDABLE)
-"""Config keys that are not part of a tournament's fingerprint (the bots are compared by
-their stored revisions instead)."""
+NOT_DEFINING = ("ratings", "isolation", "bots")
+"""Config keys that are never part of a tournament's defining settings (the bots are
+compared by their stored revisions instead)."""
 REVISION_DIGITS = 6
 """Digits of the code hash in a revision's label (more where 6 are not unique)."""
 _CLAIMED: set[Path] = set()
@@ -219,12 +217,6 @@ class StoredBot:
     identity: BotIdentity
     created: float
     label: str = ""
-
-    @property
-    def revision(self) -> str:
-        """The revision's short code hash, as its label shows it (or its first 6 digits)."""
-        return self.label.rpartition("+")[2] if "+" in self.label \
-            else self.identity.code_hash[:REVISION_DIGITS]
 
 
 @dataclass(frozen=True)
@@ -356,31 +348,33 @@ class Store:
 
     def _new_label(self, game: str, bot: BotIdentity) -> str:
         """``name@version`` for a version's first revision; ``name@version+<hash>`` for the
-        others, with as many digits of the code hash as it takes to be unique."""
-        taken = {row[0] for row in self.db.execute(
-            "SELECT label FROM bots WHERE game = ? AND name = ? AND version = ?",
-            (game, bot.name, bot.version))}
-        if not taken:
-            return bot.label
-        for digits in range(min(REVISION_DIGITS, len(bot.code_hash)), len(bot.code_hash) + 1):
-            label = f"{bot.label}+{bot.code_hash[:digits]}"
-            if label not in taken:
+        others, with as many digits of the code hash as it takes to be unique among the
+        game's labels (a bot whose version is ``1.0+3f2a9c`` cannot take another's)."""
+        first = self.db.execute("SELECT 1 FROM bots WHERE game = ? AND name = ? AND version = ?",
+                                (game, bot.name, bot.version)).fetchone() is None
+        candidates = [bot.label] if first else []
+        candidates += [f"{bot.label}+{bot.code_hash[:digits]}" for digits in range(
+            min(REVISION_DIGITS, len(bot.code_hash)), len(bot.code_hash) + 1)]
+        for label in candidates:
+            if self.db.execute("SELECT 1 FROM bots WHERE game = ? AND label = ?",
+                               (game, label)).fetchone() is None:
                 return label
-        raise StoreError(f"{game} bot {bot.label}: its code hash is stored already")
+        raise StoreError(f"{game} bot {bot.label}: no label left for its revision")
+
+    _BOT_COLUMNS = "id, game, name, version, code_hash, spec, params, created, label"
 
     def bots(self, game: str | None = None) -> list[StoredBot]:
         rows = self.db.execute(
-            "SELECT id, game, name, version, code_hash, spec, params, created, label FROM bots"
-            " WHERE ? IS NULL OR game = ? ORDER BY game, name, created, version, id",
-            (game, game))
-        return [StoredBot(r[0], r[1], BotIdentity(r[2], r[3], r[4], r[5], json.loads(r[6])),
-                          r[7], r[8]) for r in rows]
+            f"SELECT {self._BOT_COLUMNS} FROM bots WHERE ? IS NULL OR game = ?"
+            " ORDER BY game, name, created, version, id", (game, game))
+        return [_stored_bot(row) for row in rows]
 
     def bot(self, bot_id: int) -> StoredBot:
-        found = [b for b in self.bots() if b.id == bot_id]
-        if not found:
+        row = self.db.execute(f"SELECT {self._BOT_COLUMNS} FROM bots WHERE id = ?",
+                              (bot_id,)).fetchone()
+        if row is None:
             raise StoreError(f"no bot with id {bot_id} in {self.path}")
-        return found[0]
+        return _stored_bot(row)
 
     def find_bot(self, game: str, text: str) -> StoredBot:
         """A bot revision by its label (``greedy@1.0+3f2a9c``), its name and version when
@@ -404,14 +398,13 @@ class Store:
 
     # -- tournaments -----------------------------------------------------------
 
-    def tournaments(self, game: str | None = None) -> list[TournamentRow]:
-        query = ("SELECT id, name, game, seed, status, created, finished, config, seed_secret"
-                 " FROM tournaments")
-        args: tuple[Any, ...] = ()
-        if game is not None:
-            query += " WHERE game = ?"
-            args = (game,)
-        rows = self.db.execute(query + " ORDER BY id", args)
+    def tournaments(self, game: str | None = None, *, name: str | None = None
+                    ) -> list[TournamentRow]:
+        """The tournaments (of ``game``, or the one called ``name``), the oldest first."""
+        rows = self.db.execute(
+            "SELECT id, name, game, seed, status, created, finished, config, seed_secret"
+            " FROM tournaments WHERE (? IS NULL OR game = ?) AND (? IS NULL OR name = ?)"
+            " ORDER BY id", (game, game, name, name))
         return [TournamentRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6],
                               self._decode(r[7], f"tournament {r[1]!r}", "its config"),
                               bool(r[8]))
@@ -433,7 +426,7 @@ class Store:
         raise StoreError(f"no tournament {key!r} in {self.path}")
 
     def tournament_named(self, name: str) -> TournamentRow | None:
-        return next((row for row in self.tournaments() if row.name == name), None)
+        return next(iter(self.tournaments(name=name)), None)
 
     def entrants(self, tournament: int) -> list[int]:
         """Bot ids of the tournament's entrants, by position."""
@@ -659,12 +652,29 @@ class _Transaction:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
+def _stored_bot(row: Sequence[Any]) -> StoredBot:
+    return StoredBot(row[0], row[1], BotIdentity(row[2], row[3], row[4], row[5],
+                                                 json.loads(row[6])), row[7], row[8])
+
+
+def growable_settings(config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The settings a stored tournament can grow by, more of them playing only the new
+    games: rounds, and for a round-robin games per pairing (a Swiss round's pairings
+    depend on the games per pairing of the rounds before it)."""
+    return ("rounds",) if config.get("format") == "swiss" else ("rounds", "games_per_pairing")
+
+
+def defining_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What a stored tournament and a config that runs it again must share: a config (as
+    stored) without the bots (told apart by their stored revisions), their isolation, the
+    rating settings and the settings the tournament can grow by."""
+    left_out = (*NOT_DEFINING, *growable_settings(config))
+    return {key: value for key, value in config.items() if key not in left_out}
+
+
 def fingerprint_of(config: Mapping[str, Any]) -> str:
-    """A hash of a stored config's settings that decide the results: without the bots (told
-    apart by their stored revisions), their isolation, the rating settings and the settings
-    a tournament can grow by."""
-    defining = {key: value for key, value in config.items() if key not in NOT_DEFINING}
-    text = json.dumps(defining, sort_keys=True, separators=(",", ":"))
+    """A hash of a stored config's :func:`defining_settings`."""
+    text = json.dumps(defining_settings(config), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -40,7 +40,14 @@ from arena.games import find_game
 from arena.games.base import ArenaError
 from arena.referee.match import resolve_game_options
 from arena.results.standings import BotResults, game_points, tally_games
-from arena.results.store import EXTENDABLE, NOT_DEFINING, GameRow, Store, StoreError, TournamentRow
+from arena.results.store import (
+    GameRow,
+    Store,
+    StoreError,
+    TournamentRow,
+    defining_settings,
+    growable_settings,
+)
 from arena.tournaments.config import STOP, TournamentConfig
 from arena.tournaments.executor import run_tasks
 from arena.tournaments.schedule import (
@@ -244,15 +251,11 @@ def renamed_config(config: TournamentConfig, name: str) -> TournamentConfig:
 
 
 def settings_diff(row: TournamentRow, config: TournamentConfig) -> list[str]:
-    """``key: stored → asked`` for each setting (not the bots, not what a tournament can
-    grow by) in which ``config`` differs from the stored tournament."""
-    stored, asked = dict(row.config), config.to_json()
-    growable = [key for key in EXTENDABLE
-                if not (config.format == "swiss" and key == "games_per_pairing")]
-    keys = sorted((set(stored) | set(asked)) - set(NOT_DEFINING) - {"name"}
-                  | (set(EXTENDABLE) - set(growable)))
+    """``key: stored → asked`` for each of the defining settings (not the bots, not what a
+    tournament can grow by) in which ``config`` differs from the stored tournament."""
+    stored, asked = defining_settings(row.config), defining_settings(config.to_json())
     return [f"{key}: {_shown(stored.get(key))} → {_shown(asked.get(key))}"
-            for key in keys if stored.get(key) != asked.get(key)]
+            for key in sorted(set(stored) | set(asked)) if stored.get(key) != asked.get(key)]
 
 
 def _shown(value: object) -> str:
@@ -272,7 +275,7 @@ def grow(store: Store, row: TournamentRow, config: TournamentConfig) -> list[str
     """Store the config's larger ``rounds``/``games_per_pairing``; a smaller one is
     refused (played games are never dropped)."""
     grown = []
-    for key in EXTENDABLE:
+    for key in growable_settings(row.config):
         had, asked = int(row.config.get(key, 1)), int(getattr(config, key))
         if asked < had:
             raise StoreError(
