@@ -69,7 +69,7 @@ def test_the_fingerprint_ignores_where_and_how_fast():
     (base(seed=True), "seed: must be an integer"),
     ({"game": "seasons", "bots": [GREEDY, RANDOM]}, "name: missing (required)"),
     (base(bots=[GREEDY, "bots/seasons/nope.py"]), "bots[1].spec: no such bot file"),
-    (base(bots=[GREEDY, {"spek": RANDOM}]), "bots[1].: unknown key 'spek' (did you mean 'spec'?)"),
+    (base(bots=[GREEDY, {"spek": RANDOM}]), "bots[1]: unknown key 'spek' (did you mean 'spec'?)"),
     (base(bots=[GREEDY, 5]), "bots[1]: must be a bot spec"),
     (base(bots=[GREEDY]), "1 bots cannot fill a table of 2 seats"),
     (base(bots=[GREEDY, GREEDY]), "bots[1]: the same bot as bots[0]"),

@@ -58,3 +58,25 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, root, monkeypatch
     missing = CliRunner().invoke(cli, ["run", str(config), "--executor", "dask",
                                        "--db", str(tmp_path / "b.db")])
     assert missing.exit_code == 1 and "needs the scheduler's address" in missing.output
+
+
+def test_a_ladder_on_a_local_dask_cluster_plays_the_games_of_the_local_one(tmp_path, root,
+                                                                            monkeypatch,
+                                                                            cluster):
+    from arena.tournaments.ladder import LadderControl, run_ladder
+    from arena.tournaments.ladder_config import parse_ladder_config
+
+    monkeypatch.chdir(root)
+    base = {"name": "ladder", "game": "seasons", "seed": 8, "isolation": "process",
+            "bots": ["bots/seasons/greedy.py", "bots/seasons/random_bot.py",
+                     {"spec": "bots/seasons/greedy.py", "name": "keep",
+                      "params": {"rerolls": False}}]}
+    local = parse_ladder_config({**base, "workers": 1, "db": str(tmp_path / "local.db")})
+    remote = parse_ladder_config({**base, "executor": "dask",
+                                  "scheduler": cluster.scheduler_address,
+                                  "db": str(tmp_path / "dask.db")})
+    for config in (local, remote):
+        with Store(config.play.db) as store:
+            run_ladder(config, store, LadderControl(rounds=3))
+    assert len(results(remote.play.db)) == 3 * 3 * 2
+    assert results(remote.play.db) == results(local.play.db)

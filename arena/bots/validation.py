@@ -47,9 +47,10 @@ class Verdict:
 
 def validate(spec: str, *, game: str | None = None, games: int = 6,
              time_limit: float = 1.0, seed: int = 0, isolation: str | None = None,
-             strangers: bool = False) -> Verdict:
-    """Play ``games`` seat-swapped games against the game's random bot, in the sandbox (or
-    at ``isolation``; a stranger's bot only in the sandbox)."""
+             strangers: bool = False, against_itself: int = 0) -> Verdict:
+    """Play ``games`` seat-swapped games against the game's random bot, and
+    ``against_itself`` against a second process of itself, in the sandbox (or at
+    ``isolation``; a stranger's bot only in the sandbox)."""
     verdict = Verdict(spec)
     level = resolve_isolation(isolation, strangers=strangers)
     if level == NONE:
@@ -68,7 +69,8 @@ def validate(spec: str, *, game: str | None = None, games: int = 6,
     try:
         verdict.name, verdict.version = player.name, player.version
         for name in _games_to_try(game, player.games):
-            lost = _try_game(verdict, player, name, games, time_limit, seed, level)
+            lost = _try_game(verdict, player, name, games, time_limit, seed, level,
+                             against_itself)
             if lost:
                 failed.append(lost)
     finally:
@@ -92,28 +94,36 @@ def _games_to_try(game: str | None, declared: tuple[str, ...] | None) -> list[st
 
 
 def _try_game(verdict: Verdict, player: ProcessPlayer, game: str, games: int,
-              time_limit: float, seed: int, level: str) -> str | None:
+              time_limit: float, seed: int, level: str, against_itself: int = 0) -> str | None:
     """Play ``game``; a failure's description, or None with the game added to the verdict."""
     opponent = bot_process(str(ARENA_ROOT / "bots" / game / "random_bot.py"), {}, level)
+    twin = bot_process(verdict.spec, {}, level) if against_itself else None
     times: list[float] = []
     failures: list[str] = []
+    tables = [(opponent, index) for index in range(games)]
+    tables += [(twin, games + index) for index in range(against_itself) if twin is not None]
     try:
-        for index in range(games):
-            seated = [player, opponent] if index % 2 == 0 else [opponent, player]
+        for other, index in tables:
+            seated = [player, other] if index % 2 == 0 else [other, player]
             record = play_game(game, seated, derive_seed(seed, "validate", index // 2),
                                time_limit=time_limit)
-            seat = seated.index(player)
-            times += record.decision_times(seat)
-            if record.seats[seat].status != OK:
-                failures.append(_failure_text(record, seat))
+            seats = [seat for seat, who in enumerate(seated) if who in (player, twin)]
+            for seat in seats:
+                times += record.decision_times(seat)
+            failed = [seat for seat in seats if record.seats[seat].status != OK]
+            if failed:
+                failures.append(_failure_text(record, failed[0]))
     finally:
         opponent.close()
+        if twin is not None:
+            twin.close()
+    played = len(tables)
     if failures:
-        return f"{game}: {len(failures)} of {games} games lost by a failure; first: {failures[0]}"
+        return f"{game}: {len(failures)} of {played} games lost by a failure; first: {failures[0]}"
     verdict.games.append(game)
     if times:
         slowest, mean = max(times), sum(times) / len(times)
-        verdict.notes.append(f"{game}: {games} games, {len(times)} decisions, mean "
+        verdict.notes.append(f"{game}: {played} games, {len(times)} decisions, mean "
                              f"{1000 * mean:.1f} ms, slowest {1000 * slowest:.1f} ms "
                              f"(limit {1000 * time_limit:.0f} ms)")
         if slowest > SLOW_FRACTION * time_limit:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from arena.cli import bots, play, results, run
+from arena.cli import bots, ladder, play, results, run
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,7 +20,7 @@ def cli() -> None:
 
 
 for command in (play.games, play.play, play.board, run.run, results.ratings, results.history,
-                results.compare, results.report, bots.bots, bots.submit):
+                results.compare, results.report, bots.bots, bots.submit, ladder.ladder):
     cli.add_command(command)
 
 

@@ -53,10 +53,19 @@ def bots_validate(spec: str, game_name: str | None, count: int, time_limit: floa
 @DB_OPTION
 @click.option("--folder", default="results/submissions", show_default=True,
               help="Where submitted code is kept.")
+@click.option("--ladder", "ladder_name", metavar="NAME",
+              help="Queue SPEC for the ladder NAME instead (validated at its next round).")
 @reports_errors
-def submit(spec: str, game_name: str | None, db: str, folder: str) -> None:
-    """Validate SPEC, keep a copy of its code and register it for tournaments and ratings."""
+def submit(spec: str, game_name: str | None, db: str, folder: str,
+           ladder_name: str | None) -> None:
+    """Validate SPEC, keep a copy of its code and register it for tournaments and ratings
+    (with --ladder: queue it for a ladder)."""
     check_bot_file(spec)
+    if ladder_name is not None:
+        from arena.cli.ladder import submit_to_ladder
+
+        submit_to_ladder(spec, ladder_name, db)
+        return
     with Store(db) as store:
         verdict, copy = submit_bot(spec, store, game=game_name, folder=Path(folder))
         labels = sorted({bot.label for bot in store.bots() if copy is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -49,6 +50,24 @@ def echo(text: str = "", *, err: bool = False) -> None:
     """Print a line; what bots and configs supplied in it (names, stderr, tracebacks) cannot
     act on the terminal: control characters show as escapes."""
     click.echo(printable(text), err=err)
+
+
+class BarLines:
+    """Lines on stderr above a progress bar (a tqdm bar), when there is one."""
+
+    bar: Any = None
+
+    def write(self, line: str) -> None:
+        """A line on stderr above the bar (what bots supplied in it made harmless)."""
+        if self.bar is not None:
+            self.bar.write(printable(line), file=sys.stderr)
+        else:
+            echo(line, err=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def parse_option(text: str) -> tuple[str, Any]:

@@ -13,7 +13,7 @@ import multiprocessing_logging
 from tqdm import tqdm
 
 from arena.bots.names import printable
-from arena.cli.common import echo
+from arena.cli.common import BarLines, echo
 from arena.referee.protocol import failure_excerpt, failure_shape
 from arena.referee.record import OK
 from arena.results.standings import BotResults, game_points
@@ -55,7 +55,7 @@ def close_logging() -> None:
         root.removeHandler(handler)
 
 
-class ProgressBar(Progress):
+class ProgressBar(Progress, BarLines):
     """Games done / total, games per second and ETA on stderr; with ``verbose`` a line per
     finished game; every bot's failure once (its traceback's end), as it happens; with
     ``standings_every`` the standings every that many games."""
@@ -120,18 +120,6 @@ class ProgressBar(Progress):
             self.bar.set_postfix_str(printable(text), refresh=True)
         elif self.verbose:
             self.write(text)
-
-    def write(self, line: str) -> None:
-        """A line on stderr above the bar (what bots supplied in it made harmless)."""
-        if self.bar is not None:
-            self.bar.write(printable(line), file=sys.stderr)
-        else:
-            echo(line, err=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
 
 
 def result_line(number: int, names: list[str], result: GameResult) -> str:

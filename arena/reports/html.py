@@ -77,7 +77,7 @@ def render_html(store: Store, model: ReportModel) -> str:
         game_title=find_game(model.config.game).info.title,
         facts=facts(model),
         dates=_dates(model),
-        swiss=model.is_swiss,
+        swiss=model.is_swiss, ladder=model.is_ladder,
         isolation_column=not shared_isolation(model),
         leaderboard=leaderboard_rows(model),
         matrix=matrix(model),
@@ -115,6 +115,9 @@ def facts(model: ReportModel) -> dict[str, Any]:
         "status": row.status, "rating system": config.ratings.system,
         "seats per table": config.seats, "games per pairing": config.games_per_pairing,
     }
+    if model.is_ladder:
+        shown["games"] = len(model.rows)
+        del shown["games per pairing"]
     if config.format == "swiss":
         shown["rounds"] = config.rounds
     if config.options:

@@ -37,6 +37,7 @@ from arena.results.stats import MatchScore, elo_with_error, likelihood_of_superi
 from arena.results.store import GameRow, Store, StoredBot, StoreError, TournamentRow
 from arena.results.versions import after_each_tournament, all_time, tournaments_of, variant_of
 from arena.tournaments.config import TournamentConfig
+from arena.tournaments.ladder_config import LADDER_FORMAT
 from arena.tournaments.runner import standings, total_games
 
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#76b7b2", "#edc948",
@@ -282,6 +283,10 @@ class ReportModel:
     def is_swiss(self) -> bool:
         return self.config.format == "swiss"
 
+    @property
+    def is_ladder(self) -> bool:
+        return self.config.format == LADDER_FORMAT
+
 
 def build_model(store: Store, tournament: TournamentRow) -> ReportModel:
     """Read the tournament's games once and compute every number of its reports."""
@@ -291,10 +296,13 @@ def build_model(store: Store, tournament: TournamentRow) -> ReportModel:
     labels = [bot.label for bot in bots]
     table, progress = tournament_ratings(rows, config.ratings)
     counts, terminations = count_endings(rows, len(bots))
+    ranked = standings(store, tournament.id, labels, config)
+    if config.format == LADDER_FORMAT:  # bots play different numbers of games: by rating
+        ranked.sort(key=lambda result: -table.get(result.index).conservative)
     return ReportModel(
         tournament=tournament, config=config, bots=bots, rows=rows,
-        total=total_games(config),
-        standings=tuple(standings(store, tournament.id, labels, config)),
+        total=len(rows) if config.format == LADDER_FORMAT else total_games(config),
+        standings=tuple(ranked),
         ratings=table, progress=progress, pairs=pair_results(rows), counts=counts,
         terminations=terminations,
         history=version_history(store, tournament, bots, config.ratings),

@@ -27,7 +27,7 @@ from arena.bots.identity import BotIdentity
 from arena.games.base import ArenaError
 from arena.referee.record import OK, GameRecord
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
     id INTEGER PRIMARY KEY,
@@ -84,6 +84,27 @@ CREATE TABLE IF NOT EXISTS games (
     UNIQUE (tournament_id, key)
 );
 CREATE INDEX IF NOT EXISTS games_by_round ON games (tournament_id, round);
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    source TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL,
+    log TEXT NOT NULL DEFAULT '',
+    bot_id INTEGER REFERENCES bots(id),
+    position INTEGER,
+    joined_round INTEGER,
+    created REAL NOT NULL,
+    changed REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ladder_rounds (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    round INTEGER NOT NULL,
+    phase TEXT NOT NULL,
+    tables TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (tournament_id, round)
+);
 CREATE TABLE IF NOT EXISTS ratings (
     system TEXT NOT NULL,
     game TEXT NOT NULL,
@@ -99,6 +120,8 @@ CREATE TABLE IF NOT EXISTS ratings (
 _BOTS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS bots"):
                   SCHEMA.index("CREATE TABLE IF NOT EXISTS entrants")]
 _RATINGS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings"):]
+_LADDERS_V4 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS submissions"):
+                     SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings")]
 MIGRATIONS: dict[int, list[str]] = {
     1: ["ALTER TABLE tournaments ADD COLUMN seed_secret INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE games ADD COLUMN isolations TEXT NOT NULL DEFAULT '[]'"],
@@ -114,6 +137,7 @@ MIGRATIONS: dict[int, list[str]] = {
         "ALTER TABLE games ADD COLUMN details TEXT NOT NULL DEFAULT '[]'",
         "DROP TABLE ratings",
         _RATINGS_V3],
+    3: [statement for statement in _LADDERS_V4.split(";") if statement.strip()],
 }
 """From each schema version to the next: statements, then :func:`_refingerprint` and
 :func:`_fill_details`. Ratings are recomputed from the games whenever they are asked for:
@@ -461,12 +485,14 @@ class Store:
                  for i, (bot_id, problem) in enumerate(zip(bot_ids, problems, strict=True))])
         return tid
 
-    def update_config(self, tournament: int, config: TournamentSettings) -> None:
+    def update_config(self, tournament: int, config: TournamentSettings, *,
+                      reopen: bool = True) -> None:
         """Keep ``config`` as the tournament's settings (it grew: more rounds or games per
-        pairing); it is running again until its new games are played."""
-        self.db.execute("UPDATE tournaments SET config = ?, fingerprint = ?, status = 'running',"
-                        " finished = NULL WHERE id = ?",
+        pairing); with ``reopen`` it is running again until its new games are played."""
+        self.db.execute("UPDATE tournaments SET config = ?, fingerprint = ? WHERE id = ?",
                         (json.dumps(config.to_json()), config.fingerprint(), tournament))
+        if reopen:
+            self.set_status(tournament, "running")
 
     def fingerprint(self, tournament: int) -> str:
         row = self.db.execute("SELECT fingerprint FROM tournaments WHERE id = ?",

@@ -178,7 +178,10 @@ def parse_config(data: Any, source: str = "<config>",
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the config must be a mapping of keys to values")
     data = {**data, **(overrides or {})}
-    _check_keys(data, _TOP_KEYS, source, "")
+    if "ladder" in data:
+        raise ConfigError(f"{source}: a ladder's config (it has a ladder: section); run it "
+                          "with `arena ladder run`")
+    check_keys(data, _TOP_KEYS, source, "")
     isolation = data.get("isolation")
     bots = tuple(_parse_bot(item, source, i, isolation)
                  for i, item in enumerate(data["bots"]))
@@ -204,11 +207,11 @@ def _where(source: str, key: str) -> str:
     return f"{source}: {key}" if key else source
 
 
-def _check_keys(data: Mapping[str, Any], schema: Mapping[str, tuple[tuple[type, ...], bool]],
+def check_keys(data: Mapping[str, Any], schema: Mapping[str, tuple[tuple[type, ...], bool]],
                 source: str, prefix: str) -> None:
     for key in data:
         if key not in schema:
-            raise ConfigError(f"{_where(source, prefix)}: "
+            raise ConfigError(f"{_where(source, prefix.rstrip('.'))}: "
                               + unknown_name_message("key", str(key), schema))
     for key, (types, required) in schema.items():
         if key not in data:
@@ -235,7 +238,7 @@ def _parse_bot(item: Any, source: str, index: int, isolation: str | None) -> Bot
         item = {"spec": item}
     if not isinstance(item, dict):
         raise ConfigError(f"{source}: {prefix}: must be a bot spec or a mapping with 'spec'")
-    _check_keys(item, _BOT_KEYS, source, prefix + ".")
+    check_keys(item, _BOT_KEYS, source, prefix + ".")
     version = item.get("version")
     entry = BotEntry(item["spec"], item.get("name"),
                      None if version is None else str(version), dict(item.get("params", {})),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from arena.games.base import ArenaError
 from arena.tournaments.schedule import GameTask
@@ -23,7 +24,7 @@ from arena.tournaments.tasks import (
     prepare_worker,
     release_players,
 )
-from arena.tournaments.workers import MAX_ATTEMPTS, WorkerDied, run_unordered
+from arena.tournaments.workers import MAX_ATTEMPTS, WAIT, WorkerDied, run_unordered
 
 CONNECT_TIMEOUT = "20s"
 
@@ -68,9 +69,11 @@ def run_dask(setup: MatchSetup, tasks: Iterable[GameTask], scheduler: str
              ) -> Iterator[GameResult]:
     """Send the tasks to a Dask cluster and yield the results as they come back.
 
-    The workers need arena installed and the bots' files at the same paths (a shared
-    file system, or the same checkout on every machine). Run workers with one thread
-    each (``dask worker ADDRESS --nthreads 1``).
+    Tasks are drawn as the cluster frees up (two per worker thread in flight), so an
+    endless iterator works, and one that answers :data:`WAIT` is asked again after the
+    next result. The workers need arena installed and the bots' files at the same paths
+    (a shared file system, or the same checkout on every machine). Run workers with one
+    thread each (``dask worker ADDRESS --nthreads 1``).
     """
     try:
         from distributed import Client, as_completed
@@ -80,14 +83,30 @@ def run_dask(setup: MatchSetup, tasks: Iterable[GameTask], scheduler: str
         client = Client(scheduler, timeout=CONNECT_TIMEOUT)
     except OSError as exc:
         raise ArenaError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
-    futures = []
+    todo = iter(tasks)
+    running = as_completed()
+    futures: set[Any] = set()
     try:
-        tasks = list(tasks)
-        futures = client.map(play_task, [setup] * len(tasks), tasks, pure=False)
-        for future in as_completed(futures):
+        while True:
+            capacity = max(1, 2 * sum(client.nthreads().values()))
+            waited = False
+            while running.count() < capacity:
+                task = next(todo, None)
+                if task is None or task is WAIT:
+                    waited = task is WAIT
+                    break
+                future = client.submit(play_task, setup, task, pure=False)
+                futures.add(future)
+                running.add(future)
+            if running.is_empty():
+                if waited:
+                    continue
+                return
+            future = next(running)
+            futures.discard(future)
             yield future.result()
     finally:
-        client.cancel(futures)
+        client.cancel(list(futures))
         client.close()
 
 

@@ -10,6 +10,7 @@ a new revision of it. Each revision's code is kept in a folder of its own
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.bots.identity import BotIdentity, identity_hash, source_hash
@@ -28,22 +29,32 @@ def submit(spec: str, store: Store, *, game: str | None = None,
            folder: Path = Path("results/submissions")) -> tuple[Verdict, Path | None]:
     """Validate (in the sandbox: a submission is a stranger's code); if valid, register each
     game's version in ``store`` and copy the code below ``folder``, and nowhere else."""
+    verdict, identity = accept(spec, folder, validate_as=lambda: validate(
+        spec, game=game, strangers=True))
+    if identity is None:
+        return verdict, None
+    for name in verdict.games:
+        store.register_bot(name, identity)
+    return verdict, Path(split_spec(identity.spec)[0])
+
+
+def accept(spec: str, folder: Path, validate_as: Callable[[], Verdict]
+           ) -> tuple[Verdict, BotIdentity | None]:
+    """Validate the bot file ``spec`` by ``validate_as()``; if valid, copy it below
+    ``folder`` and return its identity there (its spec is the copy)."""
     source = _bot_file(spec)
-    verdict = validate(spec, game=game, strangers=True)
+    verdict = validate_as()
     if not verdict.valid:
         return verdict, None
     code_hash = identity_hash(source_hash(spec), {})
     copy = _copy_path(folder, verdict.name, verdict.version, code_hash[:REVISION_FOLDER],
                       source.name)
     attr = split_spec(spec)[1]
-    identity = BotIdentity(verdict.name, verdict.version, code_hash,
-                           str(copy) + (f":{attr}" if attr else ""))
     copy.parent.mkdir(parents=True, exist_ok=True)
     if not copy.exists():
         shutil.copyfile(source, copy)
-    for name in verdict.games:
-        store.register_bot(name, identity)
-    return verdict, copy
+    return verdict, BotIdentity(verdict.name, verdict.version, code_hash,
+                                str(copy) + (f":{attr}" if attr else ""))
 
 
 def _copy_path(folder: Path, name: str, version: str, revision: str, file: str) -> Path:

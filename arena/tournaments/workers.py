@@ -6,7 +6,9 @@ threads: multiprocessing.Pool's worker-handler thread spins while results wait
 in its pipe, and concurrent.futures spends two threads on the same work — on
 short games either costs the parent a noticeable share of a core. Tasks are
 drawn from an iterator as workers free up, so the parent's memory stays flat
-however long the run.
+however long the run; the iterator may answer :data:`WAIT` (no task until a
+running one finishes: a ladder's next round is chosen from the results of the
+round before).
 
 A worker runs in a process group of its own (a signal to its group reaches
 no one else) and keeps a *beacon* in memory it shares with the parent: the
@@ -47,6 +49,9 @@ IDLE_SECONDS = 60.0
 """What a worker's beacon allows for work that waits on no bot (set-up, the referee)."""
 MAX_ATTEMPTS = 3
 """A task whose worker is lost this often, without a seat to blame, stops the run."""
+WAIT: Any = type("Wait", (), {"__repr__": lambda self: "WAIT"})()
+"""What a task iterator yields for "nothing yet": it is asked again after the next result,
+or at once when nothing is running."""
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -216,9 +221,7 @@ def run_unordered(function: Callable[[T], R], tasks: Iterable[T], workers: int, 
 
 
 def _feed(pool: _Pool[T], todo: Iterator[T], on_lost: Callable[[Lost], Any]) -> Iterator[Any]:
-    for worker in pool.workers:
-        _top_up(pool, worker, todo)
-    while any(worker.tasks for worker in pool.workers):
+    while _top_up_all(pool, todo):
         busy = [w for w in pool.workers if w.tasks]
         handles: list[Any] = [w.connection for w in busy] + [w.process.sentinel for w in busy]
         ready = wait(handles, timeout=_until_overdue(pool, busy))
@@ -231,8 +234,19 @@ def _feed(pool: _Pool[T], todo: Iterator[T], on_lost: Callable[[Lost], Any]) -> 
                 continue
             if result is not _NOTHING:
                 yield result
+
+
+def _top_up_all(pool: _Pool[T], todo: Iterator[T]) -> bool:
+    """Give every worker its tasks; whether any worker has one. With nothing running, an
+    iterator that waits is asked again: it has nothing left to wait for."""
+    while True:
+        waited = False
         for worker in pool.workers:
-            _top_up(pool, worker, todo)
+            waited = _top_up(pool, worker, todo) or waited
+        if any(worker.tasks for worker in pool.workers):
+            return True
+        if not waited:
+            return False
 
 
 _NOTHING = object()
@@ -249,7 +263,8 @@ def _overdue(pool: _Pool[T], worker: _Worker[T]) -> bool:
     return time.monotonic() > float(pool.deadlines[worker.slot]) + WATCHDOG_MARGIN
 
 
-def _top_up(pool: _Pool[T], worker: _Worker[T], todo: Iterator[T]) -> None:
+def _top_up(pool: _Pool[T], worker: _Worker[T], todo: Iterator[T]) -> bool:
+    """Queue tasks on ``worker``; whether the iterator said :data:`WAIT`."""
     if not worker.tasks:  # an idle worker's beacon is old: it gets time to pick the task up
         pool.deadlines[worker.slot] = time.monotonic() + IDLE_SECONDS
     while len(worker.tasks) < QUEUED_PER_WORKER:
@@ -257,14 +272,15 @@ def _top_up(pool: _Pool[T], worker: _Worker[T], todo: Iterator[T]) -> None:
             task = pool.replays.popleft()
         else:
             drawn = next(todo, _NOTHING)
-            if drawn is _NOTHING:
-                return
+            if drawn is _NOTHING or drawn is WAIT:
+                return drawn is WAIT
             task = drawn  # type: ignore[assignment]
         worker.tasks.append(task)
         try:
             worker.connection.send(task)
         except OSError:  # the worker has died; its sentinel will say so
-            return
+            return False
+    return False
 
 
 def _receive(pool: _Pool[T], worker: _Worker[T], on_lost: Callable[[Lost], Any]) -> Any:

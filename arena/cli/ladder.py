@@ -1,0 +1,215 @@
+"""``arena ladder``: run a continuous ladder, and look after it while it runs."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from arena.cli.common import DB_OPTION, BarLines, echo, open_store, reports_errors
+from arena.games.base import ArenaError
+from arena.results.store import Store
+
+if TYPE_CHECKING:
+    from arena.tournaments.ladder import LadderControl
+    from arena.tournaments.tasks import GameResult
+
+log = logging.getLogger(__name__)
+
+
+@click.group()
+def ladder() -> None:
+    """A continuous ladder: bots join and leave while it runs."""
+
+
+@ladder.command("run")
+@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
+@click.option("--rounds", type=click.IntRange(min=1),
+              help="Stop once the ladder has played this many rounds in all.")
+@click.option("--workers", type=click.IntRange(min=0),
+              help="Worker processes (0 = one per CPU; default from the config).")
+@click.option("--db", help="Results database (default from the config).")
+@click.option("--executor", type=click.Choice(["local", "dask"]),
+              help="Where games run: local worker processes, or a Dask cluster.")
+@click.option("--scheduler", help="The Dask scheduler's address, e.g. tcp://host:8786.")
+@click.option("--progress/--no-progress", default=True, show_default=True)
+@click.option("-v", "--verbose", is_flag=True, help="A line per finished game.")
+@reports_errors
+def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bool,
+               **overrides: Any) -> None:
+    """Run the ladder of CONFIG until stopped (Ctrl-C finishes the games being played;
+    running it again resumes)."""
+    from arena.cli.console import close_logging, setup_logging
+    from arena.tournaments.ladder import LadderControl, run_ladder
+    from arena.tournaments.ladder_config import load_ladder_config
+
+    config = load_ladder_config(config_path, **overrides)
+    control = LadderControl(rounds=rounds)
+    setup_logging(config.play.output_dir / "arena.log", verbose=verbose)
+    view = LadderView(enabled=progress, verbose=verbose)
+    try:
+        with Store(config.play.db) as store, StoppingOnSignals(control, view):
+            run_ladder(config, store, control, view.progress())
+            view.close()
+            games = len(store.finished_keys(_id(store, config.name)))
+            echo(f"ladder {config.name!r} stopped: {games} games in {config.play.db}; run "
+                 "the same command again to resume")
+            _show_status(store, config.name)
+    except KeyboardInterrupt:
+        view.close()
+        echo("\ninterrupted: the finished games are kept; run the same command again to "
+             "resume", err=True)
+        raise SystemExit(130) from None
+    finally:
+        close_logging()
+
+
+def _id(store: Store, name: str) -> int:
+    from arena.tournaments.ladder import find_ladder
+
+    return find_ladder(store, name).id
+
+
+def _show_status(store: Store, name: str) -> None:
+    from arena.tournaments.ladder import find_ladder
+    from arena.tournaments.ladder_status import status_lines
+
+    for line in status_lines(store, find_ladder(store, name)):
+        echo(line)
+
+
+class StoppingOnSignals:
+    """The first Ctrl-C (or SIGTERM) asks the ladder to stop after the games being played;
+    a second one stops at once."""
+
+    def __init__(self, control: LadderControl, view: LadderView) -> None:
+        self.control, self.view = control, view
+        self.previous: dict[int, Any] = {}
+
+    def _asked(self, number: int, frame: FrameType | None) -> None:
+        if self.control.stop:
+            raise KeyboardInterrupt
+        self.control.stop = True
+        self.view.write("stopping: finishing the games being played (Ctrl-C again to stop "
+                        "at once; those games are then played again next time)")
+
+    def __enter__(self) -> None:
+        for number in (signal.SIGINT, signal.SIGTERM):
+            self.previous[number] = signal.signal(number, self._asked)
+
+    def __exit__(self, *exc: object) -> None:
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+
+
+class LadderView(BarLines):
+    """A running count of the ladder's games on stderr, its notes above it, and with
+    ``verbose`` a line per game."""
+
+    def __init__(self, *, enabled: bool, verbose: bool) -> None:
+        from arena.cli.console import FailureLog
+
+        self.enabled, self.verbose = enabled, verbose
+        self.games = 0
+        self.failures = FailureLog()
+
+    def progress(self) -> Any:
+        from arena.tournaments.ladder import LadderProgress
+
+        return LadderProgress(note=self.write, game_done=self._game_done,
+                              round_done=self._round_done)
+
+    def _game_done(self, result: GameResult, labels: list[str]) -> None:
+        from arena.cli.console import result_line
+
+        self.games += 1
+        names = [labels[bot] if bot < len(labels) else f"bot {bot}" for bot in result.task.seats]
+        if self.verbose:
+            self.write(result_line(self.games, names, result))
+        for line in self.failures.new_failures(names, result):
+            self.write(line)
+        if self.enabled:
+            if self.bar is None:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=None, unit="game", file=sys.stderr, dynamic_ncols=True)
+            self.bar.update(1)
+
+    def _round_done(self, index: int, games: int) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"round {index + 1}, {games} games in all", refresh=True)
+
+
+
+@ladder.command("status")
+@click.argument("name")
+@DB_OPTION
+@reports_errors
+def ladder_status(name: str, db: str) -> None:
+    """Entrants (active, retired, error), games, ratings with σ, and games per hour."""
+    with open_store(db) as store:
+        _show_status(store, name)
+
+
+@ladder.command("retire")
+@click.argument("label", metavar="NAME@VERSION")
+@click.option("--ladder", "ladder_name", help="The ladder (default: the only one).")
+@DB_OPTION
+@reports_errors
+def ladder_retire(label: str, ladder_name: str | None, db: str) -> None:
+    """Retire a bot from the ladder: it plays no more games, and keeps its rating."""
+    from arena.results.ladder_book import LadderBook
+    from arena.tournaments.ladder_intake import retire
+
+    with open_store(db) as store:
+        row = only_ladder(store, ladder_name)
+        if row.status != "running":
+            raise ArenaError(f"ladder {row.name!r} is {row.status}: its bots are fixed")
+        echo(f"{retire(LadderBook(store, row.id), row.game, label)} retired from ladder "
+             f"{row.name!r}; it plays no more games")
+
+
+@ladder.command("freeze")
+@click.argument("name")
+@DB_OPTION
+@reports_errors
+def ladder_freeze(name: str, db: str) -> None:
+    """Take no more submissions; play the final games and publish the final standing."""
+    from arena.tournaments.ladder import freeze
+
+    with open_store(db) as store:
+        row = freeze(store, name)
+        games = row.config.get("ladder", {}).get("final_games", 0)
+        echo(f"ladder {name!r} is frozen: it takes no more submissions, and plays {games} "
+             "final games among its active bots at its next round")
+
+
+def only_ladder(store: Store, name: str | None) -> Any:
+    from arena.tournaments.ladder import find_ladder
+
+    if name is not None:
+        return find_ladder(store, name)
+    ladders = [r for r in store.tournaments() if r.config.get("format") == "ladder"]
+    if len(ladders) != 1:
+        raise ArenaError(f"{len(ladders)} ladders in {store.path}: name one with --ladder")
+    return ladders[0]
+
+
+def submit_to_ladder(spec: str, name: str, db: str) -> None:
+    """Queue the bot file ``spec`` for the ladder ``name`` (validated at its next round)."""
+    from arena.results.ladder_book import LadderBook
+    from arena.tournaments.ladder_intake import ladder_home, stage
+
+    with open_store(db) as store:
+        row = only_ladder(store, name)
+        if row.status != "running":
+            raise ArenaError(f"ladder {row.name!r} is {row.status}: it takes no submissions")
+        submission = stage(LadderBook(store, row.id), ladder_home(store, row.name), Path(spec),
+                           "arena submit")
+    echo(f"submission {submission} queued for ladder {row.name!r}: it is validated at the "
+         f"ladder's next round; `arena ladder status {row.name}` shows how it fares")

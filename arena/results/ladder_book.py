@@ -1,0 +1,171 @@
+"""A ladder's own records in the results database: its submissions and its rounds.
+
+A ladder is a tournament whose entrants grow: each submission that passes
+validation becomes the next entrant position, and its games are stored like
+any tournament's (so ratings, history, compare and reports see them). Each
+round's tables are written before its games are played, so a ladder that
+stops half way through a round plays the same tables' missing games when it
+resumes. Any process may add a submission or retire an entrant while the
+ladder runs: the ladder reads them at its next round.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.results.store import Store, StoreError
+
+QUEUED, VALIDATING, VALIDATED = "queued", "validating", "validated"
+ACTIVE, RETIRED, ERROR = "active", "retired", "error"
+STATUSES = (QUEUED, VALIDATING, VALIDATED, ACTIVE, RETIRED, ERROR)
+"""A submission's life: queued, validating, validated (it joins at the next round), then
+active and perhaps retired; or error, with its log, never having played."""
+OPEN, FROZEN, COMPLETE = "running", "frozen", "complete"
+"""A ladder's phase (its tournament's status): taking submissions, playing its final
+games, done."""
+FINAL = "final"
+REGULAR = "regular"
+
+
+@dataclass(frozen=True)
+class Submission:
+    id: int
+    source: str
+    """Where it came from: ``arena submit``, a file of the submissions folder, the config."""
+    spec: str
+    """The bot as the ladder runs it (a copy of its file the submitter cannot change)."""
+    status: str
+    log: str
+    bot_id: int | None
+    position: int | None
+    joined_round: int | None
+    created: float
+    changed: float
+
+
+@dataclass(frozen=True)
+class LadderRound:
+    round: int
+    phase: str
+    tables: tuple[tuple[int, ...], ...]
+    """Each table's entrant positions."""
+
+
+_COLUMNS = ("id, source, spec, status, log, bot_id, position, joined_round, created, changed")
+
+
+class LadderBook:
+    """The ladder ``tournament``'s records in ``store``."""
+
+    def __init__(self, store: Store, tournament: int) -> None:
+        self.store, self.tid = store, tournament
+
+    # -- submissions ---------------------------------------------------------------
+
+    def submit(self, source: str, spec: str, status: str = QUEUED, log: str = "") -> int:
+        now = time.time()
+        cursor = self.store.db.execute(
+            "INSERT INTO submissions (tournament_id, source, spec, status, log, created, changed)"
+            " VALUES (?,?,?,?,?,?,?)", (self.tid, source, spec, status, log, now, now))
+        return int(cursor.lastrowid or 0)
+
+    def submissions(self, status: str | None = None) -> list[Submission]:
+        rows = self.store.db.execute(
+            f"SELECT {_COLUMNS} FROM submissions WHERE tournament_id = ?"
+            " AND (? IS NULL OR status = ?) ORDER BY id", (self.tid, status, status))
+        return [Submission(*row) for row in rows]
+
+    def submission(self, submission_id: int) -> Submission:
+        row = self.store.db.execute(
+            f"SELECT {_COLUMNS} FROM submissions WHERE tournament_id = ? AND id = ?",
+            (self.tid, submission_id)).fetchone()
+        if row is None:
+            raise StoreError(f"no submission {submission_id} in this ladder")
+        return Submission(*row)
+
+    def set_status(self, submission_id: int, status: str, log: str | None = None) -> None:
+        self.store.db.execute(
+            "UPDATE submissions SET status = ?, log = coalesce(?, log), changed = ?"
+            " WHERE id = ? AND tournament_id = ?",
+            (status, log, time.time(), submission_id, self.tid))
+
+    def set_spec(self, submission_id: int, spec: str) -> None:
+        self.store.db.execute("UPDATE submissions SET spec = ? WHERE id = ?",
+                              (spec, submission_id))
+
+    def set_validated(self, submission_id: int, bot_id: int, log: str) -> None:
+        self.store.db.execute(
+            "UPDATE submissions SET status = ?, bot_id = ?, log = ?, changed = ? WHERE id = ?"
+            " AND tournament_id = ?",
+            (VALIDATED, bot_id, log, time.time(), submission_id, self.tid))
+
+    def join(self, submission_id: int, bot_id: int, next_round: int) -> int:
+        """Make the validated submission the ladder's next entrant; its position."""
+        with self.store.transaction():
+            row = self.store.db.execute(
+                "SELECT coalesce(max(position), -1) + 1 FROM entrants WHERE tournament_id = ?",
+                (self.tid,)).fetchone()
+            position = int(row[0])
+            self.store.db.execute(
+                "INSERT INTO entrants (tournament_id, position, bot_id, problem)"
+                " VALUES (?,?,?,NULL)", (self.tid, position, bot_id))
+            self.store.db.execute(
+                "UPDATE submissions SET status = ?, bot_id = ?, position = ?, joined_round = ?,"
+                " changed = ? WHERE id = ?",
+                (ACTIVE, bot_id, position, next_round, time.time(), submission_id))
+        return position
+
+    def entrant_of(self, bot_id: int) -> Submission | None:
+        """The submission that brought bot revision ``bot_id`` into the ladder, if any."""
+        row = self.store.db.execute(
+            f"SELECT {_COLUMNS} FROM submissions WHERE tournament_id = ? AND bot_id = ?"
+            " AND position IS NOT NULL", (self.tid, bot_id)).fetchone()
+        return None if row is None else Submission(*row)
+
+    def active_positions(self) -> list[int]:
+        rows = self.store.db.execute(
+            "SELECT position FROM submissions WHERE tournament_id = ? AND status = ?"
+            " ORDER BY position", (self.tid, ACTIVE))
+        return [int(row[0]) for row in rows]
+
+    # -- rounds ----------------------------------------------------------------------
+
+    def save_round(self, index: int, phase: str, tables: Sequence[Sequence[int]]) -> None:
+        self.store.db.execute(
+            "INSERT INTO ladder_rounds (tournament_id, round, phase, tables, created)"
+            " VALUES (?,?,?,?,?)",
+            (self.tid, index, phase, json.dumps([list(t) for t in tables]), time.time()))
+
+    def rounds(self, *, last: bool = False) -> list[LadderRound]:
+        """The rounds in order (only the last, with ``last``)."""
+        rows = self.store.db.execute(
+            "SELECT round, phase, tables FROM ladder_rounds WHERE tournament_id = ?"
+            f" ORDER BY round {'DESC LIMIT 1' if last else ''}", (self.tid,))
+        return [LadderRound(int(r), str(phase), tuple(tuple(int(b) for b in t)
+                                                        for t in json.loads(tables)))
+                for r, phase, tables in rows]
+
+    def last_round(self) -> LadderRound | None:
+        rounds = self.rounds(last=True)
+        return rounds[0] if rounds else None
+
+    def round_count(self) -> int:
+        row = self.store.db.execute("SELECT count(*) FROM ladder_rounds WHERE tournament_id = ?",
+                                    (self.tid,)).fetchone()
+        return int(row[0])
+
+    def games_in_phase(self, phase: str) -> int:
+        row = self.store.db.execute(
+            "SELECT count(*) FROM games g JOIN ladder_rounds r ON r.tournament_id ="
+            " g.tournament_id AND r.round = g.round WHERE g.tournament_id = ? AND r.phase = ?",
+            (self.tid, phase)).fetchone()
+        return int(row[0])
+
+    def games_since(self, moment: float) -> int:
+        row = self.store.db.execute(
+            "SELECT count(*) FROM games WHERE tournament_id = ? AND finished >= ?",
+            (self.tid, moment)).fetchone()
+        return int(row[0])

@@ -1,0 +1,422 @@
+"""A continuous ladder: rounds of matchmade tables while bots come and go.
+
+The ladder plays in *rounds*. A round's tables are chosen by
+:mod:`arena.tournaments.matchmaking` from the ratings of every game of the
+rounds before it, written to the store, and played as duplicate sets (each
+table's seat rotations on one game seed, ``derive_seed(seed, "ladder", round,
+table, set)``); the next round is chosen when the last game of this one is
+stored. The workers stay busy meanwhile: the task iterator answers
+:data:`~arena.tournaments.workers.WAIT` only for the few games at the end of a
+round. Between rounds the ladder takes in submissions (validating them), lets
+retired bots go and sees a freeze; when a bot joins, the workers are started
+again with the new entrant list.
+
+Reproducible: a round is a pure function of the seed, the round number, the
+active entrants and the games before it, so the same store and seed give the
+same games in the same order with one worker. With several, the same games are
+played with the same results, finishing in another order. When a submission
+joins depends on when it arrives; the store keeps the round each entrant
+joined, and the round's tables.
+
+Frozen (``arena ladder freeze``), the ladder refuses submissions and plays
+final rounds among its active bots (every table of a round-robin each round)
+until it has at least ``final_games`` final games; its final standing is then
+the ratings from all the games among those bots alone, in canonical order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+import time
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+
+from arena.bots.identity import BotEntry
+from arena.bots.isolation import resolve_isolation
+from arena.games import find_game
+from arena.games.base import ArenaError
+from arena.referee.dice import derive_seed
+from arena.referee.match import resolve_game_options
+from arena.results.ladder_book import (
+    COMPLETE,
+    FINAL,
+    FROZEN,
+    QUEUED,
+    REGULAR,
+    VALIDATED,
+    VALIDATING,
+    LadderBook,
+    LadderRound,
+)
+from arena.results.ratings import RatedGame, RatingSettings, RatingTable, make_rater
+from arena.results.store import Store, StoreError, TournamentRow
+from arena.tournaments.executor import run_tasks
+from arena.tournaments.ladder_config import LadderConfig
+from arena.tournaments.ladder_intake import (
+    Intake,
+    Validator,
+    enter_config_bots,
+    entry_of,
+    join_validated,
+    ladder_home,
+    take_folder,
+)
+from arena.tournaments.matchmaking import Candidate, plan_round
+from arena.tournaments.runner import limits_of
+from arena.tournaments.schedule import GameTask, rotate, round_robin_tables
+from arena.tournaments.tasks import GameResult, MatchSetup
+from arena.tournaments.workers import WAIT
+
+log = logging.getLogger(__name__)
+IDLE_POLL_SECONDS = 1.0
+MIN_TABLES = 2
+
+
+@dataclass
+class LadderControl:
+    """How long to run: until ``stop`` is set (Ctrl-C), or ``rounds`` rounds in all."""
+
+    rounds: int | None = None
+    stop: bool = False
+    idle_exit: bool = False
+    """Stop, rather than wait for submissions, when too few bots are active to play."""
+
+
+@dataclass
+class LadderProgress:
+    """Callbacks a front end may set to follow a ladder."""
+
+    note: Callable[[str], None] = lambda text: None
+    game_done: Callable[[GameResult, list[str]], None] = lambda result, labels: None
+    round_done: Callable[[int, int], None] = lambda index, games: None
+
+
+@dataclass
+class Ladder:
+    """An opened ladder: its tournament row in the store, and what its games share."""
+
+    config: LadderConfig
+    store: Store
+    row: TournamentRow
+    intake: Intake
+    validator: Validator
+    configured: dict[int, BotEntry] = field(default_factory=dict)
+    ratings: RatingTable | None = None
+    rated_rounds: int = 0
+
+    @property
+    def book(self) -> LadderBook:
+        return LadderBook(self.store, self.row.id)
+
+    @property
+    def seats(self) -> int:
+        return self.config.play.seats
+
+    def phase(self) -> str:
+        return self.store.status(self.row.id)
+
+
+def find_ladder(store: Store, name: str) -> TournamentRow:
+    row = store.tournament_named(name)
+    if row is None or row.config.get("format") != "ladder":
+        known = [r.name for r in store.tournaments() if r.config.get("format") == "ladder"]
+        raise StoreError(f"no ladder {name!r} in {store.path}"
+                         + (f"; ladders: {', '.join(known)}" if known else ""))
+    return row
+
+
+def open_ladder(config: LadderConfig, store: Store) -> Ladder:
+    """Find or create the ladder, claim it for this process, and let the config's bots
+    join (a changed bot as a new revision)."""
+    row = store.tournament_named(config.name)
+    if row is None:
+        tid = store.create_tournament(config, [])
+        row = store.find_tournament(tid)
+    elif row.config.get("format") != "ladder":
+        raise StoreError(f"{config.name!r} in {store.path} is a tournament, not a ladder; "
+                         "give the ladder another name")
+    else:
+        _refuse_other_settings(row, config)
+        store.update_config(row.id, config, reopen=False)
+    store.claim(row.id)
+    play = dataclasses.replace(config.play, seed=store.seed_of(row.id))
+    config = dataclasses.replace(config, play=play)
+    intake = Intake(config.game, ladder_home(store, config.name),
+                    config.play.time_limit or 5.0, config.settings.validation_games,
+                    config.settings.active_versions, limits_of(config.play))
+    book = LadderBook(store, row.id)
+    for unjudged in book.submissions(VALIDATING):  # a run stopped during its validation
+        book.set_status(unjudged.id, QUEUED)
+    return Ladder(config, store, store.find_tournament(row.id), intake,
+                  Validator(store, row.id, intake))
+
+
+def _refuse_other_settings(row: TournamentRow, config: LadderConfig) -> None:
+    stored = {k: v for k, v in row.config.items() if k not in ("ladder", "ratings")}
+    asked = config.defining()
+    changed = sorted(key for key in set(stored) | set(asked) if stored.get(key) != asked.get(key))
+    if changed:
+        raise StoreError(f"ladder {config.name!r} was run with other settings "
+                         f"({', '.join(changed)}); put them back to resume it (only the "
+                         "ladder: section may change), or give this one another name")
+
+
+def run_ladder(config: LadderConfig, store: Store, control: LadderControl | None = None,
+               progress: LadderProgress | None = None) -> Ladder:
+    """Run the ladder until ``control`` stops it, or until its final phase is done."""
+    control = control or LadderControl()
+    progress = progress or LadderProgress()
+    ladder = open_ladder(config, store)
+    entries = _resolved_entries(ladder.config)
+    for note in enter_config_bots(ladder.book, entries, ladder.intake, _next_round(ladder),
+                                  ladder.configured):
+        progress.note(note)
+    progress.note(header(ladder))
+    ladder.ratings = _rate_rounds(ladder, upto=_rounds_done(ladder))
+    try:
+        while not _stopping(ladder, control):
+            for note in take_in(ladder):
+                progress.note(note)
+            if len(ladder.book.active_positions()) >= ladder.seats or _round_open(ladder):
+                play_segment(ladder, control, progress)
+            elif control.idle_exit and not _pending(ladder):
+                progress.note(f"fewer than {ladder.seats} bots are active: stopping")
+                break
+            else:
+                time.sleep(IDLE_POLL_SECONDS)
+        if not control.stop:  # done with its rounds, not interrupted: give the verdict
+            for note in ladder.validator.finish():
+                progress.note(note)
+    finally:
+        ladder.validator.stop()
+    return ladder
+
+
+def header(ladder: Ladder) -> str:
+    config = ladder.config
+    seed = "secret" if config.secret_seed else str(config.seed)
+    folder = config.submissions_folder
+    return (f"ladder {config.name}: {config.game}, {ladder.seats} seats, seed {seed}, "
+            f"{len(ladder.book.active_positions())} active bots, round "
+            f"{ladder.book.round_count() + 1} next; submissions by `arena submit --ladder "
+            f"{config.name}`" + (f" or into {folder}/" if folder else ""))
+
+
+def _pending(ladder: Ladder) -> bool:
+    """Whether a submission waits for its validation or its joining."""
+    return ladder.validator.busy or bool(ladder.book.submissions(QUEUED)) or bool(
+        ladder.book.submissions(VALIDATED))
+
+
+def _resolved_entries(config: LadderConfig) -> list[BotEntry]:
+    return [dataclasses.replace(entry, isolation=resolve_isolation(
+        entry.isolation or config.play.isolation)) for entry in config.play.bots]
+
+
+def take_in(ladder: Ladder) -> list[str]:
+    """Queue the submissions folder's files, start the next validation, and let validated
+    submissions join (all refused once the ladder is frozen)."""
+    notes: list[str] = []
+    folder = ladder.config.submissions_folder
+    if folder is not None:
+        notes += take_folder(ladder.book, ladder.intake.home, folder)
+    frozen = ladder.phase() != "running"
+    notes += ladder.validator.poll(frozen=frozen)
+    notes += join_validated(ladder.book, ladder.intake, _next_round(ladder), frozen=frozen)
+    return notes
+
+
+def _stopping(ladder: Ladder, control: LadderControl) -> bool:
+    if control.stop or ladder.phase() == COMPLETE:
+        return True
+    return control.rounds is not None and _rounds_done(ladder) >= control.rounds
+
+
+def play_segment(ladder: Ladder, control: LadderControl, progress: LadderProgress) -> None:
+    """Play rounds with the current entrants until one joins, the ladder freezes or
+    completes, or ``control`` stops it."""
+    setup = ladder_setup(ladder)
+    labels = [ladder.store.bot(bot_id).label for bot_id in ladder.store.entrants(ladder.row.id)]
+    tasks = segment_tasks(ladder, control, len(setup.bots), progress)
+    for result in run_tasks(setup, tasks, workers=ladder.config.play.worker_count,
+                            executor=ladder.config.play.executor,
+                            scheduler=ladder.config.play.scheduler):
+        ladder.store.save_game(ladder.row.id, result.task, result.game, result.duration)
+        progress.game_done(result, labels)
+
+
+def ladder_setup(ladder: Ladder) -> MatchSetup:
+    """What the ladder's games share, with every entrant so far (by position)."""
+    config = ladder.config.play
+    bots = [ladder.store.bot(bot_id) for bot_id in ladder.store.entrants(ladder.row.id)]
+    entries = tuple(entry_of(bot, ladder.configured) for bot in bots)
+    options = resolve_game_options(find_game(config.game), config.options, config.seats)
+    return MatchSetup(config.game, options, entries, config.time_limit, config.time_bank,
+                      limits_of(config), (), tuple((b.identity.name, b.identity.version)
+                                                   for b in bots))
+
+
+def segment_tasks(ladder: Ladder, control: LadderControl, entrants: int,
+                  progress: LadderProgress) -> Iterator[GameTask]:
+    """The games of the open round (those not yet stored), then of each next round, until
+    something asks for a new segment; WAIT while a round's last games are played."""
+    while True:
+        current = ladder.book.last_round()
+        if current is None or _round_complete(ladder, current):
+            if current is not None and ladder.rated_rounds <= current.round:
+                _rate_round(ladder, current)
+                progress.round_done(current.round, _games(ladder))
+            if _segment_over(ladder, control, entrants, progress):
+                return
+            current = new_round(ladder)
+            if current is None:
+                return
+        done = ladder.store.finished_keys(ladder.row.id)
+        for task in round_tasks(ladder, current):
+            if control.stop:
+                return
+            if task.key not in done:
+                yield task
+        while not _round_complete(ladder, current):
+            if control.stop:
+                return
+            yield WAIT
+
+
+def _segment_over(ladder: Ladder, control: LadderControl, entrants: int,
+                  progress: LadderProgress) -> bool:
+    """Whether to stop drawing rounds: stopping, the end of the final phase, or a validated
+    submission to take in (files are queued and validations started meanwhile)."""
+    if _stopping(ladder, control) or _final_done(ladder):
+        return True
+    folder = ladder.config.submissions_folder
+    notes = take_folder(ladder.book, ladder.intake.home, folder) if folder else []
+    notes += ladder.validator.poll(frozen=ladder.phase() != "running")
+    for note in notes:
+        progress.note(note)
+    return len(ladder.store.entrants(ladder.row.id)) != entrants or bool(
+        ladder.book.submissions(VALIDATED))
+
+
+def _final_done(ladder: Ladder) -> bool:
+    """In the final phase with its games played: the ladder is complete."""
+    if ladder.phase() != FROZEN:
+        return False
+    if ladder.book.games_in_phase(FINAL) < ladder.config.settings.final_games:
+        return False
+    ladder.store.set_status(ladder.row.id, COMPLETE)
+    return True
+
+
+def new_round(ladder: Ladder) -> LadderRound | None:
+    """Choose and store the next round's tables; None when too few bots are active."""
+    active = ladder.book.active_positions()
+    if len(active) < ladder.seats:
+        return None
+    index = ladder.book.round_count()
+    seed = ladder.config.seed
+    if ladder.phase() == FROZEN:
+        phase = FINAL
+        design = round_robin_tables(len(active), ladder.seats, 1,
+                                    derive_seed(seed, "final", index))
+        tables = [tuple(active[b] for b in table.bots) for table in design]
+    else:
+        phase = REGULAR
+        tables = plan_round(candidates(ladder, active), ladder.seats,
+                            tables_for(ladder, len(active)),
+                            random.Random(derive_seed(seed, "matchmaking", index)),
+                            beta=ladder.config.ratings.beta,
+                            exploration=ladder.config.settings.exploration,
+                            games_per_table=ladder.seats * ladder.config.settings.sets_per_meeting)
+    ladder.book.save_round(index, phase, tables)
+    return LadderRound(index, phase, tuple(tuple(t) for t in tables))
+
+
+def tables_for(ladder: Ladder, active: int) -> int:
+    return ladder.config.tables_per_round or max(MIN_TABLES, active)
+
+
+def candidates(ladder: Ladder, positions: list[int]) -> list[Candidate]:
+    assert ladder.ratings is not None
+    return [Candidate(p, ladder.ratings.get(p).mu, ladder.ratings.get(p).sigma)
+            for p in positions]
+
+
+def round_tasks(ladder: Ladder, current: LadderRound) -> list[GameTask]:
+    sets = ladder.config.settings.sets_per_meeting
+    seed = ladder.config.seed
+    return [GameTask(current.round, index, game_set, rotation, rotate(table, rotation),
+                     derive_seed(seed, "ladder", current.round, index, game_set))
+            for index, table in enumerate(current.tables)
+            for game_set in range(sets)
+            for rotation in range(len(table))]
+
+
+def _games_in_round(ladder: Ladder, index: int) -> int:
+    row = ladder.store.db.execute("SELECT count(*) FROM games WHERE tournament_id = ? AND"
+                                  " round = ?", (ladder.row.id, index)).fetchone()
+    return int(row[0])
+
+
+def _round_complete(ladder: Ladder, current: LadderRound) -> bool:
+    expected = len(current.tables) * ladder.config.settings.sets_per_meeting * ladder.seats
+    return _games_in_round(ladder, current.round) >= expected
+
+
+def _round_open(ladder: Ladder) -> bool:
+    current = ladder.book.last_round()
+    return current is not None and not _round_complete(ladder, current)
+
+
+def _rounds_done(ladder: Ladder) -> int:
+    """Rounds whose games are all stored."""
+    return ladder.book.round_count() - int(_round_open(ladder))
+
+
+def _next_round(ladder: Ladder) -> int:
+    return ladder.book.round_count()
+
+
+def _games(ladder: Ladder) -> int:
+    return len(ladder.store.finished_keys(ladder.row.id))
+
+
+def _rate_rounds(ladder: Ladder, upto: int) -> RatingTable:
+    table = RatingTable(make_rater(ladder.config.ratings))
+    ladder.ratings, ladder.rated_rounds = table, 0
+    for current in ladder.book.rounds()[:upto]:
+        _rate_round(ladder, current)
+    return table
+
+
+def _rate_round(ladder: Ladder, current: LadderRound) -> None:
+    """Add the round's games to the ladder's ratings, in canonical order."""
+    assert ladder.ratings is not None
+    for row in ladder.store.games(ladder.row.id, round_index=current.round):
+        if len(set(row.seats)) == len(row.seats):
+            ladder.ratings.add(RatedGame(row.seats, row.ranks))
+    ladder.rated_rounds = current.round + 1
+
+
+def ratings_of(store: Store, row: TournamentRow,
+               among: Collection[int] | None = None) -> RatingTable:
+    """The ladder's ratings by entrant position from its games in canonical order (only
+    the games whose every seat is in ``among``, when given)."""
+    table = RatingTable(make_rater(RatingSettings.from_mapping(row.config.get("ratings") or {})))
+    for game in store.games(row.id):
+        if among is not None and not all(seat in among for seat in game.seats):
+            continue
+        if len(set(game.seats)) == len(game.seats):
+            table.add(RatedGame(game.seats, game.ranks))
+    return table
+
+
+def freeze(store: Store, name: str) -> TournamentRow:
+    """Stop taking submissions; the ladder plays its final games at its next round."""
+    row = find_ladder(store, name)
+    if row.status != "running":
+        raise ArenaError(f"ladder {name!r} is {row.status} already")
+    store.set_status(row.id, FROZEN)
+    return row

@@ -1,0 +1,345 @@
+"""How bots enter a ladder and leave it: submissions, validation, joining, retiring.
+
+A submission is a bot file. It arrives by ``arena submit --ladder NAME`` or as a
+file dropped in the ladder's submissions folder; either way a copy is kept in
+the ladder's own folder (``<db folder>/ladders/<name>/``), so that changing or
+deleting the original changes nothing, and it is queued. The ladder validates
+queued submissions one at a time, as Kaggle does — seat-swapped games against
+the game's random bot and a game against itself, in the sandbox, under the
+ladder's time limit — in a process of its own while the ladder plays on. A
+failure marks it ``error`` with the validation's log and it never plays a
+ladder game; a valid one is registered as a revision of its bot (the same
+name, version and code as an entrant is refused as a duplicate, a name of the
+config's bots as taken) and joins as the next entrant at the next round. Only
+the newest ``active_versions`` revisions of each bot name stay active; older
+ones retire, keeping their games and ratings.
+
+Files in the submissions folder are taken only when they are plain files (no
+links), named ``*.py`` with letters, digits, ``.``, ``-`` and ``_``, at most
+:data:`MAX_SUBMISSION_BYTES` long, and unchanged for :data:`SETTLE_SECONDS` (a
+file still being written waits). A refused file is renamed ``*.refused`` (never
+read), with a note in the log; taken files are removed from the folder.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import re
+import signal
+import stat
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+
+from arena.bots.identity import BotEntry, entrant
+from arena.bots.isolation import SANDBOX
+from arena.bots.process import Limits
+from arena.bots.strays import die_with_parent
+from arena.bots.validation import validate
+from arena.games.base import ArenaError
+from arena.results.ladder_book import (
+    ACTIVE,
+    ERROR,
+    QUEUED,
+    RETIRED,
+    VALIDATED,
+    VALIDATING,
+    LadderBook,
+    Submission,
+)
+from arena.results.store import Store, StoredBot
+from arena.tournaments.submissions import accept
+
+log = logging.getLogger(__name__)
+MAX_SUBMISSION_BYTES = 1 << 20
+SETTLE_SECONDS = 1.0
+FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.py")
+
+
+@dataclass(frozen=True)
+class Intake:
+    """What a ladder needs to take submissions in."""
+
+    game: str
+    home: Path
+    """The ladder's own folder: staged submissions, kept code."""
+    time_limit: float
+    validation_games: int
+    active_versions: int
+    limits: Limits
+
+
+def ladder_home(store: Store, name: str) -> Path:
+    """``<db folder>/ladders/<name>/``: the ladder's copies of its submissions."""
+    return store.path.parent / "ladders" / name
+
+
+def stage(book: LadderBook, home: Path, file: Path, source: str) -> int:
+    """Copy the bot file into the ladder's folder and queue it; the submission's id. The
+    file is opened without following a link, and read once: what is queued is what was
+    read."""
+    if file.suffix != ".py":
+        raise ArenaError(f"a ladder takes a Python bot file (path/to/bot.py), not {file}")
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ArenaError(f"cannot read {file}: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ArenaError(f"{file} is not a plain file")
+        code = handle.read(MAX_SUBMISSION_BYTES + 1)
+    if len(code) > MAX_SUBMISSION_BYTES:
+        raise ArenaError(f"{file} is larger than {MAX_SUBMISSION_BYTES} bytes")
+    staged = home / "staged"
+    staged.mkdir(parents=True, exist_ok=True)
+    submission = book.submit(source, "")
+    copy = staged / f"{submission}-{file.name}"
+    copy.write_bytes(code)
+    book.set_spec(submission, str(copy))
+    return submission
+
+
+def take_folder(book: LadderBook, home: Path, folder: Path) -> list[str]:
+    """Queue the settled bot files of the submissions folder; notes on what was taken or
+    refused."""
+    notes: list[str] = []
+    for path, refusal in settled_files(folder):
+        if refusal is not None:
+            notes.append(f"{path}: not taken: {refusal}")
+            path.rename(path.with_name(f"{path.name}.refused"))
+            continue
+        submission = stage(book, home, path, f"folder: {path.name}")
+        path.unlink()
+        notes.append(f"submission {submission}: {path.name} from {folder} queued")
+    return notes
+
+
+def settled_files(folder: Path) -> list[tuple[Path, str | None]]:
+    """The folder's entries to act on, each with why it is refused (None: take it); files
+    still being written, hidden ones and those refused before are left for later."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        path = folder / name
+        if name.startswith(".") or name.endswith(".refused"):
+            continue
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(info.st_mode) and time.time() - info.st_mtime < SETTLE_SECONDS:
+            continue
+        found.append((path, _file_refusal(name, info)))
+    return found
+
+
+def _file_refusal(name: str, info: os.stat_result) -> str | None:
+    if not stat.S_ISREG(info.st_mode):
+        return "not a plain file (links and folders are not taken)"
+    if not FILE_NAME.fullmatch(name):
+        return "the name must be letters, digits, '.', '-' or '_', ending in .py"
+    if info.st_size > MAX_SUBMISSION_BYTES:
+        return f"larger than {MAX_SUBMISSION_BYTES} bytes"
+    return None
+
+
+class Validator:
+    """Validates one queued submission at a time in a process of its own (started fresh,
+    not forked), so that the ladder plays on meanwhile: a slow or hostile submission
+    delays no game. The ladder process alone makes a valid one an entrant, between rounds
+    (:func:`join_validated`)."""
+
+    def __init__(self, store: Store, tournament: int, intake: Intake) -> None:
+        self.store, self.tid, self.intake = store, tournament, intake
+        self.process: BaseProcess | None = None
+        self.current: int | None = None
+
+    def poll(self, *, frozen: bool) -> list[str]:
+        """Refuse what is queued once the ladder is frozen; else start validating the next
+        queued submission when none is being validated. Notes on what happened."""
+        book = LadderBook(self.store, self.tid)
+        notes = []
+        if self.process is not None and not self.process.is_alive():
+            self.process.join()
+            notes += self._finished(book)
+        for submission in book.submissions(QUEUED):
+            if frozen:
+                book.set_status(submission.id, ERROR, "the ladder is frozen: it takes no new "
+                                "submissions")
+                notes.append(f"submission {submission.id}: refused, the ladder is frozen")
+            elif self.process is None:
+                book.set_status(submission.id, VALIDATING)
+                self.current = submission.id
+                self.process = _SPAWN.Process(target=validate_submission, daemon=True, args=(
+                    str(self.store.path), self.tid, submission.id, self.intake))
+                self.process.start()
+                notes.append(f"submission {submission.id}: validating")
+        return notes
+
+    def _finished(self, book: LadderBook) -> list[str]:
+        assert self.process is not None and self.current is not None
+        submission = book.submission(self.current)
+        code = self.process.exitcode
+        self.process = self.current = None
+        if submission.status == VALIDATING:  # the validating process died before a verdict
+            book.set_status(submission.id, ERROR, f"{submission.log}\nvalidation stopped "
+                            f"(exit code {code}) before its verdict")
+            return [f"submission {submission.id}: error, its validation stopped"]
+        return [f"submission {submission.id}: {submission.status}"]
+
+    def finish(self) -> list[str]:
+        """Wait for the validation under way to give its verdict; notes on it."""
+        if self.process is None:
+            return []
+        self.process.join()
+        return self._finished(LadderBook(self.store, self.tid))
+
+    def stop(self) -> None:
+        """Stop a validation under way; its submission is queued again for the next run."""
+        if self.process is not None and self.current is not None:
+            self.process.kill()
+            self.process.join()
+            book = LadderBook(self.store, self.tid)
+            if book.submission(self.current).status == VALIDATING:  # no verdict yet
+                book.set_status(self.current, QUEUED)
+            self.process = self.current = None
+
+    @property
+    def busy(self) -> bool:
+        return self.process is not None
+
+
+_SPAWN = multiprocessing.get_context("spawn")
+
+
+def validate_submission(db: str, tournament: int, submission_id: int, intake: Intake) -> None:
+    """In a process of its own: validate the submission and record the verdict — ``error``
+    with its log, or ``validated`` with its registered revision."""
+    die_with_parent(signal.SIGKILL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the ladder decides when to stop it
+    with Store(db) as store:
+        book = LadderBook(store, tournament)
+        _judge(book, intake, book.submission(submission_id))
+
+
+def _judge(book: LadderBook, intake: Intake, submission: Submission) -> None:
+    try:
+        verdict, identity = accept(submission.spec, intake.home / "code", lambda: validate(
+            submission.spec, game=intake.game, games=intake.validation_games,
+            time_limit=intake.time_limit, strangers=True, against_itself=1))
+    except ArenaError as exc:
+        book.set_status(submission.id, ERROR, str(exc))
+        return
+    text = "\n".join(verdict.lines())
+    if identity is None:
+        book.set_status(submission.id, ERROR, text)
+        return
+    if identity.name in organizer_names(book):
+        book.set_status(submission.id, ERROR, f"{text}\nthe name {identity.name!r} belongs "
+                        "to a bot of the ladder's config; give the bot a name of its own")
+        return
+    bot_id = book.store.register_bot(intake.game, identity)
+    already = book.entrant_of(bot_id)
+    if already is not None:
+        book.set_status(submission.id, ERROR, f"{text}\nthe same bot as submission "
+                        f"{already.id} ({book.store.bot(bot_id).label}), which is in the "
+                        "ladder already")
+        return
+    book.set_validated(submission.id, bot_id, text)
+
+
+def join_validated(book: LadderBook, intake: Intake, next_round: int, *,
+                   frozen: bool) -> list[str]:
+    """Validated submissions become the next entrants (refused once frozen); older versions
+    retire. Notes on what happened."""
+    notes = []
+    for submission in book.submissions(VALIDATED):
+        assert submission.bot_id is not None
+        label = book.store.bot(submission.bot_id).label
+        if frozen:
+            book.set_status(submission.id, ERROR, f"{submission.log}\nthe ladder froze "
+                            "before it could join")
+            notes.append(f"submission {submission.id} ({label}): refused, the ladder is frozen")
+            continue
+        book.join(submission.id, submission.bot_id, next_round)
+        name = book.store.bot(submission.bot_id).identity.name
+        retired = retire_old_versions(book, name, intake.active_versions)
+        notes.append(f"submission {submission.id}: {label} joins" + (
+            f"; {', '.join(retired)} retired" if retired else ""))
+    return notes
+
+
+def organizer_names(book: LadderBook) -> set[str]:
+    """The names of the bots the ladder's config brought in: no submission may take them
+    (and so retire the organizer's bot as an older version)."""
+    return {book.store.bot(s.bot_id).identity.name for s in book.submissions()
+            if s.source.startswith("config:") and s.bot_id is not None}
+
+
+def enter_config_bots(book: LadderBook, bots: Sequence[BotEntry], intake: Intake,
+                      next_round: int, configured: dict[int, BotEntry]) -> list[str]:
+    """The config's bots join (each revision once): they are the organizer's, named in
+    their own process like a tournament's bots, and not validated by games. Each bot's
+    revision id and entry go into ``configured``; notes on what happened."""
+    notes = []
+    for index, entry in enumerate(bots):
+        source = f"config: bots[{index}]"
+        named = entrant(entry, intake.limits, intake.game)
+        if named.problem is not None:
+            known = [s for s in book.submissions(ERROR) if s.source == source]
+            if not any(s.log == named.problem for s in known):
+                book.submit(source, entry.spec, ERROR, named.problem)
+                notes.append(f"bots[{index}] ({entry.spec}): error: {named.problem}")
+            continue
+        bot_id = book.store.register_bot(intake.game, named.identity)
+        configured[bot_id] = entry
+        if book.entrant_of(bot_id) is not None:
+            continue
+        submission = book.submit(source, entry.spec, VALIDATING)
+        book.join(submission, bot_id, next_round)
+        retired = retire_old_versions(book, named.identity.name, intake.active_versions)
+        notes.append(f"{book.store.bot(bot_id).label} joins (bots[{index}])" + (
+            f"; {', '.join(retired)} retired" if retired else ""))
+    return notes
+
+
+def retire_old_versions(book: LadderBook, name: str, keep: int) -> list[str]:
+    """Retire all but the newest ``keep`` active revisions of bot ``name``; their labels."""
+    store = book.store
+    active = [s for s in book.submissions(ACTIVE)
+              if s.bot_id is not None and store.bot(s.bot_id).identity.name == name]
+    retired = []
+    for old in active[:-keep]:
+        assert old.bot_id is not None
+        book.set_status(old.id, RETIRED, f"{old.log}\nretired: a newer version of {name} "
+                        "joined")
+        retired.append(store.bot(old.bot_id).label)
+    return retired
+
+
+def retire(book: LadderBook, game: str, label: str) -> str:
+    """Retire the entrant ``label`` (``name@version``, as ``arena ladder status`` shows)."""
+    bot = book.store.find_bot(game, label)
+    submission = book.entrant_of(bot.id)
+    if submission is None:
+        raise ArenaError(f"{bot.label} is not in this ladder")
+    if submission.status != ACTIVE:
+        raise ArenaError(f"{bot.label} is {submission.status}, not active")
+    book.set_status(submission.id, RETIRED, f"{submission.log}\nretired by the organizer")
+    return bot.label
+
+
+def entry_of(bot: StoredBot, configured: Mapping[int, BotEntry]) -> BotEntry:
+    """How a worker runs an entrant: a bot of the config as configured, any other (a
+    submission, or a bot since left out of the config) in the sandbox, under its name."""
+    identity = bot.identity
+    isolation = configured[bot.id].isolation if bot.id in configured else SANDBOX
+    return BotEntry(identity.spec, identity.name, identity.version, dict(identity.params),
+                    isolation or SANDBOX)

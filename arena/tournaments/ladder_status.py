@@ -1,0 +1,114 @@
+"""Where a ladder stands: its entrants with their ratings, its pace, its final standing.
+
+Everything here is read from the store, so it works against a running ladder,
+from any process.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from tabulate import tabulate
+
+from arena.results.ladder_book import (
+    ACTIVE,
+    COMPLETE,
+    ERROR,
+    FROZEN,
+    QUEUED,
+    RETIRED,
+    VALIDATED,
+    VALIDATING,
+    LadderBook,
+    Submission,
+)
+from arena.results.ratings import RatingTable
+from arena.results.store import Store, TournamentRow
+from arena.tournaments.ladder import ratings_of
+
+ORDER = {ACTIVE: 0, VALIDATED: 1, VALIDATING: 2, QUEUED: 3, RETIRED: 4, ERROR: 5}
+LOG_LINES = 6
+PHASES = {"running": "open for submissions", FROZEN: "frozen: playing its final games",
+          COMPLETE: "complete"}
+
+
+@dataclass(frozen=True)
+class EntrantLine:
+    submission: Submission
+    label: str
+    games: int
+    mu: float | None
+    sigma: float | None
+
+    @property
+    def conservative(self) -> float | None:
+        return None if self.mu is None or self.sigma is None else self.mu - 3 * self.sigma
+
+
+def entrant_lines(store: Store, row: TournamentRow, ratings: RatingTable) -> list[EntrantLine]:
+    """Every submission, active ones first (best first by μ − 3σ), then the others."""
+    lines = []
+    for submission in LadderBook(store, row.id).submissions():
+        label = store.bot(submission.bot_id).label if submission.bot_id else "-"
+        position = submission.position
+        rated = position is not None and position in ratings.ratings
+        rating = ratings.get(position) if rated else None
+        lines.append(EntrantLine(submission, label,
+                                 ratings.games.get(position, 0) if position is not None else 0,
+                                 rating.mu if rating else None,
+                                 rating.sigma if rating else None))
+    return sorted(lines, key=lambda e: (ORDER.get(e.submission.status, 9),
+                                        -(e.conservative if e.conservative is not None
+                                          else -1e9), e.submission.id))
+
+
+def status_lines(store: Store, row: TournamentRow) -> list[str]:
+    book = LadderBook(store, row.id)
+    ratings = ratings_of(store, row)
+    games = len(store.finished_keys(row.id))
+    per_hour = book.games_since(time.time() - 3600)
+    counts = {status: 0 for status in ORDER}
+    entrants = entrant_lines(store, row, ratings)
+    for line in entrants:
+        counts[line.submission.status] = counts.get(line.submission.status, 0) + 1
+    lines = [f"ladder {row.name}: {row.game}, {PHASES.get(row.status, row.status)}",
+             f"{book.round_count()} rounds, {games} games, {per_hour} in the last hour",
+             "entrants: " + ", ".join(f"{n} {status}" for status, n in counts.items() if n)]
+    table = [[line.submission.id, line.label, line.submission.status, line.games,
+              _number(line.mu), _number(line.sigma), _number(line.conservative),
+              line.submission.source] for line in entrants]
+    lines += tabulate(table, headers=["id", "bot", "status", "games", "mu", "sigma",
+                                      "mu-3sigma", "from"],
+                      disable_numparse=True).splitlines()
+    for line in entrants:
+        if line.submission.status == ERROR:
+            lines.append(f"submission {line.submission.id} ({line.submission.source}):")
+            lines += [f"  {text}" for text in line.submission.log.splitlines()[:LOG_LINES]]
+    if row.status in (FROZEN, COMPLETE):
+        lines += final_standing_lines(store, row)
+    return lines
+
+
+def final_standing(store: Store, row: TournamentRow) -> list[tuple[str, float, float, int]]:
+    """The frozen set's standing from all games among its bots alone: label, μ, σ, games,
+    best first by μ − 3σ."""
+    active = set(LadderBook(store, row.id).active_positions())
+    ratings = ratings_of(store, row, among=active)
+    labels = {s.position: store.bot(s.bot_id).label for s in
+              LadderBook(store, row.id).submissions(ACTIVE) if s.bot_id is not None}
+    return [(labels[p], rating.mu, rating.sigma, ratings.games.get(p, 0))
+            for p, rating in ratings.leaderboard() if p in labels]
+
+
+def final_standing_lines(store: Store, row: TournamentRow) -> list[str]:
+    title = "final standing" if row.status == COMPLETE else "final standing so far"
+    rows = [[place, label, f"{mu:.2f}", f"{sigma:.2f}", f"{mu - 3 * sigma:.2f}", games]
+            for place, (label, mu, sigma, games) in enumerate(final_standing(store, row), 1)]
+    return [f"{title} (all games among the frozen bots):",
+            *tabulate(rows, headers=["#", "bot", "mu", "sigma", "mu-3sigma", "games"],
+                      disable_numparse=True).splitlines()]
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"

@@ -1,0 +1,361 @@
+"""The continuous ladder: matchmaking, submissions while it runs, stop and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.results.ladder_book import (
+    ACTIVE,
+    ERROR,
+    QUEUED,
+    RETIRED,
+    VALIDATED,
+    VALIDATING,
+    LadderBook,
+    Submission,
+)
+from arena.results.store import Store
+from arena.tournaments.config import ConfigError
+from arena.tournaments.ladder import LadderControl, find_ladder, run_ladder
+from arena.tournaments.ladder_config import parse_ladder_config
+from arena.tournaments.ladder_intake import ladder_home
+from arena.tournaments.matchmaking import Candidate, pair_gain, plan_round
+
+ROOT = Path(__file__).resolve().parent.parent
+BETA = 25 / 6
+CRASHER = '''
+class Bot:
+    name = "crasher"
+    version = "1"
+    games = ("seasons",)
+
+    def act(self, observation):
+        raise KeyError("x")
+'''
+
+
+def ladder_data(tmp_path: Path, **ladder: object) -> dict[str, object]:
+    return {"name": "ladder", "game": "seasons", "seed": 3, "workers": 1,
+            "db": str(tmp_path / "arena.db"), "output": str(tmp_path / "out"),
+            "bots": ["bots/seasons/random_bot.py", "bots/seasons/greedy.py",
+                     {"spec": "bots/seasons/greedy.py", "name": "steady",
+                      "params": {"rerolls": False}}],
+            "ladder": {"submissions": str(tmp_path / "incoming"), **ladder}}
+
+
+def played(db: Path) -> list[tuple[str, tuple[int, ...], int, tuple[int, ...]]]:
+    """The ladder's games in the order they were stored."""
+    with Store(db) as store:
+        rows = store.db.execute("SELECT key, seats, seed, ranks FROM games ORDER BY id")
+        return [(key, tuple(json.loads(seats)), seed, tuple(json.loads(ranks)))
+                for key, seats, seed, ranks in rows]
+
+
+# -- matchmaking -------------------------------------------------------------------------
+
+
+def test_a_game_between_equals_teaches_more_than_a_foregone_one():
+    even = pair_gain((25.0, 4.0), (25.0, 4.0), BETA)
+    assert pair_gain((25.0, 4.0), (40.0, 4.0), BETA) < even / 2
+    assert pair_gain((25.0, 64.0), (25.0, 4.0), BETA) > 10 * even  # the uncertain one
+
+
+def test_matchmaking_seats_the_newcomer_most_but_not_alone():
+    settled = [Candidate(key, 20.0 + 2 * key, 1.5) for key in range(6)]
+    newcomer = Candidate(6, 25.0, 25 / 3)
+    tables = plan_round([*settled, newcomer], 2, 8, random.Random(1), beta=BETA,
+                        exploration=0.0, games_per_table=2)
+    seated = Counter(key for table in tables for key in table)
+    assert seated[6] == max(seated.values()) == 8 * 2 // 7 + 2  # the cap: ⌈T·k/n⌉ + 1
+    assert len({table for table in tables if 6 in table}) == seated[6]  # each time another
+    assert all(table == tuple(sorted(table)) and len(set(table)) == 2 for table in tables)
+
+
+def test_matchmaking_prefers_close_ratings_and_explores_every_pair():
+    bots = [Candidate(key, 10.0 * key, 1.0) for key in range(5)]
+    greedy = plan_round(bots, 2, 4, random.Random(2), beta=BETA, exploration=0.0)
+    assert all(b - a == 1 for a, b in greedy)  # neighbours only: the rest is foregone
+    met = Counter(table for seed in range(200) for table in plan_round(
+        bots, 2, 4, random.Random(seed), beta=BETA, exploration=0.2))
+    assert len(met) == 10  # every pair of five, now and then
+
+
+def test_matchmaking_fills_tables_of_more_seats():
+    bots = [Candidate(key, 25.0, 2.0 + key) for key in range(7)]
+    tables = plan_round(bots, 4, 5, random.Random(3), beta=BETA)
+    assert all(len(set(table)) == 4 for table in tables)
+    assert plan_round(bots[:3], 4, 5, random.Random(3), beta=BETA) == []
+
+
+# -- the config --------------------------------------------------------------------------
+
+
+def test_ladder_configs_refuse_what_a_ladder_has_not(tmp_path):
+    data = ladder_data(tmp_path)
+    with pytest.raises(ConfigError, match="rounds: a ladder has no rounds"):
+        parse_ladder_config({**data, "rounds": 3}, "l.yaml")
+    with pytest.raises(ConfigError, match=r"ladder\.exploration: must be from 0 to 1"):
+        parse_ladder_config(ladder_data(tmp_path, exploration=2), "l.yaml")
+    with pytest.raises(ConfigError, match="ladder: unknown key 'final_game'"):
+        parse_ladder_config(ladder_data(tmp_path, final_game=3), "l.yaml")
+
+
+# -- running -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def at_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+def run_rounds(data: dict[str, object], rounds: int) -> None:
+    config = parse_ladder_config(data, "ladder.yaml")
+    with Store(config.play.db) as store:
+        run_ladder(config, store, LadderControl(rounds=rounds, idle_exit=True))
+
+
+@pytest.mark.usefixtures("at_root")
+def test_the_same_seed_gives_the_same_games_in_the_same_order(tmp_path):
+    runs = []
+    for name, workers in (("a", 1), ("b", 1), ("c", 2)):
+        folder = tmp_path / name
+        data = {**ladder_data(folder), "isolation": "none", "workers": workers}
+        run_rounds(data, 3)
+        run_rounds(data, 5)  # resumed: two rounds more
+        runs.append(played(folder / "arena.db"))
+    assert len(runs[0]) == 5 * 3 * 2  # five rounds of three tables, each a seat-swapped pair
+    assert runs[0] == runs[1]
+    assert sorted(runs[2]) == sorted(runs[0])  # two workers: the same games, in another order
+    assert len({key for key, *_ in runs[0]}) == len(runs[0])
+
+
+@pytest.mark.usefixtures("at_root")
+def test_newer_versions_retire_older_ones_and_a_frozen_ladder_ends_with_a_final_standing(
+        tmp_path):
+    data = {**ladder_data(tmp_path, final_games=8), "isolation": "none"}
+    run_rounds(data, 2)
+    edited = tmp_path / "greedy.py"
+    edited.write_text((ROOT / "bots/seasons/greedy.py").read_text() + "\n# faster\n")
+    data["bots"] = [*data["bots"][:1], str(edited), *data["bots"][2:]]  # type: ignore[index]
+    run_rounds(data, 3)
+    with Store(tmp_path / "arena.db") as store:
+        book = LadderBook(store, find_ladder(store, "ladder").id)
+        statuses = {store.bot(s.bot_id).label: s.status for s in book.submissions()
+                    if s.bot_id is not None}
+        assert statuses["greedy@1.0"] == RETIRED and statuses[
+            next(label for label in statuses if label.startswith("greedy@1.0+"))] == ACTIVE
+    runner = CliRunner()
+    frozen = runner.invoke(cli, ["ladder", "freeze", "ladder", "--db", str(tmp_path / "arena.db")])
+    assert "is frozen" in frozen.output, frozen.output
+    run_rounds(data, 100)  # stops by itself once the final games are played
+    status = runner.invoke(cli, ["ladder", "status", "ladder", "--db", str(tmp_path / "arena.db")])
+    assert "complete" in status.output and "final standing (all games among" in status.output
+    with Store(tmp_path / "arena.db") as store:
+        row = find_ladder(store, "ladder")
+        book = LadderBook(store, row.id)
+        final = book.games_in_phase("final")
+        assert 8 <= final < 8 + 6  # completes the round that reaches final_games
+        assert row.status == "complete"
+
+
+def run_until_judged(data: dict[str, object], db: Path) -> int:
+    """Run rounds until no submission waits for its verdict; the rounds played in all."""
+    for rounds in range(2, 60):
+        run_rounds(data, rounds)
+        if not {QUEUED, VALIDATING, VALIDATED} & set(submission_status(db).values()):
+            return rounds
+    raise AssertionError("the submissions were never judged")
+
+
+def wait_for(predicate, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+def newcomer_of(book: LadderBook) -> Submission:
+    return next(s for s in book.submissions() if s.source == "arena submit")
+
+
+def submission_status(db: Path) -> dict[str, str]:
+    with Store(db) as store:
+        return {s.source: s.status for s in LadderBook(store, 1).submissions()}
+
+
+@pytest.mark.usefixtures("at_root")
+def test_bots_submitted_while_the_ladder_runs_are_validated_and_the_new_one_plays_most(
+        tmp_path):
+    """The acceptance test: shipped bots in the sandbox; a broken and a new bot submitted
+    while it runs; stopped by Ctrl-C and resumed without a game lost or played twice."""
+    data = ladder_data(tmp_path)
+    config = tmp_path / "ladder.yaml"
+    config.write_text(yaml.safe_dump(data))
+    db = tmp_path / "arena.db"
+    arena = [sys.executable, "-m", "arena"]
+    settle = subprocess.run([*arena, "ladder", "run", str(config), "--rounds", "12",
+                             "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert settle.returncode == 0, settle.stderr
+    ladder = subprocess.Popen([*arena, "ladder", "run", str(config), "--no-progress"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: len(played(db)) > 12 * 6, 60, "the resumed ladder to play")
+        crasher = tmp_path / "crasher.py"
+        crasher.write_text(CRASHER)
+        (tmp_path / "incoming").mkdir()
+        os.replace(crasher, tmp_path / "incoming" / "crasher.py")
+        newcomer = tmp_path / "newcomer.py"
+        newcomer.write_text((ROOT / "bots/seasons/greedy.py").read_text().replace(
+            '"greedy"', '"newcomer"'))
+        submitted = CliRunner().invoke(cli, ["submit", "--ladder", "ladder", str(newcomer),
+                                             "--db", str(db)])
+        assert "queued for ladder 'ladder'" in submitted.output, submitted.output
+        wait_for(lambda: set(submission_status(db).values()) >= {ERROR} and
+                 submission_status(db).get("arena submit") == ACTIVE, 120,
+                 "both submissions to be judged")
+        with Store(db) as store:
+            joined = newcomer_of(LadderBook(store, 1)).joined_round
+        status = CliRunner().invoke(cli, ["ladder", "status", "ladder", "--db", str(db)])
+        assert ladder.poll() is None  # read while the ladder runs
+        assert "open for submissions" in status.output and "in the last hour" in status.output
+        assert "4 active, 1 error" in status.output and "KeyError" in status.output
+        wait_for(lambda: {key.split("-")[0] for key, *_ in played(db)} >= {
+            f"r{joined + 3}"}, 120, "three rounds with the newcomer")
+    finally:
+        ladder.send_signal(signal.SIGINT)
+        out, err = ladder.communicate(timeout=120)
+    assert ladder.returncode == 0, err
+    assert "stopping: finishing the games being played" in err
+    assert "stopped:" in out and "newcomer@1.0" in out and "1 error" in out
+    before = played(db)
+    with Store(db) as store:
+        book = LadderBook(store, 1)
+        broken = next(s for s in book.submissions() if s.source == "folder: crasher.py")
+        assert broken.status == ERROR and broken.position is None
+        assert "KeyError" in broken.log and "NOT VALID" in broken.log
+        newcomer_position = newcomer_of(book).position
+        rounds_since = {f"r{r}" for r in range(joined, joined + 3)}
+        seated = Counter(seat for key, seats, *_ in before if key.split("-")[0] in rounds_since
+                         for seat in seats)
+        assert seated[newcomer_position] > max(n for p, n in seated.items()
+                                               if p != newcomer_position)
+        done_rounds = book.round_count()
+    resumed = subprocess.run([*arena, "ladder", "run", str(config), "--rounds",
+                              str(done_rounds + 1), "--no-progress"],
+                             capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    after = played(db)
+    assert after[:len(before)] == before  # nothing lost
+    assert len({key for key, *_ in after}) == len(after)  # nothing played twice
+    with Store(db) as store:
+        book = LadderBook(store, 1)
+        assert book.round_count() == done_rounds + 1
+        per_round = Counter(key.split("-")[0] for key, *_ in after)
+        for ladder_round in book.rounds():
+            assert per_round[f"r{ladder_round.round}"] == 2 * len(ladder_round.tables)
+
+
+@pytest.mark.usefixtures("at_root")
+def test_the_submissions_folder_takes_only_plain_python_files(tmp_path):
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    incoming = tmp_path / "incoming"
+    incoming.mkdir()
+    (incoming / "link.py").symlink_to(ROOT / "bots/seasons/greedy.py")
+    (incoming / "bad name.py").write_text("x = 1\n")
+    (incoming / ".hidden.py").write_text("x = 1\n")
+    past = time.time() - 5
+    for path in incoming.iterdir():
+        os.utime(path, (past, past), follow_symlinks=False)
+    run_rounds(data, 1)
+    assert sorted(p.name for p in incoming.iterdir()) == [
+        ".hidden.py", "bad name.py.refused", "link.py.refused"]
+    with Store(tmp_path / "arena.db") as store:
+        assert len(LadderBook(store, 1).submissions()) == 3  # the config's bots only
+        assert not list((ladder_home(store, "ladder")).glob("staged/*"))
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_ladder_is_reported_by_rating_and_seen_by_ratings(tmp_path):
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    run_rounds(data, 3)
+    runner = CliRunner()
+    db = str(tmp_path / "arena.db")
+    report = runner.invoke(cli, ["report", "ladder", "--db", db, "--out", str(tmp_path / "r")])
+    assert report.exit_code == 0, report.output
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert "Ordered by rating" in html and "Seasons of the Sun · ladder<" in html
+    ratings = runner.invoke(cli, ["ratings", "--db", db])
+    assert "greedy@1.0" in ratings.output and "steady@1.0" in ratings.output
+    retired = runner.invoke(cli, ["ladder", "retire", "steady@1.0", "--db", db])
+    assert "retired from ladder 'ladder'" in retired.output, retired.output
+    run_rounds(data, 5)
+    with Store(db) as store:
+        late = [seats for key, seats, *_ in played(Path(db)) if key.startswith(("r3-", "r4-"))]
+        steady = store.find_bot("seasons", "steady@1.0").id
+        position = store.entrants(1).index(steady)
+        assert late and not any(position in seats for seats in late)
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_submission_cannot_take_the_name_of_an_organizers_bot(tmp_path):
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    run_rounds(data, 1)
+    impostor = tmp_path / "greedy.py"
+    impostor.write_text((ROOT / "bots/seasons/greedy.py").read_text() + "\n# mine now\n")
+    db = str(tmp_path / "arena.db")
+    CliRunner().invoke(cli, ["submit", "--ladder", "ladder", str(impostor), "--db", db])
+    run_until_judged(data, Path(db))
+    with Store(db) as store:
+        book = LadderBook(store, 1)
+        impostor_entry = newcomer_of(book)
+        assert impostor_entry.status == ERROR and "belongs to a bot of the ladder" in \
+            impostor_entry.log
+        assert {store.bot(s.bot_id).label for s in book.submissions(ACTIVE)} == {
+            "random@1.0", "greedy@1.0", "steady@1.0"}
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_sonnentau_ladder_seats_three_bots_a_table_in_every_rotation(tmp_path):
+    data = {**ladder_data(tmp_path), "game": "sonnentau", "seats": 3, "isolation": "none",
+            "bots": ["bots/sonnentau/random_bot.py", "bots/sonnentau/heuristic.py",
+                     {"spec": "bots/sonnentau/random_bot.py", "name": "random-b"},
+                     {"spec": "bots/sonnentau/heuristic.py", "name": "heuristic-b"}]}
+    run_rounds(data, 2)
+    games = played(tmp_path / "arena.db")
+    assert len(games) == 2 * 4 * 3  # two rounds of four tables, three rotations each
+    assert all(len(set(seats)) == 3 for _key, seats, *_ in games)
+    by_table: dict[str, set[tuple[int, ...]]] = {}
+    for key, seats, seed, _ranks in games:
+        by_table.setdefault(key.rsplit("-", 1)[0], set()).add((seed, tuple(sorted(seats))))
+    assert all(len(found) == 1 for found in by_table.values())  # one seed, one group per table
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_broken_bot_of_the_config_is_an_error_and_the_others_play(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("class Bot(:\n")
+    data = {**ladder_data(tmp_path), "isolation": "process"}
+    data["bots"] = [*data["bots"], str(broken)]  # type: ignore[list-item]
+    run_rounds(data, 2)
+    run_rounds(data, 3)  # resumed: the same error is not recorded twice
+    with Store(tmp_path / "arena.db") as store:
+        book = LadderBook(store, 1)
+        errors = book.submissions(ERROR)
+        assert len(errors) == 1 and errors[0].source == "config: bots[3]"
+        assert "SyntaxError" in errors[0].log or "cannot be loaded" in errors[0].log
+        assert len(book.submissions(ACTIVE)) == 3
+    assert len(played(tmp_path / "arena.db")) == 3 * 3 * 2
