@@ -54,7 +54,7 @@ def bots_validate(spec: str, game_name: str | None, count: int, time_limit: floa
 @click.option("--folder", default="results/submissions", show_default=True,
               help="Where submitted code is kept.")
 @click.option("--ladder", "ladder_name", metavar="NAME",
-              help="Queue SPEC for the ladder NAME instead (validated at its next round).")
+              help="Queue SPEC for the ladder NAME instead (the ladder validates it as it runs).")
 @reports_errors
 def submit(spec: str, game_name: str | None, db: str, folder: str,
            ladder_name: str | None) -> None:

@@ -187,7 +187,10 @@ def run_ladder(config: LadderConfig, store: Store, control: LadderControl | None
             else:
                 time.sleep(IDLE_POLL_SECONDS)
         if not control.stop:  # done with its rounds, not interrupted: give the verdict
-            for note in ladder.validator.finish():
+            notes = ladder.validator.finish()
+            notes += join_validated(ladder.book, ladder.intake, _next_round(ladder),
+                                    frozen=ladder.phase() != "running")
+            for note in notes:
                 progress.note(note)
     finally:
         ladder.validator.stop()

@@ -327,10 +327,11 @@ def retire_old_versions(book: LadderBook, name: str, keep: int) -> list[str]:
 def retire(book: LadderBook, game: str, label: str) -> str:
     """Retire the entrant ``label`` (``name@version``, as ``arena ladder status`` shows)."""
     bot = book.store.find_bot(game, label)
-    submission = book.entrant_of(bot.id)
+    submission = book.entrant_of(bot.id) or next(
+        (s for s in book.submissions(VALIDATED) if s.bot_id == bot.id), None)
     if submission is None:
         raise ArenaError(f"{bot.label} is not in this ladder")
-    if submission.status != ACTIVE:
+    if submission.status not in (ACTIVE, VALIDATED):  # validated: it will never join
         raise ArenaError(f"{bot.label} is {submission.status}, not active")
     book.set_status(submission.id, RETIRED, f"{submission.log}\nretired by the organizer")
     return bot.label
