@@ -29,7 +29,7 @@ from arena.results.ladder_book import (
 )
 from arena.results.store import Store
 from arena.tournaments.config import ConfigError
-from arena.tournaments.ladder import LadderControl, find_ladder, run_ladder
+from arena.tournaments.ladder import LadderControl, find_ladder, ratings_of, run_ladder
 from arena.tournaments.ladder_config import parse_ladder_config
 from arena.tournaments.ladder_intake import ladder_home
 from arena.tournaments.matchmaking import Candidate, pair_gain, plan_round
@@ -140,6 +140,11 @@ def test_the_same_seed_gives_the_same_games_in_the_same_order(tmp_path):
     assert runs[0] == runs[1]
     assert sorted(runs[2]) == sorted(runs[0])  # two workers: the same games, in another order
     assert len({key for key, *_ in runs[0]}) == len(runs[0])
+    with Store(tmp_path / "a" / "arena.db") as store:  # kept as played = computed afresh
+        kept = LadderBook(store, 1).current_ratings()
+        computed = ratings_of(store, find_ladder(store, "ladder"))
+        assert {p: (line.mu, line.sigma, line.games) for p, line in kept.items()} == {
+            p: (r.mu, r.sigma, computed.games[p]) for p, r in computed.ratings.items()}
 
 
 @pytest.mark.usefixtures("at_root")

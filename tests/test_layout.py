@@ -11,7 +11,7 @@ import networkx as nx
 import pytest
 
 ARENA = Path(__file__).resolve().parent.parent / "arena"
-STAGES = ("games", "referee", "bots", "results", "tournaments", "reports", "cli")
+STAGES = ("games", "referee", "bots", "results", "tournaments", "reports", "server", "cli")
 """Bottom to top: a module may import its own stage and the stages before it."""
 FACADE = {"arena", "arena._moved", "arena.__main__"}
 """The public API and the entry points: above every stage, imported by none."""

@@ -55,11 +55,24 @@ def bots_validate(spec: str, game_name: str | None, count: int, time_limit: floa
               help="Where submitted code is kept.")
 @click.option("--ladder", "ladder_name", metavar="NAME",
               help="Queue SPEC for the ladder NAME instead (the ladder validates it as it runs).")
+@click.option("--server", metavar="URL", help="Submit through a competition's server "
+              "(arena serve) instead; with --token.")
+@click.option("--token", metavar="TOKEN", envvar="ARENA_TOKEN",
+              help="Your participant token for --server (or ARENA_TOKEN).")
 @reports_errors
 def submit(spec: str, game_name: str | None, db: str, folder: str,
-           ladder_name: str | None) -> None:
+           ladder_name: str | None, server: str | None, token: str | None) -> None:
     """Validate SPEC, keep a copy of its code and register it for tournaments and ratings
-    (with --ladder: queue it for a ladder)."""
+    (with --ladder: queue it for a ladder; with --server: upload it to a competition)."""
+    if server is not None:
+        from arena.cli.serve import submit_to_server
+
+        if not token:
+            raise click.UsageError("--server needs --token (or ARENA_TOKEN)")
+        reply = submit_to_server(spec, server, token, ladder_name)
+        echo(f"submission {reply['submission']} queued at {server}; its status: "
+             f"{server.rstrip('/')}{reply['url']}")
+        return
     check_bot_file(spec)
     if ladder_name is not None:
         from arena.cli.ladder import submit_to_ladder

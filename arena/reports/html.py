@@ -71,7 +71,8 @@ def render_html(store: Store, model: ReportModel) -> str:
     views = viewer.viewer_data(lambda key: store.record(model.tournament.id, key), model.rows,
                                linked=linked_games(failures))
     in_viewer = {game["no"] for game in views["games"]}
-    layout = dict(views["layout"])
+    board_svg, data = viewer_embed(env, model.config.game, model.bots, views["layout"],
+                                   views["games"])
     return env.get_template(TEMPLATE).render(
         title=model.tournament.name,
         game_title=find_game(model.config.game).info.title,
@@ -90,11 +91,25 @@ def render_html(store: Store, model: ReportModel) -> str:
         in_viewer=in_viewer,
         games=[(g["no"], game_option(model, g)) for g in views["games"]],
         viewer=views,
-        board_svg=board_drawing(env, model.config.game, layout),
-        data=script_json({"game": model.config.game, "bots": bot_data(model.bots),
-                          "layout": layout, "games": views["games"]}),
-        css=asset("report.css"), js=asset("report.js"),
-        scripts=SCRIPTS_IN_PAGE, version=__version__)
+        board_svg=board_svg, data=data, **page_assets())
+
+
+def page_assets() -> dict[str, Any]:
+    """What every page with the viewer inlines: its CSS and script, the number of scripts
+    it has (the script checks it) and arena's version."""
+    return {"css": asset("report.css"), "js": asset("report.js"), "scripts": SCRIPTS_IN_PAGE,
+            "version": __version__}
+
+
+def viewer_embed(env: Environment, game: str, bots: Sequence[Bot], layout: dict[str, Any],
+                 games: Sequence[dict[str, Any]]) -> tuple[Markup, Markup]:
+    """The viewer's board drawing and the page's script data for it: the game, the bots
+    (by entrant position), the board ``layout`` (of :func:`viewer.viewer_data`, left as it
+    is) and the viewer's ``games``."""
+    shown = dict(layout)
+    board = board_drawing(env, game, shown)
+    return board, script_json({"game": game, "bots": bot_data(bots), "layout": shown,
+                               "games": list(games)})
 
 
 def board_drawing(env: Environment, game: str, layout: dict[str, Any]) -> Markup:
@@ -307,11 +322,17 @@ def linked_games(panels: Sequence[dict[str, Any]]) -> list[int]:
 
 def game_option(model: ReportModel, game: dict[str, Any]) -> str:
     """The viewer's label of a game: number, seats, result."""
-    labels = [model.bots[b].label for b in game["s"]]
+    return f"Game {game['no']}: {game_summary([bot.label for bot in model.bots], game)}"
+
+
+def game_summary(labels: Sequence[str], game: dict[str, Any]) -> str:
+    """A game of the viewer's data in a line: its seats (``labels``: the bots' labels by
+    entrant position), scores and verdict, and how it ended if not normally."""
+    seated = [labels[b] for b in game["s"]]
     scores = "-".join(f"{s:g}" for s in game["sc"])
-    winners = [labels[seat] for seat, rank in enumerate(game["r"]) if rank == 0]
+    winners = [seated[seat] for seat, rank in enumerate(game["r"]) if rank == 0]
     verdict = f"{winners[0]} wins" if len(winners) == 1 else "draw"
-    failed = [f"{labels[seat]} {status}" for seat, status in enumerate(game["st"])
+    failed = [f"{seated[seat]} {status}" for seat, status in enumerate(game["st"])
               if status != "ok"]
     note = "" if game["t"] == NORMAL else f" [{', '.join(failed) or game['t']}]"
-    return f"Game {game['no']}: {' vs '.join(labels)} — {scores}, {verdict}{note}"
+    return f"{' vs '.join(seated)} — {scores}, {verdict}{note}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.results.store import Store, StoreError
@@ -44,6 +44,20 @@ class Submission:
     joined_round: int | None
     created: float
     changed: float
+
+
+@dataclass(frozen=True)
+class RatingLine:
+    """A ladder entrant's rating after a round: kept as the ladder plays, so that pages
+    read it instead of computing it."""
+
+    position: int
+    round: int
+    mu: float
+    sigma: float
+    games: int
+    change: float = 0.0
+    """How much μ moved in the entrant's last rated round."""
 
 
 @dataclass(frozen=True)
@@ -169,3 +183,93 @@ class LadderBook:
             "SELECT count(*) FROM games WHERE tournament_id = ? AND finished >= ?",
             (self.tid, moment)).fetchone()
         return int(row[0])
+
+    def games_after(self, game_id: int) -> tuple[int, int]:
+        """How many of the ladder's games have a row id above ``game_id``, and the largest
+        id (games are only ever added, so a running count needs only the new rows)."""
+        row = self.store.db.execute(  # '+': by the row id, not the round index
+            "SELECT count(*), coalesce(max(id), ?) FROM games WHERE +tournament_id = ?"
+            " AND id > ?", (game_id, self.tid, game_id)).fetchone()
+        return int(row[0]), int(row[1])
+
+    # -- ratings as the ladder keeps them ------------------------------------------------
+
+    def save_ratings(self, round_index: int, lines: Sequence[RatingLine]) -> None:
+        """The ratings of the entrants that played round ``round_index``: its history, and
+        each one's current line."""
+        with self.store.transaction():
+            self.store.db.executemany(
+                "INSERT OR REPLACE INTO ladder_ratings (tournament_id, position, round, mu,"
+                " sigma, games) VALUES (?,?,?,?,?,?)",
+                [(self.tid, line.position, round_index, line.mu, line.sigma, line.games)
+                 for line in lines])
+            self.store.db.executemany(
+                "INSERT OR REPLACE INTO ladder_current (tournament_id, position, mu, sigma,"
+                " games, change, round) VALUES (?,?,?,?,?,?,?)",
+                [(self.tid, line.position, line.mu, line.sigma, line.games, line.change,
+                  round_index) for line in lines])
+
+    def add_pair_results(self, round_index: int,
+                         results: Mapping[tuple[int, int], tuple[int, float]]) -> None:
+        """Keep a round's head-to-head results: (a, b) -> (games, a's points against b)."""
+        with self.store.transaction():
+            self.store.db.executemany(
+                "INSERT OR REPLACE INTO ladder_pairs (tournament_id, a, b, round, games, points)"
+                " VALUES (?,?,?,?,?,?)",
+                [(self.tid, a, b, round_index, n, points)
+                 for (a, b), (n, points) in results.items()])
+
+    def pair_results(self, position: int) -> dict[int, tuple[int, float]]:
+        """Against each opponent: games, and ``position``'s points."""
+        rows = self.store.db.execute(
+            "SELECT b, sum(games), sum(points) FROM ladder_pairs WHERE tournament_id = ?"
+            " AND a = ? GROUP BY b", (self.tid, position))
+        return {int(b): (int(n), float(points)) for b, n, points in rows}
+
+    def current_ratings(self) -> dict[int, RatingLine]:
+        rows = self.store.db.execute(
+            "SELECT position, round, mu, sigma, games, change FROM ladder_current"
+            " WHERE tournament_id = ?", (self.tid,))
+        return {int(row[0]): RatingLine(*row) for row in rows}
+
+    def rated_through(self) -> int:
+        """The last round the kept ratings include (-1: none)."""
+        row = self.store.db.execute("SELECT max(round) FROM ladder_current WHERE"
+                                    " tournament_id = ?", (self.tid,)).fetchone()
+        return -1 if row[0] is None else int(row[0])
+
+    def rating_history(self, positions: Sequence[int]) -> list[RatingLine]:
+        """The kept ratings of ``positions`` after each round they played, in round order."""
+        marks = ",".join("?" * len(positions))
+        rows = self.store.db.execute(
+            "SELECT position, round, mu, sigma, games FROM ladder_ratings WHERE"
+            f" tournament_id = ? AND position IN ({marks}) ORDER BY round, position",
+            (self.tid, *positions))
+        return [RatingLine(*row) for row in rows]
+
+    # -- who submitted what (participants of ``arena serve``) ------------------------------
+
+    def record_submitter(self, submission_id: int, participant_id: int) -> None:
+        self.store.db.execute("INSERT OR REPLACE INTO submitters (submission_id,"
+                              " participant_id) VALUES (?,?)", (submission_id, participant_id))
+
+    def submitter_of(self, submission_id: int) -> int | None:
+        row = self.store.db.execute("SELECT participant_id FROM submitters WHERE"
+                                    " submission_id = ?", (submission_id,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def owner_of_name(self, bot_name: str) -> int | None:
+        """The participant whose submission first brought a bot called ``bot_name`` in."""
+        row = self.store.db.execute(
+            "SELECT w.participant_id FROM submissions s JOIN submitters w ON w.submission_id"
+            " = s.id JOIN bots b ON b.id = s.bot_id WHERE s.tournament_id = ? AND b.name = ?"
+            " ORDER BY s.id LIMIT 1", (self.tid, bot_name)).fetchone()
+        return None if row is None else int(row[0])
+
+    def submissions_since(self, participant_id: int, moment: float) -> int:
+        row = self.store.db.execute(
+            "SELECT count(*) FROM submissions s JOIN submitters w ON w.submission_id = s.id"
+            " WHERE w.participant_id = ? AND s.created >= ?", (participant_id, moment)
+        ).fetchone()
+        return int(row[0])
+

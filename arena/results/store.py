@@ -27,7 +27,7 @@ from arena.bots.identity import BotIdentity
 from arena.games.base import ArenaError
 from arena.referee.record import OK, GameRecord
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
     id INTEGER PRIMARY KEY,
@@ -105,6 +105,47 @@ CREATE TABLE IF NOT EXISTS ladder_rounds (
     created REAL NOT NULL,
     PRIMARY KEY (tournament_id, round)
 );
+CREATE TABLE IF NOT EXISTS participants (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token_hash TEXT NOT NULL,
+    salt TEXT NOT NULL,
+    organizer INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS submitters (
+    submission_id INTEGER PRIMARY KEY REFERENCES submissions(id),
+    participant_id INTEGER NOT NULL REFERENCES participants(id)
+);
+CREATE TABLE IF NOT EXISTS ladder_ratings (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    position INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, position, round)
+);
+CREATE TABLE IF NOT EXISTS ladder_pairs (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    a INTEGER NOT NULL,
+    b INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    points REAL NOT NULL,
+    PRIMARY KEY (tournament_id, a, b, round)
+);
+CREATE INDEX IF NOT EXISTS games_by_finished ON games (tournament_id, finished);
+CREATE TABLE IF NOT EXISTS ladder_current (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    position INTEGER NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    change REAL NOT NULL,
+    round INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, position)
+);
 CREATE TABLE IF NOT EXISTS ratings (
     system TEXT NOT NULL,
     game TEXT NOT NULL,
@@ -121,7 +162,9 @@ _BOTS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS bots"):
                   SCHEMA.index("CREATE TABLE IF NOT EXISTS entrants")]
 _RATINGS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings"):]
 _LADDERS_V4 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS submissions"):
-                     SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings")]
+                     SCHEMA.index("CREATE TABLE IF NOT EXISTS participants")]
+_SERVER_V5 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS participants"):
+                    SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings")]
 MIGRATIONS: dict[int, list[str]] = {
     1: ["ALTER TABLE tournaments ADD COLUMN seed_secret INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE games ADD COLUMN isolations TEXT NOT NULL DEFAULT '[]'"],
@@ -138,6 +181,7 @@ MIGRATIONS: dict[int, list[str]] = {
         "DROP TABLE ratings",
         _RATINGS_V3],
     3: [statement for statement in _LADDERS_V4.split(";") if statement.strip()],
+    4: [statement for statement in _SERVER_V5.split(";") if statement.strip()],
 }
 """From each schema version to the next: statements, then :func:`_refingerprint` and
 :func:`_fill_details`. Ratings are recomputed from the games whenever they are asked for:

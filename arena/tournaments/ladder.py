@@ -30,7 +30,7 @@ import dataclasses
 import logging
 import random
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from arena.bots.identity import BotEntry
@@ -49,8 +49,9 @@ from arena.results.ladder_book import (
     VALIDATING,
     LadderBook,
     LadderRound,
+    RatingLine,
 )
-from arena.results.ratings import RatedGame, RatingSettings, RatingTable, make_rater
+from arena.results.ratings import RatedGame, Rating, RatingSettings, RatingTable, make_rater
 from arena.results.store import Store, StoreError, TournamentRow
 from arena.tournaments.executor import run_tasks
 from arena.tournaments.ladder_config import LadderConfig
@@ -387,20 +388,53 @@ def _games(ladder: Ladder) -> int:
 
 
 def _rate_rounds(ladder: Ladder, upto: int) -> RatingTable:
+    """The ratings after the first ``upto`` rounds: as kept in the store when it has kept
+    them that far (the same numbers: they were computed the same way), else computed from
+    the games and kept."""
     table = RatingTable(make_rater(ladder.config.ratings))
     ladder.ratings, ladder.rated_rounds = table, 0
+    if upto > 0 and ladder.book.rated_through() == upto - 1:
+        for position, line in ladder.book.current_ratings().items():
+            table.ratings[position] = Rating(line.mu, line.sigma)
+            table.games[position] = line.games
+        ladder.rated_rounds = upto
+        return table
     for current in ladder.book.rounds()[:upto]:
         _rate_round(ladder, current)
     return table
 
 
 def _rate_round(ladder: Ladder, current: LadderRound) -> None:
-    """Add the round's games to the ladder's ratings, in canonical order."""
-    assert ladder.ratings is not None
+    """Add the round's games to the ladder's ratings, in canonical order, and keep the
+    ratings of the bots that played in the store."""
+    table = ladder.ratings
+    assert table is not None
+    before: dict[int, float] = {}
+    pairs: dict[tuple[int, int], tuple[int, float]] = {}
     for row in ladder.store.games(ladder.row.id, round_index=current.round):
         if len(set(row.seats)) == len(row.seats):
-            ladder.ratings.add(RatedGame(row.seats, row.ranks))
+            for seat in row.seats:
+                before.setdefault(seat, table.get(seat).mu)
+            table.add(RatedGame(row.seats, row.ranks))
+            _count_pairs(pairs, row.seats, row.ranks)
+    ladder.book.add_pair_results(current.round, pairs)
+    ladder.book.save_ratings(current.round, [
+        RatingLine(position, current.round, table.get(position).mu, table.get(position).sigma,
+                   table.games.get(position, 0), table.get(position).mu - mu)
+        for position, mu in sorted(before.items())])
     ladder.rated_rounds = current.round + 1
+
+
+def _count_pairs(pairs: dict[tuple[int, int], tuple[int, float]], seats: Sequence[int],
+                 ranks: Sequence[int]) -> None:
+    """Each ordered pair of the game's seats: one more game, and the first's points (1 for a
+    better rank, ½ for the same)."""
+    for i, a in enumerate(seats):
+        for j, b in enumerate(seats):
+            if i != j:
+                games, points = pairs.get((a, b), (0, 0.0))
+                gained = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
+                pairs[a, b] = (games + 1, points + gained)
 
 
 def ratings_of(store: Store, row: TournamentRow,

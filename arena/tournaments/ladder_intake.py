@@ -27,6 +27,7 @@ import logging
 import multiprocessing
 import os
 import re
+import shutil
 import signal
 import stat
 import time
@@ -78,12 +79,28 @@ def ladder_home(store: Store, name: str) -> Path:
     return store.path.parent / "ladders" / name
 
 
-def stage(book: LadderBook, home: Path, file: Path, source: str) -> int:
-    """Copy the bot file into the ladder's folder and queue it; the submission's id. The
-    file is opened without following a link, and read once: what is queued is what was
-    read."""
+def stage(book: LadderBook, home: Path, file: Path, source: str, *, attr: str | None = None,
+          package: Path | None = None) -> int:
+    """Copy the bot file (or the ``package`` folder whose ``__init__.py`` it is, as an
+    upload unpacked it) into the ladder's folder and queue it; the submission's id. A file
+    is opened without following a link, and read once: what is queued is what was read."""
     if file.suffix != ".py":
         raise ArenaError(f"a ladder takes a Python bot file (path/to/bot.py), not {file}")
+    code = None if package is not None else _read_plain(file)
+    staged = home / "staged"
+    staged.mkdir(parents=True, exist_ok=True)
+    submission = book.submit(source, "")
+    if package is not None:
+        copy = staged / str(submission) / package.name / "__init__.py"
+        shutil.copytree(package, copy.parent, symlinks=True)
+    else:
+        copy = staged / f"{submission}-{file.name}"
+        copy.write_bytes(code or b"")
+    book.set_spec(submission, str(copy) + (f":{attr}" if attr else ""))
+    return submission
+
+
+def _read_plain(file: Path) -> bytes:
     try:
         fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
@@ -94,13 +111,7 @@ def stage(book: LadderBook, home: Path, file: Path, source: str) -> int:
         code = handle.read(MAX_SUBMISSION_BYTES + 1)
     if len(code) > MAX_SUBMISSION_BYTES:
         raise ArenaError(f"{file} is larger than {MAX_SUBMISSION_BYTES} bytes")
-    staged = home / "staged"
-    staged.mkdir(parents=True, exist_ok=True)
-    submission = book.submit(source, "")
-    copy = staged / f"{submission}-{file.name}"
-    copy.write_bytes(code)
-    book.set_spec(submission, str(copy))
-    return submission
+    return code
 
 
 def take_folder(book: LadderBook, home: Path, folder: Path) -> list[str]:
@@ -244,6 +255,11 @@ def _judge(book: LadderBook, intake: Intake, submission: Submission) -> None:
     if identity.name in organizer_names(book):
         book.set_status(submission.id, ERROR, f"{text}\nthe name {identity.name!r} belongs "
                         "to a bot of the ladder's config; give the bot a name of its own")
+        return
+    owner = book.owner_of_name(identity.name)
+    if owner is not None and owner != book.submitter_of(submission.id):
+        book.set_status(submission.id, ERROR, f"{text}\nthe name {identity.name!r} belongs "
+                        "to another participant; give the bot a name of its own")
         return
     bot_id = book.store.register_bot(intake.game, identity)
     already = book.entrant_of(bot_id)

@@ -47,11 +47,16 @@ def accept(spec: str, folder: Path, validate_as: Callable[[], Verdict]
     if not verdict.valid:
         return verdict, None
     code_hash = identity_hash(source_hash(spec), {})
+    package = source.name == "__init__.py"  # a package: its whole folder is the bot
     copy = _copy_path(folder, verdict.name, verdict.version, code_hash[:REVISION_FOLDER],
-                      source.name)
+                      f"{source.parent.name}/__init__.py" if package else source.name)
     attr = split_spec(spec)[1]
-    copy.parent.mkdir(parents=True, exist_ok=True)
-    if not copy.exists():
+    copy.parent.parent.mkdir(parents=True, exist_ok=True)
+    if not package:
+        copy.parent.mkdir(exist_ok=True)
+    if package and not copy.parent.exists():
+        shutil.copytree(source.parent, copy.parent, symlinks=True)
+    elif not package and not copy.exists():
         shutil.copyfile(source, copy)
     return verdict, BotIdentity(verdict.name, verdict.version, code_hash,
                                 str(copy) + (f":{attr}" if attr else ""))

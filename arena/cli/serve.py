@@ -1,0 +1,98 @@
+"""``arena serve``: the competition on the web, and its participants."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from arena.cli.common import DB_OPTION, echo, reports_errors
+
+
+class ServeGroup(click.Group):
+    """``arena serve CONFIG`` starts the server; ``arena serve users …`` manages people."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["start", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=ServeGroup)
+def serve() -> None:
+    """Serve ladders on the web: arena serve CONFIG [--host H] [--port P]."""
+
+
+@serve.command("start")
+@click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on (0.0.0.0: every interface).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@reports_errors
+def serve_start(config_path: str, host: str, port: int) -> None:
+    """Start the web server and the ladders of CONFIG; Ctrl-C stops both."""
+    from arena.server.config import load_serve_config
+    from arena.server.service import serve as run_server
+
+    config = load_serve_config(config_path)
+    names = ", ".join(ladder.name for ladder in config.ladders)
+    alongside = "; the ladders play alongside" if config.run_ladders else ""
+    echo(f"{config.title}: http://{host}:{port}/ serving {names} (database {config.db})"
+         f"{alongside}; Ctrl-C stops it")
+    run_server(config, host, port)
+
+
+@serve.group("users")
+def users() -> None:
+    """The competition's participants."""
+
+
+@users.command("add")
+@click.argument("name")
+@click.option("--organizer", is_flag=True, help="May freeze ladders and retire bots.")
+@DB_OPTION
+@reports_errors
+def users_add(name: str, organizer: bool, db: str) -> None:
+    """Add participant NAME and print their token (shown only this once)."""
+    from arena.results.store import Store
+    from arena.server.participants import add_participant
+
+    with Store(db) as store:
+        who, token = add_participant(store, name, organizer=organizer)
+    echo(f"{'organizer' if who.organizer else 'participant'} {who.name} added; their token "
+         "(shown only this once, keep it secret):")
+    echo(token)
+
+
+@users.command("list")
+@DB_OPTION
+@reports_errors
+def users_list(db: str) -> None:
+    """The participants (never their tokens)."""
+    from arena.cli.common import open_store
+    from arena.server.participants import participants
+
+    with open_store(db) as store:
+        for who in participants(store):
+            echo(f"{who.name}{' (organizer)' if who.organizer else ''}")
+
+
+def submit_to_server(spec: str, server: str, token: str, ladder: str | None) -> Any:
+    """Upload ``spec`` through the server's JSON API; the reply."""
+    from pathlib import Path
+
+    import httpx
+
+    path = Path(spec)
+    try:
+        reply = httpx.post(server.rstrip("/") + "/api/submissions",
+                           headers={"Authorization": f"Bearer {token}"},
+                           data={"ladder": ladder or ""},
+                           files={"bot": (path.name, path.read_bytes())}, timeout=60)
+    except httpx.HTTPError as exc:
+        raise click.ClickException(f"cannot reach {server}: {exc}") from None
+    body = reply.json() if reply.headers.get("content-type", "").startswith(
+        "application/json") else {"error": reply.text[:200]}
+    if reply.status_code >= 400:
+        raise click.ClickException(f"{server}: {body.get('error', reply.status_code)}")
+    return body

@@ -1,0 +1,1 @@
+"""arena serve: the competition on the web."""

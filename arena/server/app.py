@@ -1,0 +1,567 @@
+"""The competition's web application: pages, forms and the JSON API (Starlette).
+
+Sessions are signed cookies (Starlette's ``SessionMiddleware``, ``SameSite=Lax``,
+HTTP-only); every form carries the session's CSRF token, checked on every POST.
+Uploads are read with a hard cap and unpacked by :mod:`arena.server.uploads`;
+the web process never runs a bot — it queues the submission in the store, and
+the ladder's process validates and plays it in the sandbox. Errors are one
+friendly line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
+from starlette.routing import Route
+
+from arena.bots.names import printable
+from arena.games.base import ArenaError
+from arena.results.ladder_book import LadderBook, Submission
+from arena.results.store import Store, StoreError
+from arena.server import pages
+from arena.server.config import ServeConfig
+from arena.server.participants import Participant, ParticipantError, by_token, participant
+from arena.server.uploads import (
+    MANIFEST,
+    MAX_UPLOAD_BYTES,
+    UnpackedBot,
+    UploadError,
+    unpack_upload,
+)
+from arena.tournaments.ladder_intake import ladder_home, stage
+
+SESSION_DAYS = 14
+REFRESH_SECONDS = 10
+BOARD_LINES = 100
+"""Bots a leaderboard page shows unless asked for all (``?all=1``)."""
+MAX_BODY_BYTES = MAX_UPLOAD_BYTES + (64 << 10)
+"""A request body: one upload and a few form fields."""
+
+
+class BodyLimit:
+    """Refuse a request body larger than ``max_bytes`` before it is read (by its declared
+    length) and while it is read (by counting), with 413 and one line."""
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"0")
+        if not declared.isdigit() or int(declared) > self.max_bytes:
+            await self._refuse(scope, send)
+            return
+        seen = 0
+
+        async def counted() -> Any:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_bytes:
+                raise HTTPException(413, "the upload is larger than 1 MiB")
+            return message
+
+        await self.app(scope, counted, send)
+
+    async def _refuse(self, scope: Any, send: Any) -> None:
+        text = "the upload is larger than 1 MiB, or its size is not given"
+        path = str(scope.get("path", ""))
+        body = (b'{"error": "' + text.encode() + b'"}') if path.startswith("/api/") else (
+            f"<!doctype html><title>Too large</title><p>{text}</p>".encode())
+        kind = b"application/json" if path.startswith("/api/") else b"text/html; charset=utf-8"
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", kind),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class GameCounts:
+    """Each ladder's number of games, counted once and then only over the new rows."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.seen: dict[int, tuple[int, int]] = {}
+
+    def count(self, book: LadderBook) -> int:
+        with self.lock:
+            last, counted = self.seen.get(book.tid, (0, 0))
+        added, last = book.games_after(last)
+        with self.lock:
+            known_last, known = self.seen.get(book.tid, (0, 0))
+            if last > known_last:
+                self.seen[book.tid] = (last, counted + added)
+            return max(counted + added, known)
+
+
+class Stores(threading.local):
+    """One store connection per thread (Starlette runs plain endpoints in a thread pool)."""
+
+    def __init__(self, db: str) -> None:
+        self.db = db
+        self.store: Store | None = None
+
+    def get(self) -> Store:
+        if self.store is None:
+            self.store = Store(self.db)
+        return self.store
+
+
+def secret_key(db: str) -> str:
+    """The key that signs session cookies, kept beside the database (made once, 0600)."""
+    path = Path(db).with_name(Path(db).name + ".session-key")
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="ascii", opener=lambda p, f: _private(p, f)) as handle:
+            handle.write(secrets.token_hex(32))
+    return path.read_text(encoding="ascii").strip()
+
+
+def _private(path: str, flags: int) -> int:
+    import os
+
+    return os.open(path, flags, 0o600)
+
+
+def create_app(config: ServeConfig,
+               lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]] | None = None
+               ) -> Starlette:
+    stores = Stores(config.db)
+    env = Environment(loader=PackageLoader("arena.server", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    env.filters["printable"] = printable
+    web = Web(config, stores, env)
+    routes = [
+        Route("/", web.index), Route("/healthz", web.health),
+        Route("/signin", web.signin, methods=["GET", "POST"]),
+        Route("/signout", web.signout, methods=["POST"]),
+        Route("/register", web.register, methods=["GET", "POST"]),
+        Route("/ladders/{ladder}", web.leaderboard),
+        Route("/ladders/{ladder}/bots/{name}", web.bot),
+        Route("/ladders/{ladder}/games/{key}", web.game),
+        Route("/ladders/{ladder}/compare", web.compare),
+        Route("/submit", web.submit, methods=["GET", "POST"]),
+        Route("/submissions/{submission:int}", web.submission),
+        Route("/organizer", web.organizer, methods=["GET", "POST"]),
+        Route("/api/ladders/{ladder}/leaderboard", web.api_leaderboard),
+        Route("/api/ladders/{ladder}/bots/{name}", web.api_bot),
+        Route("/api/ladders/{ladder}/games/{key}", web.api_game),
+        Route("/api/submissions", web.api_submit, methods=["POST"]),
+        Route("/api/submissions/{submission:int}", web.api_submission),
+    ]
+    return Starlette(routes=routes, middleware=[Middleware(
+        SessionMiddleware, secret_key=secret_key(config.db), session_cookie="arena_session",
+        max_age=SESSION_DAYS * 86400, same_site="lax", https_only=False),
+        Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)],
+        exception_handlers={HTTPException: web.http_error, Exception: web.server_error},
+        lifespan=lifespan)
+
+
+class Web:
+    """The endpoints, sharing the config, the per-thread stores and the templates."""
+
+    def __init__(self, config: ServeConfig, stores: Stores, env: Environment) -> None:
+        self.config, self.stores, self.env = config, stores, env
+        self.games = GameCounts()
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        return self.stores.get()
+
+    def page(self, request: Request, template: str, status: int = 200,
+             **values: Any) -> HTMLResponse:
+        who = self.who(request)
+        html = self.env.get_template(template).render(
+            title=self.config.title, who=who, csrf=csrf_token(request),
+            ladders=[ladder.name for ladder in self.config.ladders], **values)
+        return HTMLResponse(html, status_code=status)
+
+    def who(self, request: Request) -> Participant | None:
+        participant_id = request.session.get("participant")
+        return participant(self.store, int(participant_id)) if participant_id else None
+
+    def signed_in(self, request: Request) -> Participant:
+        who = self.who(request)
+        if who is None:
+            raise HTTPException(303, headers={"Location": "/signin"})
+        return who
+
+    def ladder(self, name: str) -> Any:
+        if self.config.ladder(name) is None:
+            raise HTTPException(404, "no such ladder")
+        try:
+            return pages.ladder_row(self.store, name)
+        except StoreError:
+            raise HTTPException(404, "this ladder has not started yet") from None
+
+    def api_participant(self, request: Request) -> Participant:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token:
+            raise HTTPException(401, "send Authorization: Bearer TOKEN")
+        try:
+            return by_token(self.store, token.strip())
+        except ParticipantError as exc:
+            raise HTTPException(401, str(exc)) from None
+
+    async def http_error(self, request: Request, exc: Exception) -> Any:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code in (301, 302, 303) and exc.headers:
+            return RedirectResponse(exc.headers["Location"], status_code=303)
+        return self.error(request, exc.status_code, str(exc.detail))
+
+    async def server_error(self, request: Request, exc: Exception) -> Any:
+        return self.error(request, 500, "something went wrong on the server; try again")
+
+    def error(self, request: Request, status: int, message: str) -> Any:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": message}, status_code=status)
+        return self.page(request, "error.html.j2", status, message=message)
+
+    # -- pages -----------------------------------------------------------------------------
+
+    def index(self, request: Request) -> HTMLResponse:
+        boards = []
+        for ladder in self.config.ladders:
+            try:
+                row = pages.ladder_row(self.store, ladder.name)
+                boards.append((ladder.name, row.game, row.status,
+                               pages.leaderboard(self.store, row)[:5]))
+            except StoreError:
+                boards.append((ladder.name, ladder.game, "not started", []))
+        return self.page(request, "index.html.j2", boards=boards,
+                         invite=self.config.invite_code is not None)
+
+    def health(self, request: Request) -> PlainTextResponse:
+        return PlainTextResponse("ok")
+
+    async def signin(self, request: Request) -> Any:
+        if request.method == "GET":
+            return self.page(request, "signin.html.j2")
+        form = await checked_form(request)
+        try:
+            who = by_token(self.store, str(form.get("token", "")).strip())
+        except ParticipantError as exc:
+            return self.page(request, "signin.html.j2", 403, problem=str(exc))
+        request.session.clear()
+        request.session["participant"] = who.id
+        return RedirectResponse("/", status_code=303)
+
+    async def signout(self, request: Request) -> Any:
+        await checked_form(request)
+        request.session.clear()
+        return RedirectResponse("/", status_code=303)
+
+    async def register(self, request: Request) -> Any:
+        if self.config.invite_code is None:
+            raise HTTPException(404, "registration is closed: ask the organizer for a token")
+        if request.method == "GET":
+            return self.page(request, "register.html.j2")
+        form = await checked_form(request)
+        code = str(form.get("invite", ""))
+        if not hmac.compare_digest(code.encode(), self.config.invite_code.encode()):
+            return self.page(request, "register.html.j2", 403, problem="wrong invite code")
+        from arena.server.participants import add_participant
+
+        try:
+            who, token = add_participant(self.store, str(form.get("name", "")).strip())
+        except ParticipantError as exc:
+            return self.page(request, "register.html.j2", 400, problem=str(exc))
+        request.session.clear()
+        request.session["participant"] = who.id
+        return self.page(request, "token.html.j2", token=token, name=who.name)
+
+    def leaderboard(self, request: Request) -> HTMLResponse:
+        row = self.ladder(request.path_params["ladder"])
+        book = LadderBook(self.store, row.id)
+        everyone = request.query_params.get("all") == "1"
+        return self.page(request, "leaderboard.html.j2", ladder=row,
+                         board=pages.leaderboard(self.store, row,
+                                                 limit=None if everyone else BOARD_LINES),
+                         active=pages.active_count(self.store, row), everyone=everyone,
+                         per_hour=book.games_since(time.time() - 3600),
+                         games=self.games.count(book), refresh=REFRESH_SECONDS)
+
+    def bot(self, request: Request) -> HTMLResponse:
+        row = self.ladder(request.path_params["ladder"])
+        page = pages.bot_page(self.store, row, request.path_params["name"])
+        if page is None:
+            raise HTTPException(404, "no bot of that name in this ladder")
+        who = self.who(request)
+        mine = who is not None and (who.organizer or who.id == page.owner)
+        return self.page(request, "bot.html.j2", ladder=row, bot=page, mine=mine,
+                         chart=rating_chart(page),
+                         failures=pages.failures(self.store, row, page.name) if mine else [])
+
+    def compare(self, request: Request) -> HTMLResponse:
+        row = self.ladder(request.path_params["ladder"])
+        a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
+        labels = pages.entrant_labels(self.store, row)
+        ladder = self.config.ladder(row.name)
+        beta = ladder.ratings.beta if ladder else 25 / 6
+        found = pages.compare_versions(self.store, row, a, b, beta) if a and b else None
+        problem = "choose two different bots of this ladder" if a and b and not found else None
+        return self.page(request, "compare.html.j2", ladder=row, labels=labels, a=a, b=b,
+                         found=found, problem=problem)
+
+    def game(self, request: Request) -> HTMLResponse:
+        from arena.reports.game_page import game_page_html
+
+        row = self.ladder(request.path_params["ladder"])
+        key = request.path_params["key"]
+        who = self.who(request)
+        try:
+            html = game_page_html(self.store, row, key, title=f"{row.name}: game {key}",
+                                  back_link=(f"/ladders/{row.name}", row.name),
+                                  show_details=bool(who and self.owns_game(who, row, key)))
+        except StoreError:
+            raise HTTPException(404, "no such game") from None
+        return HTMLResponse(html)
+
+    def owns_game(self, who: Participant, row: Any, key: str) -> bool:
+        if who.organizer:
+            return True
+        book = LadderBook(self.store, row.id)
+        owned = {s.position for s in book.submissions()
+                 if s.position is not None and book.submitter_of(s.id) == who.id}
+        found = self.store.db.execute("SELECT seats FROM games WHERE tournament_id = ? AND"
+                                      " key = ?", (row.id, key)).fetchone()
+        import json
+
+        return bool(found) and bool(owned.intersection(json.loads(found[0])))
+
+    async def submit(self, request: Request) -> Any:
+        who = self.signed_in(request)
+        if request.method == "GET":
+            return self.page(request, "submit.html.j2", limit=MAX_UPLOAD_BYTES)
+        form = await checked_form(request)
+        try:
+            submission_id = self.accept_upload(who, str(form.get("ladder", "")),
+                                               form.get("bot"))
+        except (UploadError, ArenaError) as exc:
+            return self.page(request, "submit.html.j2", 400, problem=str(exc),
+                             limit=MAX_UPLOAD_BYTES)
+        return RedirectResponse(f"/submissions/{submission_id}", status_code=303)
+
+    def accept_upload(self, who: Participant, ladder_name: str, upload: Any) -> int:
+        """Queue the uploaded bot for the ladder; its submission's id."""
+        row = self.ladder(ladder_name)
+        if row.status != "running":
+            raise ArenaError(f"ladder {row.name} is {row.status}: it takes no submissions")
+        if not isinstance(upload, UploadFile):
+            raise UploadError("choose a bot file (.py) or a zip to upload")
+        book = LadderBook(self.store, row.id)
+        if book.submissions_since(who.id, time.time() - 3600) >= \
+                self.config.submissions_per_hour:
+            raise ArenaError(f"at most {self.config.submissions_per_hour} submissions an "
+                             "hour; try again later")
+        data = upload.file.read(MAX_UPLOAD_BYTES + 1)
+        home = ladder_home(self.store, row.name)
+        unpacked = Path(tempfile.mkdtemp(prefix="upload-", dir=_made(home / "uploads")))
+        try:
+            bot = unpack_upload(upload.filename or "", data, unpacked / "bot")
+            if bot.game is not None and bot.game != row.game:
+                raise UploadError(f"the manifest names {bot.game}; this ladder plays {row.game}")
+            entry, _, attr = bot.spec.partition(":")
+            submission_id = stage(book, home, Path(entry), f"web: {who.name}",
+                                  attr=attr or None, package=package_of(Path(entry), bot))
+        finally:
+            shutil.rmtree(unpacked, ignore_errors=True)
+        book.record_submitter(submission_id, who.id)
+        return submission_id
+
+    def submission(self, request: Request) -> HTMLResponse:
+        who = self.signed_in(request)
+        found = self.find_submission(who, request.path_params["submission"])
+        row, submission = found
+        return self.page(request, "submission.html.j2", ladder=row,
+                         view=pages.submission_view(self.store, row, submission),
+                         refresh=REFRESH_SECONDS if submission.status in (
+                             "queued", "validating", "validated") else None)
+
+    def find_submission(self, who: Participant, submission_id: int) -> tuple[Any, Submission]:
+        for ladder in self.config.ladders:
+            try:
+                row = pages.ladder_row(self.store, ladder.name)
+            except StoreError:
+                continue
+            book = LadderBook(self.store, row.id)
+            try:
+                submission = book.submission(submission_id)
+            except StoreError:
+                continue
+            if who.organizer or book.submitter_of(submission.id) == who.id:
+                return row, submission
+        raise HTTPException(404, "no submission of yours with that number")
+
+    async def organizer(self, request: Request) -> Any:
+        who = self.signed_in(request)
+        if not who.organizer:
+            raise HTTPException(403, "only the organizer may open this page")
+        notice = None
+        if request.method == "POST":
+            form = await checked_form(request)
+            notice = self.organize(str(form.get("action", "")), str(form.get("ladder", "")),
+                                   str(form.get("bot", "")))
+        from arena.server.participants import participants
+
+        rows = []
+        for ladder in self.config.ladders:
+            try:
+                rows.append(pages.ladder_row(self.store, ladder.name))
+            except StoreError:
+                continue
+        return self.page(request, "organizer.html.j2", rows=rows, notice=notice,
+                         people=participants(self.store))
+
+    def organize(self, action: str, ladder_name: str, bot: str) -> str:
+        from arena.tournaments.ladder import freeze
+        from arena.tournaments.ladder_intake import retire
+
+        row = self.ladder(ladder_name)
+        try:
+            if action == "freeze":
+                freeze(self.store, row.name)
+                return f"{row.name} is frozen: it plays its final games now"
+            if action == "retire":
+                return f"{retire(LadderBook(self.store, row.id), row.game, bot)} retired"
+        except ArenaError as exc:
+            return str(exc)
+        raise HTTPException(400, "unknown action")
+
+    # -- the JSON API ---------------------------------------------------------------------
+
+    def api_leaderboard(self, request: Request) -> JSONResponse:
+        row = self.ladder(request.path_params["ladder"])
+        return JSONResponse({"ladder": row.name, "game": row.game, "status": row.status,
+                             "bots": [line.to_json() for line in
+                                      pages.leaderboard(self.store, row)]})
+
+    def api_bot(self, request: Request) -> JSONResponse:
+        row = self.ladder(request.path_params["ladder"])
+        page = pages.bot_page(self.store, row, request.path_params["name"])
+        if page is None:
+            raise HTTPException(404, "no bot of that name in this ladder")
+        return JSONResponse(page.to_json())
+
+    def api_game(self, request: Request) -> JSONResponse:
+        row = self.ladder(request.path_params["ladder"])
+        try:
+            record = self.store.record(row.id, request.path_params["key"])
+        except StoreError:
+            raise HTTPException(404, "no such game") from None
+        data = record.to_json()
+        if row.secret and row.status != "complete":
+            data.pop("seed", None)
+        for seat in data.get("seats", []):
+            seat.pop("detail", None)  # a bot's traceback is its owner's to see
+        return JSONResponse(data)
+
+    async def api_submit(self, request: Request) -> JSONResponse:
+        who = self.api_participant(request)
+        form = await request.form(max_files=1, max_fields=4)
+        try:
+            submission_id = self.accept_upload(who, str(form.get("ladder", "")),
+                                               form.get("bot"))
+        except (UploadError, ArenaError) as exc:
+            raise HTTPException(400, str(exc)) from None
+        return JSONResponse({"submission": submission_id, "status": "queued",
+                             "url": f"/api/submissions/{submission_id}"}, status_code=201)
+
+    def api_submission(self, request: Request) -> JSONResponse:
+        who = self.api_participant(request)
+        row, submission = self.find_submission(who, request.path_params["submission"])
+        return JSONResponse(pages.submission_view(self.store, row, submission))
+
+
+def package_of(entry: Path, bot: UnpackedBot) -> Path | None:
+    """The folder a zip's bot runs as: the package whose ``__init__.py`` is the entry. A
+    zip whose entry is another module runs as that one file, so it may hold nothing else
+    but its manifest."""
+    if entry.name == "__init__.py":
+        return entry.parent
+    others = [f for f in bot.files if f != MANIFEST and not entry.as_posix().endswith(f)]
+    if others:
+        raise UploadError("a zip with more than one file is a package: name its "
+                          "__init__.py as the entry (the other files sit beside it, imported "
+                          f"relatively), or upload the single file; it also holds {others[0]}")
+    return None
+
+
+def _made(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def csrf_token(request: Request) -> str:
+    token = request.session.get("csrf")
+    if not token:
+        token = request.session["csrf"] = secrets.token_urlsafe(24)
+    return str(token)
+
+
+async def checked_form(request: Request) -> Any:
+    """The POSTed form, refused unless it carries the session's CSRF token."""
+    form = await request.form(max_files=1, max_fields=8)
+    given = str(form.get("csrf", ""))
+    expected = request.session.get("csrf", "")
+    if not expected or not hmac.compare_digest(given.encode(), str(expected).encode()):
+        raise HTTPException(403, "the form has expired; reload the page and try again")
+    return form
+
+
+def rating_chart(page: pages.BotPage) -> str:
+    """μ after each round the bot played, one line per version, as inline SVG: the lowest
+    and highest μ marked on the left, the first and last round below."""
+    from markupsafe import escape
+
+    if not page.history:
+        return ""
+    width, height, left, pad = 640, 220, 56, 40
+    rounds = [h.round for h in page.history]
+    mus = [h.mu for h in page.history]
+    low, high = min(mus), max(mus)
+    span = max(high - low, 1.0)
+    first, last = min(rounds), max(max(rounds), min(rounds) + 1)
+
+    def x(r: int) -> float:
+        return left + (width - left - pad) * (r - first) / (last - first)
+
+    def y(mu: float) -> float:
+        return height - pad - (height - 2 * pad) * (mu - low) / span
+
+    parts = [f'<line x1="{left}" x2="{width - pad}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
+             f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.1f}</text>'
+             for v in (low, high)]
+    parts += [f'<text x="{x(r):.1f}" y="{height - 4}" text-anchor="middle">round {r + 1}'
+              "</text>" for r in (first, last)]
+    for version in page.versions:
+        points = " ".join(f"{x(h.round):.1f},{y(h.mu):.1f}" for h in page.history
+                          if h.position == version.submission.position)
+        parts.append(f'<polyline fill="none" stroke-width="2" points="{points}">'
+                     f"<title>{escape(version.bot.label)}</title></polyline>")
+    return (f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+            f'aria-label="μ after each round">{"".join(parts)}</svg>')
+
+
+Endpoint = Callable[[Request], Awaitable[Any]]

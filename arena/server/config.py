@@ -1,0 +1,86 @@
+"""A competition's server config: which ladders it serves and how people take part.
+
+::
+
+    title: Seasons of the Sun bot competition
+    ladders: [configs/seasons-ladder.yaml]   # ladder configs; all on one database
+    invite_code: null          # a code that lets people register themselves; null: only
+                               #   `arena serve users add NAME`
+    submissions_per_hour: 10   # per participant
+    run_ladders: true          # run the ladders' games alongside the web server
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.tournaments.config import ConfigError, check_keys, read_config_data
+from arena.tournaments.ladder_config import LadderConfig, load_ladder_config
+
+_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
+    "title": ((str,), False),
+    "ladders": ((list,), True),
+    "invite_code": ((str, type(None)), False),
+    "submissions_per_hour": ((int,), False),
+    "run_ladders": ((bool,), False),
+}
+MIN_INVITE = 12
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    title: str
+    ladders: tuple[LadderConfig, ...]
+    ladder_paths: tuple[str, ...]
+    invite_code: str | None = None
+    submissions_per_hour: int = 10
+    run_ladders: bool = True
+    source: str = "<serve config>"
+
+    @property
+    def db(self) -> str:
+        return self.ladders[0].play.db
+
+    def ladder(self, name: str) -> LadderConfig | None:
+        return next((ladder for ladder in self.ladders if ladder.name == name), None)
+
+
+def load_serve_config(path: str | Path) -> ServeConfig:
+    source = str(path)
+    data = read_config_data(path)
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: the config must be a mapping of keys to values")
+    if "run_ladders" in data and not isinstance(data["run_ladders"], bool):
+        raise ConfigError(f"{source}: run_ladders: must be true or false")
+    check_keys({k: v for k, v in data.items() if k != "run_ladders"},
+               {k: v for k, v in _KEYS.items() if k != "run_ladders"}, source, "")
+    return parse_serve_config(data, source)
+
+
+def parse_serve_config(data: Mapping[str, Any], source: str) -> ServeConfig:
+    folder = Path(source).parent
+    paths = []
+    for index, item in enumerate(data["ladders"]):
+        if not isinstance(item, str):
+            raise ConfigError(f"{source}: ladders[{index}]: must be a ladder config's path")
+        path = Path(item) if Path(item).is_file() else folder / item
+        paths.append(str(path))
+    if not paths:
+        raise ConfigError(f"{source}: ladders: name at least one ladder config")
+    ladders = tuple(load_ladder_config(path) for path in paths)
+    if len({ladder.play.db for ladder in ladders}) != 1:
+        raise ConfigError(f"{source}: ladders: all ladders of a server share one database "
+                          "(their configs' db)")
+    if len({ladder.name for ladder in ladders}) != len(ladders):
+        raise ConfigError(f"{source}: ladders: two ladders have the same name")
+    invite = data.get("invite_code")
+    if invite is not None and len(invite) < MIN_INVITE:
+        raise ConfigError(f"{source}: invite_code: at least {MIN_INVITE} characters, or null")
+    per_hour = data.get("submissions_per_hour", 10)
+    if not 1 <= per_hour <= 10_000:
+        raise ConfigError(f"{source}: submissions_per_hour: must be from 1 to 10000")
+    return ServeConfig(str(data.get("title", "arena competition")), ladders, tuple(paths),
+                       invite, per_hour, bool(data.get("run_ladders", True)), source)

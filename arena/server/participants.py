@@ -1,0 +1,89 @@
+"""Participants of a competition: who may submit, and who organizes.
+
+A participant signs in with a name and a token. The token is shown once, when
+the participant is added (``arena serve users add NAME``) or registers with the
+competition's invite code; the database keeps only a salted scrypt hash of it.
+The first participant to submit a bot name owns it: only they may send new
+versions of it, and only they see its crash details.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+
+from arena.bots.names import name_problem
+from arena.games.base import ArenaError
+from arena.results.store import Store
+
+TOKEN_BYTES = 24
+SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+
+
+class ParticipantError(ArenaError):
+    """A participant that cannot be added, or a sign-in that fails."""
+
+
+@dataclass(frozen=True)
+class Participant:
+    id: int
+    name: str
+    organizer: bool
+
+
+def _hash(token: str, salt: str) -> str:
+    return hashlib.scrypt(token.encode(), salt=bytes.fromhex(salt), dklen=32,
+                          **SCRYPT).hex()
+
+
+def add_participant(store: Store, name: str, *, organizer: bool = False) -> tuple[
+        Participant, str]:
+    """Add ``name``; the participant and their token ``NAME.SECRET`` (shown once, stored
+    only hashed)."""
+    problem = name_problem(name, what="participant name")
+    if problem:
+        raise ParticipantError(problem)
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    salt = secrets.token_hex(16)
+    with store.transaction():
+        if store.db.execute("SELECT 1 FROM participants WHERE name = ?", (name,)).fetchone():
+            raise ParticipantError(f"a participant {name!r} exists already")
+        cursor = store.db.execute(
+            "INSERT INTO participants (name, token_hash, salt, organizer, created)"
+            " VALUES (?,?,?,?,?)", (name, _hash(token, salt), salt, int(organizer), time.time()))
+    return Participant(int(cursor.lastrowid or 0), name, organizer), f"{name}.{token}"
+
+
+def sign_in(store: Store, name: str, token: str) -> Participant:
+    """The participant whose name and token these are; ParticipantError otherwise (the
+    same message whether the name or the token is wrong)."""
+    row = store.db.execute("SELECT id, token_hash, salt, organizer FROM participants"
+                           " WHERE name = ?", (name,)).fetchone()
+    expected = row[1] if row else _hash("", "00" * 16)  # as slow for an unknown name
+    given = _hash(token, row[2] if row else "00" * 16)
+    if row is None or not hmac.compare_digest(expected, given):
+        raise ParticipantError("that name and token do not match")
+    return Participant(int(row[0]), name, bool(row[3]))
+
+
+def by_token(store: Store, token: str) -> Participant:
+    """The participant a token ``NAME.SECRET`` belongs to (the sign-in form, and the JSON
+    API's ``Authorization: Bearer``)."""
+    name, _, secret = token.rpartition(".")
+    if not secret:
+        raise ParticipantError("a token is NAME.SECRET, as `arena serve users add` prints it")
+    return sign_in(store, name, secret)
+
+
+def participant(store: Store, participant_id: int) -> Participant | None:
+    row = store.db.execute("SELECT id, name, organizer FROM participants WHERE id = ?",
+                           (participant_id,)).fetchone()
+    return None if row is None else Participant(int(row[0]), str(row[1]), bool(row[2]))
+
+
+def participants(store: Store) -> list[Participant]:
+    rows = store.db.execute("SELECT id, name, organizer FROM participants ORDER BY id")
+    return [Participant(int(r[0]), str(r[1]), bool(r[2])) for r in rows]

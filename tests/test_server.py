@@ -1,0 +1,402 @@
+"""arena serve: participants, sessions and CSRF, uploads, pages and the JSON API."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from arena.cli import cli
+from arena.results.ladder_book import LadderBook
+from arena.results.store import Store
+from arena.server.app import create_app
+from arena.server.config import load_serve_config
+from arena.server.participants import ParticipantError, add_participant, by_token
+from arena.tournaments.ladder import LadderControl, run_ladder
+from arena.tournaments.ladder_config import load_ladder_config
+
+ROOT = Path(__file__).resolve().parent.parent
+GREEDY = (ROOT / "bots/seasons/greedy.py").read_text()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A ladder of three shipped bots after three rounds, and its server's config."""
+    folder = tmp_path_factory.mktemp("site")
+    ladder = {"name": "league", "game": "seasons", "seed": 4, "workers": 1,
+              "isolation": "none", "db": str(folder / "arena.db"),
+              "bots": [str(ROOT / "bots/seasons/random_bot.py"),
+                       str(ROOT / "bots/seasons/greedy.py"),
+                       {"spec": str(ROOT / "bots/seasons/greedy.py"), "name": "steady",
+                        "params": {"rerolls": False}}]}
+    (folder / "ladder.yaml").write_text(yaml.safe_dump(ladder))
+    (folder / "serve.yaml").write_text(yaml.safe_dump({
+        "title": "Test <b>league</b>", "ladders": ["ladder.yaml"],
+        "invite_code": "let-me-in-please", "submissions_per_hour": 3}))
+    config = load_ladder_config(folder / "ladder.yaml")
+    with Store(config.play.db) as store:
+        run_ladder(config, store, LadderControl(rounds=3))
+        _, token = add_participant(store, "alice")
+        _, other = add_participant(store, "bob")
+        _, boss = add_participant(store, "boss", organizer=True)
+        _, zoe = add_participant(store, "zoe")
+    return {"config": load_serve_config(folder / "serve.yaml"), "db": folder / "arena.db",
+            "tokens": {"alice": token, "bob": other, "boss": boss, "zoe": zoe}}
+
+
+@pytest.fixture
+def client(site):
+    with TestClient(create_app(site["config"]), follow_redirects=False) as test_client:
+        yield test_client
+
+
+def csrf_of(client: TestClient, path: str = "/signin") -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', client.get(path).text)
+    assert found, f"no CSRF field on {path}"
+    return found.group(1)
+
+
+def signed_in(client: TestClient, token: str) -> TestClient:
+    reply = client.post("/signin", data={"token": token, "csrf": csrf_of(client)})
+    assert reply.status_code == 303, reply.text
+    return client
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def upload(client: TestClient, token: str, name: str, data: bytes) -> httpx.Response:
+    return client.post("/api/submissions", headers=bearer(token), data={"ladder": "league"},
+                       files={"bot": (name, data)})
+
+
+def named(source: str, name: str) -> bytes:
+    return source.replace('"greedy"', f'"{name}"').encode()
+
+
+# -- participants -----------------------------------------------------------------------
+
+
+def test_tokens_are_kept_only_as_salted_hashes(site):
+    with Store(site["db"]) as store:
+        rows = store.db.execute("SELECT name, token_hash, salt FROM participants").fetchall()
+        dump = "\n".join(store.db.iterdump())
+        assert by_token(store, site["tokens"]["alice"]).name == "alice"
+        with pytest.raises(ParticipantError, match="do not match"):
+            by_token(store, site["tokens"]["alice"][:-1] + "x")
+        with pytest.raises(ParticipantError, match="do not match"):
+            by_token(store, "nobody.secret")
+    assert len({salt for _, _, salt in rows}) == len(rows) == 4
+    for token in site["tokens"].values():
+        assert token.split(".", 1)[1] not in dump
+
+
+def test_users_add_prints_a_token_once_and_refuses_a_second_of_the_name(site):
+    runner = CliRunner()
+    added = runner.invoke(cli, ["serve", "users", "add", "carol", "--db", str(site["db"])])
+    assert added.exit_code == 0 and "carol." in added.output
+    again = runner.invoke(cli, ["serve", "users", "add", "carol", "--db", str(site["db"])])
+    assert again.exit_code == 1 and "exists already" in again.output
+    listed = runner.invoke(cli, ["serve", "users", "list", "--db", str(site["db"])])
+    assert "boss (organizer)" in listed.output and "carol." not in listed.output
+
+
+# -- sessions and forms -------------------------------------------------------------------
+
+
+def test_a_form_without_its_csrf_token_is_refused(client, site):
+    refused = client.post("/signin", data={"token": site["tokens"]["alice"]})
+    assert refused.status_code == 403 and "the form has expired" in refused.text
+    forged = client.post("/signin", data={"token": site["tokens"]["alice"], "csrf": "x"})
+    assert forged.status_code == 403
+    assert client.get("/submit").status_code == 303  # still signed out
+
+
+def test_signing_in_gives_a_session_and_signing_out_ends_it(client, site):
+    signed_in(client, site["tokens"]["alice"])
+    page = client.get("/submit")
+    assert page.status_code == 200 and "Submit a bot" in page.text and "alice" in page.text
+    cookie = client.cookies.get("arena_session")
+    assert cookie and site["tokens"]["alice"] not in cookie
+    client.post("/signout", data={"csrf": csrf_of(client, "/submit")})
+    assert client.get("/submit").status_code == 303
+    wrong = client.post("/signin", data={"token": "alice.nope", "csrf": csrf_of(client)})
+    assert wrong.status_code == 403 and "do not match" in wrong.text
+
+
+def test_registration_needs_the_invite_code_and_shows_the_token_once(client):
+    csrf = csrf_of(client, "/register")
+    wrong = client.post("/register", data={"name": "dave", "invite": "guess", "csrf": csrf})
+    assert wrong.status_code == 403 and "wrong invite code" in wrong.text
+    joined = client.post("/register", data={"name": "dave", "invite": "let-me-in-please",
+                                            "csrf": csrf})
+    token = re.search(r'<pre class="log" id="token">([^<]+)</pre>', joined.text).group(1)
+    assert token.startswith("dave.")
+    assert client.get("/api/submissions/999999", headers=bearer(token)).status_code == 404
+
+
+# -- pages and the API ------------------------------------------------------------------------
+
+
+def test_the_leaderboard_shows_the_kept_ratings_and_refreshes_itself(client, site):
+    page = client.get("/ladders/league")
+    assert page.status_code == 200
+    assert '<meta http-equiv="refresh"' in page.text
+    assert all(label in page.text for label in ("greedy@1.0", "steady@1.0", "random@1.0"))
+    assert "Test &lt;b&gt;league&lt;/b&gt;" in page.text  # the title is escaped
+    board = client.get("/api/ladders/league/leaderboard").json()
+    assert [line["place"] for line in board["bots"]] == [1, 2, 3]
+    with Store(site["db"]) as store:
+        kept = LadderBook(store, 1).current_ratings()
+    assert sorted(line["mu"] for line in board["bots"]) == sorted(r.mu for r in kept.values())
+    assert board["bots"][0]["conservative"] >= board["bots"][1]["conservative"]
+
+
+def test_a_bot_page_has_versions_history_head_to_head_and_games(client):
+    page = client.get("/ladders/league/bots/greedy")
+    assert page.status_code == 200 and "<svg" in page.text and "Head to head" in page.text
+    data = client.get("/api/ladders/league/bots/greedy").json()
+    assert data["versions"][0]["bot"] == "greedy@1.0"
+    assert len(data["history"]) >= 1 and data["head_to_head"]
+    key = data["recent_games"][0]["key"]
+    assert f'href="/ladders/league/games/{key}"' in page.text
+    game = client.get(f"/ladders/league/games/{key}")
+    assert game.status_code == 200 and "greedy@1.0" in game.text
+    replay = client.get(f"/api/ladders/league/games/{key}").json()
+    assert replay["game"] == "seasons" and replay["moves"]
+    assert all("detail" not in seat for seat in replay["seats"])
+
+
+def test_unknown_things_are_one_friendly_line(client):
+    for path in ("/ladders/nope", "/ladders/league/bots/nope", "/ladders/league/games/r9-x",
+                 "/api/ladders/nope/leaderboard"):
+        reply = client.get(path)
+        assert reply.status_code == 404, path
+        assert "Traceback" not in reply.text and len(reply.text) < 20_000
+    assert client.get("/api/ladders/nope/leaderboard").json() == {"error": "no such ladder"}
+
+
+# -- submissions --------------------------------------------------------------------------------
+
+
+def test_a_submission_through_the_api_is_queued_for_the_ladder_with_its_submitter(client, site):
+    token = site["tokens"]["alice"]
+    reply = upload(client, token, "alicebot.py", named(GREEDY, "alicebot"))
+    assert reply.status_code == 201, reply.text
+    number = reply.json()["submission"]
+    status = client.get(f"/api/submissions/{number}", headers=bearer(token)).json()
+    assert status["status"] == "queued" and status["ladder"] == "league"
+    assert client.get(f"/api/submissions/{number}",
+                      headers=bearer(site["tokens"]["bob"])).status_code == 404
+    assert client.get(f"/api/submissions/{number}").status_code == 401
+    with Store(site["db"]) as store:
+        book = LadderBook(store, 1)
+        staged = book.submission(number)
+        assert book.submitter_of(number) is not None
+        assert Path(staged.spec).read_bytes() == named(GREEDY, "alicebot")
+
+
+def test_submissions_are_rate_limited_per_participant(client, site):
+    token = site["tokens"]["bob"]
+    codes = [upload(client, token, f"b{i}.py", named(GREEDY, f"bob{i}")).status_code
+             for i in range(4)]
+    assert codes == [201, 201, 201, 400]
+    refused = upload(client, token, "b5.py", named(GREEDY, "bob5"))
+    assert "at most 3 submissions an hour" in refused.json()["error"]
+    assert upload(client, site["tokens"]["boss"], "mine.py",
+                  named(GREEDY, "bossbot")).status_code == 201  # others are not held up
+
+
+def zipped(entries: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("name", "data", "message"), [
+    ("slip.zip", zipped({"arena.json": b'{"entry": "../evil.py"}', "../evil.py": b"x = 1"}),
+     "'..'"),
+    ("bomb.zip", zipped({"arena.json": b'{"entry": "bot.py"}', "bot.py": b"x = 1\n",
+                         "zeros.txt": bytes(50 << 20)}), "zip bomb"),
+    ("<script>alert(1)</script>.exe", b"x = 1\n", "neither a Python file"),
+    ("bad.py", b"\xff\xfe not utf-8", "not UTF-8"),
+])
+def test_hostile_uploads_are_refused_cleanly(client, site, name, data, message):
+    token = site["tokens"]["boss"]
+    reply = upload(client, token, name, data)
+    assert reply.status_code == 400, reply.text
+    assert message in reply.json()["error"] and "<script>" not in reply.json()["error"]
+
+
+def test_an_upload_of_100_mb_is_refused_before_it_is_read(client, site):
+    reply = client.post("/api/submissions", headers=bearer(site["tokens"]["boss"]),
+                        content=b"x" * (100 << 20))
+    assert reply.status_code == 413 and "larger than 1 MiB" in reply.json()["error"]
+
+
+def test_a_file_name_with_markup_is_never_shown_as_markup(client, site):
+    signed_in(client, site["tokens"]["boss"])
+    reply = client.post("/submit", data={"ladder": "league", "csrf": csrf_of(client, "/submit")},
+                        files={"bot": ("<img src=x onerror=alert(1)>.py",
+                                       named(GREEDY, "markup"))})
+    assert reply.status_code == 303
+    page = client.get(reply.headers["location"])
+    assert page.status_code == 200 and "<img src=x" not in page.text
+
+
+def test_the_organizer_page_is_the_organizers_alone(client, site):
+    signed_in(client, site["tokens"]["alice"])
+    assert client.get("/organizer").status_code == 403
+    client.cookies.clear()
+    signed_in(client, site["tokens"]["boss"])
+    page = client.get("/organizer")
+    assert page.status_code == 200 and "Freeze" in page.text and "alice" in page.text
+    csrf = csrf_of(client, "/organizer")
+    retired = client.post("/organizer", data={"action": "retire", "ladder": "league",
+                                              "bot": "nosuch@1", "csrf": csrf})
+    assert retired.status_code == 200 and "no seasons bot nosuch@1" in retired.text
+
+
+def test_arena_submit_server_uploads_through_the_api(client, site, tmp_path, monkeypatch):
+    bot = tmp_path / "viaserver.py"
+    bot.write_bytes(named(GREEDY, "viaserver"))
+    monkeypatch.setattr(httpx, "post", lambda url, **kw: client.post(
+        url.replace("http://arena.test", ""), **kw))
+    result = CliRunner().invoke(cli, ["submit", str(bot), "--server", "http://arena.test",
+                                      "--token", site["tokens"]["alice"], "--ladder", "league"])
+    assert result.exit_code == 0, result.output
+    assert "queued at http://arena.test" in result.output
+    bad = CliRunner().invoke(cli, ["submit", str(bot), "--server", "http://arena.test",
+                                   "--token", "alice.wrong", "--ladder", "league"])
+    assert bad.exit_code == 1 and "do not match" in bad.output
+
+
+def test_arena_serve_runs_the_ladder_alongside_and_stops_both(site, tmp_path):
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    folder = tmp_path / "served"
+    folder.mkdir()
+    ladder = {"name": "live", "game": "seasons", "seed": 9, "workers": 1,
+              "db": str(folder / "arena.db"),
+              "bots": [str(ROOT / "bots/seasons/random_bot.py"),
+                       str(ROOT / "bots/seasons/greedy.py")]}
+    (folder / "live.yaml").write_text(yaml.safe_dump(ladder))
+    (folder / "serve.yaml").write_text(yaml.safe_dump({"ladders": ["live.yaml"]}))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(folder / "serve.yaml"),
+                               "--port", str(port)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        games = 0
+        while time.monotonic() < deadline and games < 4:
+            time.sleep(0.5)
+            try:
+                board = httpx.get(f"http://127.0.0.1:{port}/api/ladders/live/leaderboard").json()
+            except (httpx.HTTPError, ValueError):
+                continue
+            games = sum(line["games"] for line in board.get("bots", []))
+        assert games >= 4, "the ladder did not play beside the server"
+        started = descendants(server.pid)
+        assert started, "the ladder runs in a process of its own"
+    finally:
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=90)
+    assert server.returncode == 0, err
+    assert f"http://127.0.0.1:{port}/" in out
+    time.sleep(0.5)
+    alive = [pid for pid in started if Path(f"/proc/{pid}").exists()
+             and "Z" not in Path(f"/proc/{pid}/stat").read_text().split(")")[-1][:3]]
+    assert alive == [], "a ladder (or bot) process outlived the server"
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``, from /proc."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                children = [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            found += children
+            todo += children
+    return found
+
+
+def test_a_zipped_package_is_validated_and_joins_with_its_modules(client, site):
+    package = GREEDY.replace('name = "greedy"', "name = NAME").replace(
+        "class GreedyPlayer", "from .naming import NAME\n\n\nclass GreedyPlayer")
+    archive = zipped({"arena.json": b'{"entry": "__init__.py", "attr": "GreedyPlayer",'
+                                    b' "game": "seasons"}',
+                      "__init__.py": package.encode(), "naming.py": b'NAME = "zipped"\n'})
+    reply = upload(client, site["tokens"]["zoe"], "zipped.zip", archive)
+    assert reply.status_code == 201, reply.text
+    number = reply.json()["submission"]
+    loose = zipped({"arena.json": b'{"entry": "bot.py"}', "bot.py": b"x = 1\n",
+                    "other.py": b"y = 2\n"})
+    refused = upload(client, site["tokens"]["zoe"], "loose.zip", loose)
+    assert refused.status_code == 400 and "is a package" in refused.json()["error"]
+    config = load_ladder_config(Path(site["config"].ladder_paths[0]))
+    with Store(site["db"]) as store:
+        for rounds in range(4, 40):
+            run_ladder(config, store, LadderControl(rounds=rounds))
+            if LadderBook(store, 1).submission(number).status not in (
+                    "queued", "validating", "validated"):
+                break
+        joined = LadderBook(store, 1).submission(number)
+        assert joined.status == "active", joined.log
+        bot = store.bot(joined.bot_id)
+        assert bot.label == "zipped@1.0" and bot.identity.spec.endswith("/__init__.py:GreedyPlayer")
+        assert (Path(bot.identity.spec.split(":")[0]).parent / "naming.py").is_file()
+
+
+def test_only_a_bots_owner_sees_its_failures_and_versions_compare(client, site):
+    with Store(site["db"]) as store:
+        book = LadderBook(store, 1)
+        owned = next(s for s in book.submissions("active")
+                     if store.bot(s.bot_id).identity.name == "steady")
+        alice = by_token(store, site["tokens"]["alice"])
+        book.record_submitter(owned.id, alice.id)  # as if alice had submitted it
+        store.db.execute(
+            "INSERT INTO games (tournament_id, key, round, table_no, set_no, rotation, seed,"
+            " seats, ranks, scores, statuses, termination, moves, duration, record, finished,"
+            " details) VALUES (1, 'r999-t0-s0-o0', 999, 0, 0, 0, 1, ?, '[1, 0]', '[0, 0]',"
+            " '[\"crash\", \"ok\"]', 'crash', 0, 0, '{}', 0, ?)",
+            (f"[{owned.position}, 0]", '["Traceback: the secret of steady", ""]'))
+    try:
+        assert "the secret of steady" not in client.get("/ladders/league/bots/steady").text
+        signed_in(client, site["tokens"]["bob"])
+        assert "the secret of steady" not in client.get("/ladders/league/bots/steady").text
+        client.cookies.clear()
+        signed_in(client, site["tokens"]["alice"])
+        page = client.get("/ladders/league/bots/steady").text
+        assert "Your bot's failures" in page and "the secret of steady" in page
+    finally:
+        with Store(site["db"]) as store:
+            store.db.execute("DELETE FROM games WHERE key = 'r999-t0-s0-o0'")
+            store.db.execute("DELETE FROM submitters WHERE submission_id = ?", (owned.id,))
+    compared = client.get("/ladders/league/compare", params={"a": "greedy@1.0",
+                                                             "b": "steady@1.0"})
+    assert compared.status_code == 200 and "Head to head" in compared.text
+    assert re.search(r"greedy@1\.0 scored <strong>\d+\.\d %</strong>", compared.text)
+    same = client.get("/ladders/league/compare", params={"a": "greedy@1.0", "b": "greedy@1.0"})
+    assert "choose two different bots" in same.text
