@@ -319,6 +319,7 @@ def test_arena_serve_runs_the_ladder_alongside_and_stops_both(site, tmp_path):
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=90)
     assert server.returncode == 0, err
+    assert "Traceback" not in err and "ERROR" not in err, err
     assert f"http://127.0.0.1:{port}/" in out
     time.sleep(0.5)
     alive = [pid for pid in started if Path(f"/proc/{pid}").exists()

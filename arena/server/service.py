@@ -14,6 +14,7 @@ import multiprocessing
 import signal
 from collections.abc import AsyncIterator
 from multiprocessing.process import BaseProcess
+from types import FrameType
 
 from starlette.applications import Starlette
 
@@ -91,7 +92,19 @@ def serving_app(config: ServeConfig) -> Starlette:
 
 
 def serve(config: ServeConfig, host: str, port: int) -> None:
+    """Serve until Ctrl-C or SIGTERM: the web server stops taking requests, then the
+    ladders finish their games."""
+    import asyncio
+
     import uvicorn
 
-    uvicorn.run(serving_app(config), host=host, port=port, log_level="warning",
-                server_header=False)
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            # Stop as asked, without raising the signal again once stopped (which would
+            # end in a traceback instead of the ladders' clean stop).
+            self.force_exit = self.should_exit and sig == signal.SIGINT
+            self.should_exit = True
+
+    server = Server(uvicorn.Config(serving_app(config), host=host, port=port,
+                                   log_level="warning", server_header=False))
+    asyncio.run(server.serve())
