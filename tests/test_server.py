@@ -401,3 +401,16 @@ def test_only_a_bots_owner_sees_its_failures_and_versions_compare(client, site):
     assert re.search(r"greedy@1\.0 scored <strong>\d+\.\d %</strong>", compared.text)
     same = client.get("/ladders/league/compare", params={"a": "greedy@1.0", "b": "greedy@1.0"})
     assert "choose two different bots" in same.text
+
+
+def test_too_many_failed_sign_ins_are_refused_before_any_token_is_checked(client, site):
+    from arena.server.app import SIGN_IN_FAILURES
+
+    wrong = [client.get("/api/submissions/1", headers=bearer("alice.wrong")).status_code
+             for _ in range(SIGN_IN_FAILURES)]
+    assert wrong == [401] * SIGN_IN_FAILURES
+    blocked = client.get("/api/submissions/1", headers=bearer(site["tokens"]["alice"]))
+    assert blocked.status_code == 429 and "too many failed sign-ins" in blocked.json()["error"]
+    form = client.post("/signin", data={"token": site["tokens"]["alice"],
+                                        "csrf": csrf_of(client)})
+    assert form.status_code == 429 and "too many failed sign-ins" in form.text

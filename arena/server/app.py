@@ -49,6 +49,8 @@ from arena.tournaments.ladder_intake import ladder_home, stage
 
 SESSION_DAYS = 14
 REFRESH_SECONDS = 10
+SIGN_IN_FAILURES = 10
+SIGN_IN_WINDOW = 300.0
 BOARD_LINES = 100
 """Bots a leaderboard page shows unless asked for all (``?all=1``)."""
 MAX_BODY_BYTES = MAX_UPLOAD_BYTES + (64 << 10)
@@ -92,6 +94,32 @@ class BodyLimit:
                     "headers": [(b"content-type", kind),
                                 (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
+
+
+class SignInGuard:
+    """At most :data:`SIGN_IN_FAILURES` failed sign-ins (form or token) per client address
+    in :data:`SIGN_IN_WINDOW` seconds; beyond that, sign-ins from it are refused before
+    any token is hashed."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.failures: dict[str, list[float]] = {}
+
+    def check(self, address: str) -> None:
+        now = time.monotonic()
+        with self.lock:
+            recent = [t for t in self.failures.get(address, []) if now - t < SIGN_IN_WINDOW]
+            self.failures[address] = recent
+        if len(recent) >= SIGN_IN_FAILURES:
+            raise HTTPException(429, "too many failed sign-ins from here; wait a few "
+                                "minutes and try again")
+
+    def failed(self, address: str) -> None:
+        with self.lock:
+            self.failures.setdefault(address, []).append(time.monotonic())
+            if len(self.failures) > 10_000:  # forget the oldest addresses, not the limit
+                for stale in list(self.failures)[:1_000]:
+                    del self.failures[stale]
 
 
 class GameCounts:
@@ -181,6 +209,7 @@ class Web:
     def __init__(self, config: ServeConfig, stores: Stores, env: Environment) -> None:
         self.config, self.stores, self.env = config, stores, env
         self.games = GameCounts()
+        self.guard = SignInGuard()
 
     # -- plumbing ------------------------------------------------------------------------
 
@@ -219,9 +248,16 @@ class Web:
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token:
             raise HTTPException(401, "send Authorization: Bearer TOKEN")
+        return self.authenticate(request, token.strip())
+
+    def authenticate(self, request: Request, token: str) -> Participant:
+        """The token's participant; 401 if it is wrong, 429 after too many wrong ones."""
+        address = request.client.host if request.client else "?"
+        self.guard.check(address)
         try:
-            return by_token(self.store, token.strip())
+            return by_token(self.store, token)
         except ParticipantError as exc:
+            self.guard.failed(address)
             raise HTTPException(401, str(exc)) from None
 
     async def http_error(self, request: Request, exc: Exception) -> Any:
@@ -260,9 +296,10 @@ class Web:
             return self.page(request, "signin.html.j2")
         form = await checked_form(request)
         try:
-            who = by_token(self.store, str(form.get("token", "")).strip())
-        except ParticipantError as exc:
-            return self.page(request, "signin.html.j2", 403, problem=str(exc))
+            who = self.authenticate(request, str(form.get("token", "")).strip())
+        except HTTPException as exc:
+            return self.page(request, "signin.html.j2", 403 if exc.status_code == 401
+                             else exc.status_code, problem=str(exc.detail))
         request.session.clear()
         request.session["participant"] = who.id
         return RedirectResponse("/", status_code=303)
