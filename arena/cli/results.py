@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,7 +14,7 @@ from tabulate import tabulate
 from arena.cli.common import DB_OPTION, SYSTEM_OPTION, echo, open_store, reports_errors
 from arena.games import find_game
 from arena.games.base import ArenaError
-from arena.results.ratings import RatingSettings
+from arena.results.ratings import SYSTEMS, RatingSettings
 
 if TYPE_CHECKING:
     from arena.results.store import Store
@@ -36,6 +37,39 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns
     return ["  " + line for line in text.splitlines()]
 
 
+def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
+                        anchor: str | None, bootstrap: int) -> list[str]:
+    """The Bradley-Terry leaderboard of one variant: Elo, its 95 % interval, games."""
+    from arena.results.bradley_terry import fit
+    from arena.results.versions import seated_games
+
+    games = seated_games(store, game, variant)
+    if not games:
+        return [f"{heading(game, variant)} (bt): no games"]
+    anchored = None
+    if anchor is not None:
+        label, sep, value = anchor.rpartition("=")
+        try:
+            elo = float(value) if sep and label else math.nan
+        except ValueError:
+            elo = math.nan
+        if not math.isfinite(elo):
+            raise click.BadParameter(f"{anchor!r} is not BOT=ELO", param_hint="--anchor")
+        anchored = (store.find_bot(game, label).id, elo)
+    result = fit(games, anchor=anchored, bootstrap=bootstrap)
+    labels = {bot.id: bot.label for bot in store.bots(game)}
+    low, high = result.seat_interval
+    lines = [f"{heading(game, variant)} (Bradley-Terry, {len(games)} games, 95 % intervals "
+             f"from {bootstrap} resamplings of the duplicate sets)",
+             f"  the earlier seat's advantage: {result.seat_advantage:+.0f} Elo "
+             f"({low:+.0f} to {high:+.0f})"]
+    lines += table(["#", "bot", "elo", "95% low", "95% high", "games"],
+                   [[place, labels.get(bot, "?"), f"{result.elo[bot]:.0f}",
+                     f"{result.low[bot]:.0f}", f"{result.high[bot]:.0f}", result.games[bot]]
+                    for place, bot in enumerate(result.order(), 1)], 2)
+    return lines
+
+
 def game_variants(store: Store, game: str, pool: bool) -> list[Variant | None]:
     from arena.results.versions import variants
 
@@ -50,9 +84,16 @@ def heading(game: str, variant: Variant | None) -> str:
 @click.option("--game", "game_name", help="Only this game (default: every game played).")
 @POOL_OPTION
 @DB_OPTION
-@SYSTEM_OPTION
+@click.option("--system", type=click.Choice([*SYSTEMS, "bt"]), default="trueskill",
+              show_default=True, help="Rating system; bt: a Bradley-Terry fit over all "
+              "games at once, in Elo with 95 % intervals.")
+@click.option("--anchor", metavar="BOT=ELO", help="With --system bt: give this bot this "
+              "rating (default: the mean is 0), e.g. random=0.")
+@click.option("--bootstrap", type=click.IntRange(0, 10_000), default=200, show_default=True,
+              help="With --system bt: resamplings of the duplicate sets for the intervals.")
 @reports_errors
-def ratings(game_name: str | None, pool: bool, db: str, system: str) -> None:
+def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str | None,
+            bootstrap: int) -> None:
     """The all-time leaderboard of every bot revision, per game variant.
 
     μ − 3σ (the order) is a rating the bot is very likely to be above. At tables of
@@ -64,6 +105,11 @@ def ratings(game_name: str | None, pool: bool, db: str, system: str) -> None:
     with open_store(db) as store:
         names = [find_game(game_name).info.name] if game_name else games_played(store)
         for name in names:
+            if system == "bt":
+                for variant in game_variants(store, name, pool):
+                    for line in bradley_terry_lines(store, name, variant, anchor, bootstrap):
+                        echo(line)
+                continue
             for variant in game_variants(store, name, pool):
                 rows = leaderboard(store, name, RatingSettings(system=system), variant)
                 echo(f"{heading(name, variant)} ({system}, {len(rows)} bots)")

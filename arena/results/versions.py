@@ -19,6 +19,7 @@ from typing import Any
 
 from arena.games import find_game
 from arena.referee.match import SEATS_OPTION
+from arena.results.bradley_terry import SeatedGame
 from arena.results.ratings import RatedGame, Rating, RatingSettings, RatingTable, make_rater
 from arena.results.standings import Tally
 from arena.results.store import Store, StoredBot, TournamentRow
@@ -115,6 +116,18 @@ def all_time(store: Store, game: str, settings: RatingSettings | None = None,
     store.save_ratings(settings.system, game, POOLED if variant is None else variant.key, {
         bot: (r.mu, r.sigma, table.games.get(bot, 0)) for bot, r in table.ratings.items()})
     return AllTime(table, dict(tallies), snapshots)
+
+
+def seated_games(store: Store, game: str, variant: Variant | None = None
+                 ) -> list[SeatedGame]:
+    """The stored games of ``game`` in ``variant`` (all, pooled, if None) for a
+    Bradley-Terry fit, each with its duplicate set."""
+    included = None if variant is None else {
+        t.id for t in store.tournaments(game) if variant_of(t).key == variant.key}
+    return [SeatedGame(played.bots, played.ranks,
+                       (played.tournament, played.round, played.table, played.set))
+            for played in store.played_games(game)
+            if included is None or played.tournament in included]
 
 
 def _snapshot(table: RatingTable) -> dict[int, tuple[Rating, int]]:
