@@ -364,3 +364,25 @@ def test_a_broken_bot_of_the_config_is_an_error_and_the_others_play(tmp_path):
         assert "SyntaxError" in errors[0].log or "cannot be loaded" in errors[0].log
         assert len(book.submissions(ACTIVE)) == 3
     assert len(played(tmp_path / "arena.db")) == 3 * 3 * 2
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_file_that_changes_as_it_is_taken_is_refused_and_the_ladder_plays_on(
+        tmp_path, monkeypatch):
+    from arena.games.base import ArenaError
+    from arena.tournaments import ladder_intake
+
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    incoming = tmp_path / "incoming"
+    incoming.mkdir()
+    swapped = incoming / "swapped.py"
+    swapped.write_text("x = 1\n")
+    os.utime(swapped, (time.time() - 5, time.time() - 5))
+
+    def now_a_link(file: Path) -> bytes:
+        raise ArenaError(f"cannot read {file}: Too many levels of symbolic links")
+
+    monkeypatch.setattr(ladder_intake, "_read_plain", now_a_link)
+    run_rounds(data, 2)
+    assert [p.name for p in incoming.iterdir()] == ["swapped.py.refused"]
+    assert len(played(tmp_path / "arena.db")) == 2 * 3 * 2

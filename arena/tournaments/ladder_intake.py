@@ -23,6 +23,7 @@ read), with a note in the log; taken files are removed from the folder.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -119,13 +120,19 @@ def take_folder(book: LadderBook, home: Path, folder: Path) -> list[str]:
     refused."""
     notes: list[str] = []
     for path, refusal in settled_files(folder):
-        if refusal is not None:
-            notes.append(f"{path}: not taken: {refusal}")
+        if refusal is None:
+            try:
+                submission = stage(book, home, path, f"folder: {path.name}")
+            except ArenaError as exc:  # changed under our feet: a link now, or gone
+                refusal = str(exc)
+            else:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                notes.append(f"submission {submission}: {path.name} from {folder} queued")
+                continue
+        notes.append(f"{path}: not taken: {refusal}")
+        with contextlib.suppress(OSError):
             path.rename(path.with_name(f"{path.name}.refused"))
-            continue
-        submission = stage(book, home, path, f"folder: {path.name}")
-        path.unlink()
-        notes.append(f"submission {submission}: {path.name} from {folder} queued")
     return notes
 
 
