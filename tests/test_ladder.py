@@ -111,6 +111,9 @@ def test_ladder_configs_refuse_what_a_ladder_has_not(tmp_path):
         parse_ladder_config(ladder_data(tmp_path, exploration=2), "l.yaml")
     with pytest.raises(ConfigError, match="ladder: unknown key 'final_game'"):
         parse_ladder_config(ladder_data(tmp_path, final_game=3), "l.yaml")
+    with pytest.raises(ConfigError, match="has 2,000,000 games, more than the 100,000"):
+        parse_ladder_config(ladder_data(tmp_path, tables_per_round=10_000,
+                                        sets_per_meeting=100), "l.yaml")
 
 
 # -- running -----------------------------------------------------------------------------

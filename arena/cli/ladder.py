@@ -56,7 +56,9 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
         with Store(config.play.db) as store, StoppingOnSignals(control, view):
             run_ladder(config, store, control, view.progress())
             view.close()
-            games = len(store.finished_keys(_id(store, config.name)))
+            from arena.results.ladder_book import LadderBook
+
+            games = LadderBook(store, _id(store, config.name)).games_after(0)[0]
             echo(f"ladder {config.name!r} stopped: {games} games in {config.play.db}; run "
                  "the same command again to resume")
             _show_status(store, config.name)

@@ -11,12 +11,14 @@ friendly line, never a traceback.
 from __future__ import annotations
 
 import hmac
+import json
+import os
 import secrets
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,7 @@ from arena.server.uploads import (
     UploadError,
     unpack_upload,
 )
+from arena.tournaments.ladder import find_ladder
 from arena.tournaments.ladder_intake import ladder_home, stage
 
 SESSION_DAYS = 14
@@ -164,8 +167,6 @@ def secret_key(db: str) -> str:
 
 
 def _private(path: str, flags: int) -> int:
-    import os
-
     return os.open(path, flags, 0o600)
 
 
@@ -239,7 +240,7 @@ class Web:
         if self.config.ladder(name) is None:
             raise HTTPException(404, "no such ladder")
         try:
-            return pages.ladder_row(self.store, name)
+            return find_ladder(self.store, name)
         except StoreError:
             raise HTTPException(404, "this ladder has not started yet") from None
 
@@ -280,7 +281,7 @@ class Web:
         boards = []
         for ladder in self.config.ladders:
             try:
-                row = pages.ladder_row(self.store, ladder.name)
+                row = find_ladder(self.store, ladder.name)
                 boards.append((ladder.name, row.game, row.status,
                                pages.leaderboard(self.store, row)[:5]))
             except StoreError:
@@ -383,8 +384,6 @@ class Web:
                  if s.position is not None and book.submitter_of(s.id) == who.id}
         found = self.store.db.execute("SELECT seats FROM games WHERE tournament_id = ? AND"
                                       " key = ?", (row.id, key)).fetchone()
-        import json
-
         return bool(found) and bool(owned.intersection(json.loads(found[0])))
 
     async def submit(self, request: Request) -> Any:
@@ -439,7 +438,7 @@ class Web:
     def find_submission(self, who: Participant, submission_id: int) -> tuple[Any, Submission]:
         for ladder in self.config.ladders:
             try:
-                row = pages.ladder_row(self.store, ladder.name)
+                row = find_ladder(self.store, ladder.name)
             except StoreError:
                 continue
             book = LadderBook(self.store, row.id)
@@ -465,7 +464,7 @@ class Web:
         rows = []
         for ladder in self.config.ladders:
             try:
-                rows.append(pages.ladder_row(self.store, ladder.name))
+                rows.append(find_ladder(self.store, ladder.name))
             except StoreError:
                 continue
         return self.page(request, "organizer.html.j2", rows=rows, notice=notice,
@@ -600,5 +599,3 @@ def rating_chart(page: pages.BotPage) -> str:
     return (f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
             f'aria-label="μ after each round">{"".join(parts)}</svg>')
 
-
-Endpoint = Callable[[Request], Awaitable[Any]]

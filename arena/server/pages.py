@@ -14,7 +14,6 @@ from typing import Any
 
 from arena.results.ladder_book import ACTIVE, LadderBook, RatingLine, Submission
 from arena.results.store import Store, StoredBot, TournamentRow
-from arena.tournaments.ladder import find_ladder
 
 RECENT_GAMES = 20
 ALL_OK = tuple(json.dumps(["ok"] * seats) for seats in (2, 3, 4))
@@ -43,10 +42,6 @@ class BoardLine:
                 "status": self.status, "mu": self.mu, "sigma": self.sigma,
                 "conservative": self.conservative, "games": self.games,
                 "last_change": self.change, "round": self.round}
-
-
-def ladder_row(store: Store, name: str) -> TournamentRow:
-    return find_ladder(store, name)
 
 
 def leaderboard(store: Store, row: TournamentRow, *, everyone: bool = False,

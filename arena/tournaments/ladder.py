@@ -222,14 +222,15 @@ def _resolved_entries(config: LadderConfig) -> list[BotEntry]:
 def take_in(ladder: Ladder) -> list[str]:
     """Queue the submissions folder's files, start the next validation, and let validated
     submissions join (all refused once the ladder is frozen)."""
-    notes: list[str] = []
+    return [*queue_and_validate(ladder), *join_validated(
+        ladder.book, ladder.intake, _next_round(ladder), frozen=ladder.phase() != "running")]
+
+
+def queue_and_validate(ladder: Ladder) -> list[str]:
+    """Queue the submissions folder's files and start the next validation; notes."""
     folder = ladder.config.submissions_folder
-    if folder is not None:
-        notes += take_folder(ladder.book, ladder.intake.home, folder)
-    frozen = ladder.phase() != "running"
-    notes += ladder.validator.poll(frozen=frozen)
-    notes += join_validated(ladder.book, ladder.intake, _next_round(ladder), frozen=frozen)
-    return notes
+    notes = take_folder(ladder.book, ladder.intake.home, folder) if folder else []
+    return notes + ladder.validator.poll(frozen=ladder.phase() != "running")
 
 
 def _stopping(ladder: Ladder, control: LadderControl) -> bool:
@@ -277,7 +278,8 @@ def segment_tasks(ladder: Ladder, control: LadderControl, entrants: int,
             current = new_round(ladder)
             if current is None:
                 return
-        done = ladder.store.finished_keys(ladder.row.id)
+        done = {row.key for row in ladder.store.games(ladder.row.id,
+                                                       round_index=current.round)}
         for task in round_tasks(ladder, current):
             if control.stop:
                 return
@@ -295,10 +297,7 @@ def _segment_over(ladder: Ladder, control: LadderControl, entrants: int,
     submission to take in (files are queued and validations started meanwhile)."""
     if _stopping(ladder, control) or _final_done(ladder):
         return True
-    folder = ladder.config.submissions_folder
-    notes = take_folder(ladder.book, ladder.intake.home, folder) if folder else []
-    notes += ladder.validator.poll(frozen=ladder.phase() != "running")
-    for note in notes:
+    for note in queue_and_validate(ladder):
         progress.note(note)
     return len(ladder.store.entrants(ladder.row.id)) != entrants or bool(
         ladder.book.submissions(VALIDATED))
@@ -348,14 +347,15 @@ def candidates(ladder: Ladder, positions: list[int]) -> list[Candidate]:
             for p in positions]
 
 
-def round_tasks(ladder: Ladder, current: LadderRound) -> list[GameTask]:
+def round_tasks(ladder: Ladder, current: LadderRound) -> Iterator[GameTask]:
+    """The round's games, made as they are asked for."""
     sets = ladder.config.settings.sets_per_meeting
     seed = ladder.config.seed
-    return [GameTask(current.round, index, game_set, rotation, rotate(table, rotation),
+    return (GameTask(current.round, index, game_set, rotation, rotate(table, rotation),
                      derive_seed(seed, "ladder", current.round, index, game_set))
             for index, table in enumerate(current.tables)
             for game_set in range(sets)
-            for rotation in range(len(table))]
+            for rotation in range(len(table)))
 
 
 def _games_in_round(ladder: Ladder, index: int) -> int:
@@ -384,7 +384,7 @@ def _next_round(ladder: Ladder) -> int:
 
 
 def _games(ladder: Ladder) -> int:
-    return len(ladder.store.finished_keys(ladder.row.id))
+    return ladder.book.games_after(0)[0]
 
 
 def _rate_rounds(ladder: Ladder, upto: int) -> RatingTable:

@@ -30,6 +30,7 @@ LADDER_FORMAT = "ladder"
 NOT_FOR_LADDERS = ("format", "rounds", "games_per_pairing", "broken_bots")
 MAX_ACTIVE_VERSIONS = 100
 MAX_TABLES = 10_000
+MAX_ROUND_GAMES = 100_000
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,14 @@ def parse_ladder_config(data: Any, source: str = "<ladder config>",
     if not isinstance(section, dict):
         raise ConfigError(f"{source}: ladder: must be a mapping")
     play = parse_config({k: v for k, v in data.items() if k != "ladder"}, source, overrides)
-    return LadderConfig(play, parse_settings(section, source))
+    settings = parse_settings(section, source)
+    per_round = settings.tables_per_round * settings.sets_per_meeting * play.seats
+    if per_round > MAX_ROUND_GAMES:
+        raise ConfigError(f"{source}: ladder: a round of {settings.tables_per_round} tables "
+                          f"of {settings.sets_per_meeting} sets has {per_round:,} games, more "
+                          f"than the {MAX_ROUND_GAMES:,} a round may have; choose fewer "
+                          "tables_per_round or sets_per_meeting")
+    return LadderConfig(play, settings)
 
 
 def parse_settings(section: Mapping[str, Any], source: str) -> LadderSettings:

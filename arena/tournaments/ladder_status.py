@@ -23,7 +23,6 @@ from arena.results.ladder_book import (
     LadderBook,
     Submission,
 )
-from arena.results.ratings import RatingTable
 from arena.results.store import Store, TournamentRow
 from arena.tournaments.ladder import ratings_of
 
@@ -46,16 +45,16 @@ class EntrantLine:
         return None if self.mu is None or self.sigma is None else self.mu - 3 * self.sigma
 
 
-def entrant_lines(store: Store, row: TournamentRow, ratings: RatingTable) -> list[EntrantLine]:
-    """Every submission, active ones first (best first by μ − 3σ), then the others."""
+def entrant_lines(store: Store, row: TournamentRow) -> list[EntrantLine]:
+    """Every submission, active ones first (best first by μ − 3σ), then the others, with
+    the ratings the ladder keeps (through its last complete round)."""
+    book = LadderBook(store, row.id)
+    kept = book.current_ratings()
     lines = []
-    for submission in LadderBook(store, row.id).submissions():
+    for submission in book.submissions():
         label = store.bot(submission.bot_id).label if submission.bot_id else "-"
-        position = submission.position
-        rated = position is not None and position in ratings.ratings
-        rating = ratings.get(position) if rated else None
-        lines.append(EntrantLine(submission, label,
-                                 ratings.games.get(position, 0) if position is not None else 0,
+        rating = kept.get(submission.position) if submission.position is not None else None
+        lines.append(EntrantLine(submission, label, rating.games if rating else 0,
                                  rating.mu if rating else None,
                                  rating.sigma if rating else None))
     return sorted(lines, key=lambda e: (ORDER.get(e.submission.status, 9),
@@ -65,11 +64,10 @@ def entrant_lines(store: Store, row: TournamentRow, ratings: RatingTable) -> lis
 
 def status_lines(store: Store, row: TournamentRow) -> list[str]:
     book = LadderBook(store, row.id)
-    ratings = ratings_of(store, row)
-    games = len(store.finished_keys(row.id))
+    games = book.games_after(0)[0]
     per_hour = book.games_since(time.time() - 3600)
     counts = {status: 0 for status in ORDER}
-    entrants = entrant_lines(store, row, ratings)
+    entrants = entrant_lines(store, row)
     for line in entrants:
         counts[line.submission.status] = counts.get(line.submission.status, 0) + 1
     lines = [f"ladder {row.name}: {row.game}, {PHASES.get(row.status, row.status)}",
