@@ -13,6 +13,7 @@ import itertools
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,17 @@ def viewer_state(browser: Any) -> dict[str, Any]:
                 result: document.getElementById('game-result').textContent,
                 notation: document.getElementById('notation').textContent,
                 counter: document.getElementById('move-counter').textContent};""")
+
+
+def settled_viewer_state(browser: Any, settled: Any, seconds: float = 3.0) -> dict[str, Any]:
+    """The viewer's state once ``settled(state)`` holds (or after ``seconds``): a click on a
+    link to the game already open changes nothing before its hashchange event runs."""
+    deadline = time.monotonic() + seconds
+    state = viewer_state(browser)
+    while not settled(state) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        state = viewer_state(browser)
+    return state
 
 
 def test_a_game_link_opens_that_game_and_scrolls_the_viewer_into_view(browser, pages):
@@ -406,7 +418,7 @@ def test_a_failure_links_to_its_game_in_the_viewer(browser, pages):
     link = browser.find_element("css selector", "#failures-1 .failure-games a")
     number = link.text
     link.click()
-    state = viewer_state(browser)
+    state = settled_viewer_state(browser, lambda s: 0 <= s["top"] < s["height"] / 3)
     assert state["game"] == number and state["move"] == "0"
     assert 0 <= state["top"] < state["height"] / 3
     assert "crash" in state["result"] and state["result"].startswith(f"Game {number} · ")
