@@ -121,7 +121,7 @@ def test_a_schema_2_database_gets_revisions_failure_details_and_forfeit_marks(tm
     old.commit()
     old.close()
     with Store(path) as store:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         assert [b.label for b in store.bots("seasons")] == [
             "greedy@1.0", "random@1.0", "random@refused-cccccccccccc"]
         [game] = store.games(1)

@@ -238,7 +238,7 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path, root):
     path.write_text(f"name: killed\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
                     "games_per_pairing: 300\nworkers: 2\nseed: 4\n")
     killed_db, clean_db = tmp_path / "killed.db", tmp_path / "clean.db"
-    command = [sys.executable, "-m", "arena", "run", str(path), "--no-progress",
+    command = [sys.executable, "-m", "arena", "run", str(path), "--no-progress", "--no-luck",
                "--output", str(tmp_path / "out")]
     process = subprocess.Popen([*command, "--db", str(killed_db)], cwd=root,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -16,7 +16,9 @@ from arena.bots.names import printable
 from arena.cli.common import BarLines, echo
 from arena.referee.protocol import failure_excerpt, failure_shape
 from arena.referee.record import OK
+from arena.results.luck_book import LuckSource, unaccounted
 from arena.results.standings import BotResults, game_points
+from arena.results.store import Store
 from arena.tournaments.runner import Progress, TournamentRun, header_lines
 from arena.tournaments.tasks import GameResult
 
@@ -165,3 +167,49 @@ class FailureLog:
             lines.append(f"{names[seat]} lost game {result.task.key} by {status}: {excerpt[0]}")
             lines += [f"    {line}" for line in excerpt[1:]]
         return lines
+
+
+class LuckBar:
+    """A progress bar for the luck accounting of many games (shown from the first update
+    that leaves work to do; nothing for a few games)."""
+
+    SHOWN_FROM = 50
+
+    def __init__(self, *, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._bar: tqdm[Any] | None = None
+
+    def update(self, done: int, total: int) -> None:
+        if not self.enabled or total < self.SHOWN_FROM:
+            return
+        if self._bar is None:
+            self._bar = tqdm(total=total, desc="luck accounting", unit="game", file=sys.stderr,
+                             leave=False, dynamic_ncols=True)
+        self._bar.update(done - self._bar.n)
+
+    def __enter__(self) -> LuckBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+AUTO_LUCK_LIMIT = 5_000
+"""Games a report accounts for the luck of unasked (more could take many minutes)."""
+
+
+def report_luck(store: Store, tournament: int, asked: bool | None,
+                source: LuckSource) -> LuckSource | None:
+    """The luck source for a report: as asked, or by default unless more than
+    ``AUTO_LUCK_LIMIT`` games wait to be accounted for (then a note says how to ask)."""
+    if asked is False:
+        return None
+    if asked is None:
+        waiting = unaccounted(store, tournament, source)
+        if waiting > AUTO_LUCK_LIMIT:
+            echo(f"luck accounting skipped: {waiting:,} games wait for it (more than "
+                 f"{AUTO_LUCK_LIMIT:,}); `arena report NAME --luck` does it once and keeps it",
+                 err=True)
+            return None
+    return source

@@ -192,11 +192,18 @@ SPRT_MAX_PAIRS = 5000
               help="Worker processes (0 = one per CPU).")
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Show a progress bar (and the SPRT's LLR) while playing.")
+@click.option("--luck/--no-luck", default=True, show_default=True,
+              help="Account for the dice's luck with the game's value model and print the "
+              "luck-adjusted score too; the SPRT then tests the adjusted score.")
+@click.option("--value-model", "value_model", metavar="FILE.py:NAME|MODULE:NAME",
+              help="Your own value model for the luck accounting (trusted code: it runs in "
+              "arena's process).")
 @DB_OPTION
 @reports_errors
 def compare(first: str, second: str, game_name: str | None, pairs: int | None,
             use_sprt: bool, elo0: float, elo1: float, alpha: float, beta: float, seed: int,
-            workers: int, progress: bool, db: str) -> None:
+            workers: int, progress: bool, luck: bool, value_model: str | None,
+            db: str) -> None:
     """Compare two bots: score, Elo difference, LOS, and an SPRT verdict.
 
     BOT1 and BOT2 are NAME, NAME@VERSION or NAME@VERSION+REVISION, as `arena ratings`
@@ -205,16 +212,19 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
     """
     from arena.cli.console import ProgressBar
     from arena.results.comparison import common_game, stored_comparison
+    from arena.results.luck_book import LuckSource
     from arena.results.stats import SprtSettings
     from arena.tournaments.matches import play_comparison
 
     settings = SprtSettings(elo0, elo1, alpha, beta) if use_sprt else None
+    source = LuckSource(value_model) if luck else None
     with open_store(db) as store:
         game = (find_game(game_name).info.name if game_name
                 else common_game(store, *(text.partition("@")[0] for text in (first, second))))
         bots = [store.find_bot(game, text) for text in (first, second)]
         if pairs is None and not use_sprt:
-            result = stored_comparison(store, game, bots[0], bots[1])
+            result = stored_comparison(store, game, bots[0], bots[1], luck=source,
+                                       workers=workers)
             if result.score.games == 0:
                 raise ArenaError(f"{bots[0].label} and {bots[1].label} have not met in {db}; "
                                  "play some with --games N or --sprt")
@@ -228,7 +238,7 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
                 result = play_comparison(store, game, bots[0], bots[1],
                                          pairs=pairs or SPRT_MAX_PAIRS, seed=seed,
                                          workers=workers, db=db, settings=settings,
-                                         progress=bar)
+                                         progress=bar, luck=source)
             finally:
                 bar.close()
         for line in result.lines():
@@ -240,11 +250,22 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
 @DB_OPTION
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Output folder (default: results/<tournament name>).")
+@click.option("--luck/--no-luck", default=None,
+              help="Show the pairs' luck-adjusted scores (the games' luck accounted for with "
+              "the game's value model, once; it is kept in the database) [default: on, unless "
+              "more than 5,000 games wait for it].")
+@click.option("--value-model", "value_model", metavar="FILE.py:NAME|MODULE:NAME",
+              help="Your own value model for the luck accounting (trusted code).")
+@click.option("--workers", type=click.IntRange(min=0), default=0,
+              help="Processes for the luck accounting (0 = one per CPU).")
 @reports_errors
-def report(tournament: str | None, db: str, out_dir: str | None) -> None:
+def report(tournament: str | None, db: str, out_dir: str | None, luck: bool | None,
+           value_model: str | None, workers: int) -> None:
     """Write the CSV files and the HTML report of TOURNAMENT (name or id; default: the
     latest)."""
+    from arena.cli.console import LuckBar, report_luck
     from arena.reports import write_reports
+    from arena.results.luck_book import LuckSource
 
     with open_store(db) as store:
         rows = store.tournaments()
@@ -252,5 +273,9 @@ def report(tournament: str | None, db: str, out_dir: str | None) -> None:
             raise ArenaError(f"no tournaments in {db}")
         row = store.find_tournament(tournament) if tournament else rows[-1]
         folder = Path(out_dir) if out_dir else Path("results") / row.name
-        for path in write_reports(store, row, folder):
+        with LuckBar() as bar:
+            paths = write_reports(store, row, folder,
+                                  luck=report_luck(store, row.id, luck, LuckSource(value_model)),
+                                  workers=workers, progress=bar.update)
+        for path in paths:
             echo(f"wrote {path}")

@@ -43,9 +43,13 @@ INTERIM_FROM = 500
               f"of {INTERIM_FROM} games or more; 0: never). Swiss shows them every round.")
 @click.option("-v", "--verbose", is_flag=True,
               help="A line per finished game (cutechess style) and arena's warnings.")
+@click.option("--luck/--no-luck", default=None,
+              help="Account for the dice's luck (the game's value model) and show the pairs' "
+              "luck-adjusted scores in the report [default: on, unless more than 5,000 games "
+              "wait for it].")
 @reports_errors
 def run(config_path: str, dry_run: bool, progress: bool, verbose: bool,
-        standings_every: int | None, **overrides: Any) -> None:
+        standings_every: int | None, luck: bool | None, **overrides: Any) -> None:
     """Run (or resume) the tournament described by CONFIG.
 
     Running it again resumes it; with more rounds or games per pairing it grows (only the
@@ -59,7 +63,8 @@ def run(config_path: str, dry_run: bool, progress: bool, verbose: bool,
         for line in schedule_preview(config):
             echo(line)
         return
-    run_from_cli(config, progress=progress, verbose=verbose, standings_every=standings_every)
+    run_from_cli(config, progress=progress, verbose=verbose, standings_every=standings_every,
+                 luck=luck)
 
 
 def interim_every(config: TournamentConfig, asked: int | None) -> int:
@@ -73,7 +78,7 @@ def interim_every(config: TournamentConfig, asked: int | None) -> int:
 
 
 def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
-                 standings_every: int | None = None) -> None:
+                 standings_every: int | None = None, luck: bool | None = None) -> None:
     """Play the tournament with a progress bar, then show and write its results."""
     from arena.cli.console import ProgressBar, close_logging, setup_logging
     from arena.tournaments.runner import run_tournament
@@ -105,13 +110,17 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
                            "run the same command again to resume", err=True)
                 raise SystemExit(130) from None
             bar.close()
-            _finish(bar.run.config if bar.run else config, store, report)
+            _finish(bar.run.config if bar.run else config, store, report, luck=luck,
+                    progress=progress)
     finally:
         close_logging()
 
 
-def _finish(config: TournamentConfig, store: Store, report: RunReport) -> None:
+def _finish(config: TournamentConfig, store: Store, report: RunReport, *, luck: bool | None,
+            progress: bool) -> None:
+    from arena.cli.console import LuckBar, report_luck
     from arena.reports import write_reports
+    from arena.results.luck_book import LuckSource
 
     for problem in report.problems:
         echo(f"warning: {problem}", err=True)
@@ -130,5 +139,9 @@ def _finish(config: TournamentConfig, store: Store, report: RunReport) -> None:
              "of report.html")
     if config.secret_seed and report.complete:
         echo(f"the secret seed was {store.seed_of(report.tournament_id)}")
-    paths = write_reports(store, store.find_tournament(config.name), config.output_dir)
+    row = store.find_tournament(config.name)
+    source = report_luck(store, row.id, luck, LuckSource())
+    with LuckBar(enabled=progress) as bar:
+        paths = write_reports(store, row, config.output_dir, luck=source,
+                              workers=config.worker_count, progress=bar.update)
     echo("wrote " + ", ".join(str(p) for p in paths))

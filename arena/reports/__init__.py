@@ -4,7 +4,9 @@
     ...                       Path("results/seasons-round-robin"))  # doctest: +SKIP
 
 writes ``standings.csv``, ``ratings.csv``, ``pairs.csv``, ``games.csv`` and
-``report.html`` and returns their paths.
+``report.html`` and returns their paths. Given ``luck=LuckSource()``, the games'
+luck is accounted for with the game's value model and the pairs show their
+luck-adjusted scores beside the raw ones.
 """
 
 from __future__ import annotations
@@ -13,18 +15,22 @@ from pathlib import Path
 
 from arena.reports.csv_export import write_games, write_pairs, write_ratings, write_standings
 from arena.reports.model import ReportModel, build_model
+from arena.results.luck_book import LuckSource, Progress
 from arena.results.store import Store, TournamentRow
 
 __all__ = ["write_csv_reports", "write_reports"]
 
 
-def write_reports(store: Store, tournament: TournamentRow, out_dir: Path) -> list[Path]:
-    """Write the tournament's CSV files and ``report.html`` into ``out_dir``."""
+def write_reports(store: Store, tournament: TournamentRow, out_dir: Path, *,
+                  luck: LuckSource | None = None, workers: int = 0,
+                  progress: Progress | None = None) -> list[Path]:
+    """Write the tournament's CSV files and ``report.html`` into ``out_dir``; with ``luck``
+    the pair scores are shown luck-adjusted too (see :func:`build_model`)."""
     from arena.reports.html import write_html  # Jinja2 and matplotlib load only when needed
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    model = build_model(store, tournament)
+    model = build_model(store, tournament, luck=luck, workers=workers, progress=progress)
     paths = write_csv_reports(model, out_dir)
     html = out_dir / "report.html"
     write_html(html, store, model)

@@ -105,7 +105,8 @@ def failure_details(row: GameRow) -> str:
 
 RATING_COLUMNS = ["bot", "version", "mu", "sigma", "mu_minus_3sigma", "games", "system"]
 PAIR_COLUMNS = ["bot", "version", "opponent", "opponent_version", "games", "wins", "draws",
-                "losses", "score", "elo", "elo_error", "los"]
+                "losses", "score", "elo", "elo_error", "los", "adjusted_score", "adjusted_low",
+                "adjusted_high", "adjusted_elo", "adjusted_elo_error"]
 
 
 def write_ratings(path: Path, rows: Iterable[tuple[BotIdentity, Rating, int]],
@@ -128,7 +129,17 @@ def write_pairs(path: Path, rows: Iterable[tuple[BotIdentity, BotIdentity, PairR
             elo, error = pair.elo
             writer.writerow([bot.name, bot.version, opponent.name, opponent.version, pair.games,
                              pair.wins, pair.draws, pair.losses, round(pair.score, 4),
-                             _number(elo, 1), _number(error, 1), round(pair.los, 4)])
+                             _number(elo, 1), _number(error, 1), round(pair.los, 4),
+                             *_adjusted_columns(pair)])
+
+
+def _adjusted_columns(pair: PairResult) -> list[float | str]:
+    """The pair's luck-adjusted score, its 95 % interval, Elo and error; empty where none."""
+    interval, elo = pair.adjusted_interval, pair.adjusted_elo
+    if pair.adjusted is None or interval is None or elo is None:
+        return [""] * 5
+    return [round(pair.adjusted.score, 4), round(interval[0], 4), round(interval[1], 4),
+            _number(elo[0], 1), _number(elo[1], 1)]
 
 
 def _number(value: float, digits: int) -> float | str:

@@ -81,7 +81,7 @@ def render_html(store: Store, model: ReportModel) -> str:
         swiss=model.is_swiss, ladder=model.is_ladder,
         isolation_column=not shared_isolation(model),
         leaderboard=leaderboard_rows(model),
-        matrix=matrix(model),
+        matrix=matrix(model), luck_model=model.luck_model,
         charts=chart_svgs(model),
         highlighted=charts.HIGHLIGHTED,
         endings=ending_rows(model),
@@ -230,8 +230,15 @@ def _cell(bot: Bot, other: Bot, pair: PairResult | None) -> dict[str, Any]:
     title = (f"{bot.label} vs {other.label}: {pair.wins} W, {pair.draws} D, {pair.losses} L "
              f"in {pair.games} games; score {100 * pair.score:.1f} %; "
              f"Elo {_signed(elo)} ± {_plain(error)}; LOS {100 * pair.los:.1f} %")
+    adjusted, interval = pair.adjusted, pair.adjusted_interval
+    shown = None
+    if adjusted is not None and interval is not None:
+        shown = adjusted.score
+        title += (f"; luck-adjusted score {100 * adjusted.score:.1f} % (95 % interval "
+                  f"{100 * interval[0]:.1f} to {100 * interval[1]:.1f} %)")
     return {"kind": "pair", "score": pair.score, "games": pair.games, "title": title,
-            "colour": heat(pair.score), "elo": _signed(elo), "error": _plain(error)}
+            "colour": heat(pair.score), "elo": _signed(elo), "error": _plain(error),
+            "adjusted": shown}
 
 
 def _signed(value: float) -> str:

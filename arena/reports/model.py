@@ -24,6 +24,8 @@ from dataclasses import dataclass, field, fields
 from arena.bots.identity import BotEntry, BotIdentity
 from arena.referee.protocol import STDERR_MARK, failure_shape
 from arena.referee.record import OK, SEAT_STATUSES
+from arena.results.comparison import adjusted_score
+from arena.results.luck_book import LuckSource, Progress, tournament_luck
 from arena.results.ratings import (
     RatedGame,
     Rating,
@@ -32,8 +34,15 @@ from arena.results.ratings import (
     make_rater,
     rate_games,
 )
-from arena.results.standings import BotResults
-from arena.results.stats import MatchScore, elo_with_error, likelihood_of_superiority
+from arena.results.standings import BotResults, game_points
+from arena.results.stats import (
+    AdjustedScore,
+    MatchScore,
+    adjusted_elo_with_error,
+    adjusted_interval,
+    elo_with_error,
+    likelihood_of_superiority,
+)
 from arena.results.store import GameRow, Store, StoredBot, StoreError, TournamentRow
 from arena.results.versions import after_each_tournament, all_time, tournaments_of, variant_of
 from arena.tournaments.config import TournamentConfig
@@ -143,6 +152,19 @@ class PairResult:
     wins: int
     draws: int
     losses: int
+    adjusted: AdjustedScore | None = None
+    """The luck-adjusted score, from the pair's two-seat games whose luck was accounted for."""
+
+    @property
+    def adjusted_interval(self) -> tuple[float, float] | None:
+        """The adjusted score's 95 % interval, None where there is no adjusted score."""
+        return adjusted_interval(self.adjusted) if self.adjusted and self.adjusted.sets else None
+
+    @property
+    def adjusted_elo(self) -> tuple[float, float] | None:
+        """The adjusted score's Elo and its ± error (95 %)."""
+        return (adjusted_elo_with_error(self.adjusted) if self.adjusted and self.adjusted.sets
+                else None)
 
     @property
     def match(self) -> MatchScore:
@@ -255,6 +277,8 @@ class ReportModel:
     """Per entrant: how its bot was isolated in its games (``sandbox``, ``process``, …)."""
     failures: Mapping[int, tuple[FailureGroup, ...]] = field(default_factory=dict)
     """Per entrant that failed in any game: its failures, most frequent first."""
+    luck_model: str = ""
+    """The value model whose luck accounting adjusts the pair scores ("" where none did)."""
 
     @property
     def settings(self) -> RatingSettings:
@@ -288,13 +312,18 @@ class ReportModel:
         return self.config.format == LADDER_FORMAT
 
 
-def build_model(store: Store, tournament: TournamentRow) -> ReportModel:
-    """Read the tournament's games once and compute every number of its reports."""
+def build_model(store: Store, tournament: TournamentRow, *, luck: LuckSource | None = None,
+                workers: int = 0, progress: Progress | None = None) -> ReportModel:
+    """Read the tournament's games once and compute every number of its reports; with
+    ``luck``, the pairs' luck-adjusted scores too (games accounted for where needed)."""
     config = stored_config(tournament)
     bots = entrant_bots(store, tournament)
     rows = tuple(store.games(tournament.id))
+    model_name, luck_by_key = (
+        tournament_luck(store, tournament.id, [row.key for row in rows], source=luck,
+                        workers=workers, progress=progress) if luck else ("", {}))
     labels = [bot.label for bot in bots]
-    table, progress = tournament_ratings(rows, config.ratings)
+    table, ratings_progress = tournament_ratings(rows, config.ratings)
     counts, terminations = count_endings(rows, len(bots))
     ranked = standings(store, tournament.id, labels, config)
     if config.format == LADDER_FORMAT:  # bots play different numbers of games: by rating
@@ -303,11 +332,13 @@ def build_model(store: Store, tournament: TournamentRow) -> ReportModel:
         tournament=tournament, config=config, bots=bots, rows=rows,
         total=len(rows) if config.format == LADDER_FORMAT else total_games(config),
         standings=tuple(ranked),
-        ratings=table, progress=progress, pairs=pair_results(rows), counts=counts,
+        ratings=table, progress=ratings_progress,
+        pairs=pair_results(rows, luck_by_key), counts=counts,
         terminations=terminations,
         history=version_history(store, tournament, bots, config.ratings),
         isolations=isolation_of_bots(rows),
-        failures=failure_groups(lambda row: seat_details(store, tournament.id, row), rows))
+        failures=failure_groups(lambda row: seat_details(store, tournament.id, row), rows),
+        luck_model=model_name)
 
 
 def entrant_bots(store: Store, tournament: TournamentRow) -> tuple[Bot, ...]:
@@ -351,8 +382,14 @@ def _thin(points: list[ProgressPoint]) -> tuple[ProgressPoint, ...]:
     return tuple(kept)
 
 
-def pair_results(rows: Sequence[GameRow]) -> dict[tuple[int, int], PairResult]:
-    """Ordered pairs of bots that met: wins, draws, losses of the first by their ranks."""
+def pair_results(rows: Sequence[GameRow], luck: Mapping[str, tuple[float, ...]] | None = None
+                 ) -> dict[tuple[int, int], PairResult]:
+    """Ordered pairs of bots that met: wins, draws, losses of the first by their ranks;
+    with ``luck`` (by game key), the luck-adjusted score of their two-seat games.
+
+    At larger tables a seat's luck is shared among all its opponents, so no pair's own
+    adjusted score follows from it: pairs that met only there have none.
+    """
     tally: dict[tuple[int, int], list[int]] = {}
     for row in rows:
         for a, bot_a in enumerate(row.seats):
@@ -362,7 +399,31 @@ def pair_results(rows: Sequence[GameRow]) -> dict[tuple[int, int], PairResult]:
                 counts = tally.setdefault((bot_a, bot_b), [0, 0, 0])
                 rank_a, rank_b = row.ranks[a], row.ranks[b]
                 counts[0 if rank_a < rank_b else 1 if rank_a == rank_b else 2] += 1
-    return {pair: PairResult(pair[0], pair[1], *counts) for pair, counts in tally.items()}
+    adjusted = _adjusted_pairs(rows, luck) if luck else {}
+    return {pair: PairResult(pair[0], pair[1], counts[0], counts[1], counts[2],
+                             adjusted.get(pair))
+            for pair, counts in tally.items()}
+
+
+SetKey = tuple[int, int, int, int]
+
+
+def _adjusted_pairs(rows: Sequence[GameRow], luck: Mapping[str, tuple[float, ...]]
+                    ) -> dict[tuple[int, int], AdjustedScore]:
+    raw: dict[tuple[int, int], dict[SetKey, list[float]]] = {}
+    adjusted: dict[tuple[int, int], dict[SetKey, list[float]]] = {}
+    for row in rows:
+        if len(row.seats) != 2 or row.seats[0] == row.seats[1]:
+            continue
+        points = game_points(row.ranks)
+        where = (0, row.round, row.table, row.set)
+        for seat, bot in enumerate(row.seats):
+            pair = (bot, row.seats[1 - seat])
+            raw.setdefault(pair, {}).setdefault(where, []).append(points[seat])
+            if row.key in luck:
+                adjusted.setdefault(pair, {}).setdefault(where, []).append(
+                    points[seat] - luck[row.key][seat])
+    return {pair: adjusted_score(raw[pair], sets) for pair, sets in adjusted.items()}
 
 
 def isolation_of_bots(rows: Sequence[GameRow]) -> dict[int, str]:

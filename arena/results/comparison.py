@@ -10,19 +10,24 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.games.base import ArenaError
+from arena.results.luck_book import LuckSource, tournament_luck
 from arena.results.standings import game_points
 from arena.results.stats import (
+    AdjustedScore,
     MatchScore,
     Pentanomial,
     SprtResult,
     SprtSettings,
+    adjusted_elo_with_error,
+    adjusted_interval,
     elo_difference,
     elo_with_error,
     likelihood_of_superiority,
+    luck_adjusted,
     pentanomial_elo_with_error,
     pentanomial_from_pairs,
     score_interval,
@@ -33,6 +38,9 @@ from arena.results.store import PlayedGame, Store, StoredBot
 SWEEP_CHANCE = 0.05
 """A clean sweep's Elo bound: the strength at which a sweep would be this unlikely."""
 
+GameLuck = Mapping[tuple[int, str], tuple[float, ...]]
+"""Luck per seat by (tournament, game key)."""
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -41,6 +49,10 @@ class Comparison:
     score: MatchScore
     pairs: Pentanomial
     sprt: SprtResult | None = None
+    adjusted: AdjustedScore | None = None
+    """The luck-adjusted score, where the games' luck was accounted for."""
+    model: str = ""
+    """The value model of the luck accounting."""
 
     def lines(self) -> list[str]:
         ms = self.score
@@ -57,11 +69,30 @@ class Comparison:
             counts = " ".join(map(str, self.pairs.counts))
             lines.append(f"  {self.pairs.pairs} seat-swapped pairs [LL LD DD/WL WD WW] = "
                          f"[{counts}], " + elo_text(pelo, perror, ms.games))
+        if self.adjusted is not None and self.adjusted.sets:
+            lines += adjusted_lines(self.adjusted, self.model)
         if self.sprt is not None:
             r = self.sprt
+            on = ", on the luck-adjusted sets" if self.adjusted is not None else ""
             lines.append(f"  SPRT: LLR {r.llr:.3f} (bounds {r.lower:.3f}, {r.upper:.3f}): "
-                         f"{r.verdict}")
+                         f"{r.verdict}{on}")
         return lines
+
+
+def adjusted_lines(adjusted: AdjustedScore, model: str) -> list[str]:
+    """The luck-adjusted score, Elo and the variance they save, for a comparison."""
+    low, high = adjusted_interval(adjusted)
+    elo, error = adjusted_elo_with_error(adjusted)
+    elo_part = (f"Elo {elo:.1f} ± {error:.1f}" if math.isfinite(elo) and math.isfinite(error)
+                else "Elo: no estimate (the interval reaches 0% or 100%)")
+    lines = [f"  luck-adjusted ({model}): score {100 * adjusted.score:.1f}% (95% interval "
+             f"{100 * low:.1f}% to {100 * high:.1f}%), {elo_part}"]
+    ratio = adjusted.variance_ratio
+    if math.isfinite(ratio):
+        lines.append(f"    variance {ratio:.2f}× the raw one over {adjusted.sets} duplicate "
+                     f"sets: the same certainty from {100 * ratio:.0f}% of the games "
+                     f"({100 * adjusted.scale:.0f}% of the accounted luck taken out)")
+    return lines
 
 
 def elo_text(elo: float, error: float, games: int) -> str:
@@ -70,6 +101,9 @@ def elo_text(elo: float, error: float, games: int) -> str:
     winning them all has a chance of 5% (``p ** games = 0.05``), ``Elo above +75 (…)``."""
     if math.isfinite(elo) and math.isfinite(error):
         return f"Elo {elo:.1f} ± {error:.1f}"
+    if math.isfinite(elo):
+        side = "100%" if elo > 0 else "0%"
+        return f"Elo {elo:+.0f} (its 95% interval reaches {side}: no bound on that side)"
     bound = elo_difference(SWEEP_CHANCE ** (1 / max(games, 1)))
     if elo > 0:
         return f"Elo above {bound:+.0f} (every game won: no estimate, a 95% bound)"
@@ -87,23 +121,65 @@ def common_game(store: Store, *names: str) -> str:
 
 
 def stored_comparison(store: Store, game: str, first: StoredBot, second: StoredBot,
-                      settings: SprtSettings | None = None) -> Comparison:
-    """The two versions' direct meetings at two-seat tables among the stored games."""
+                      settings: SprtSettings | None = None, *,
+                      luck: LuckSource | None = None, workers: int = 0) -> Comparison:
+    """The two versions' direct meetings at two-seat tables among the stored games; with
+    ``luck``, also their luck-adjusted score (the games accounted for where needed)."""
     games = [g for g in store.played_games(game)
              if len(g.bots) == 2 and set(g.bots) == {first.id, second.id}]
-    return summarise(first.label, second.label, first.id, games, settings)
+    model, found = games_luck(store, games, luck, workers) if luck else ("", None)
+    return summarise(first.label, second.label, first.id, games, settings, found, model)
+
+
+def games_luck(store: Store, games: Sequence[PlayedGame], source: LuckSource,
+               workers: int = 0) -> tuple[str, GameLuck | None]:
+    """(model name, luck by game) of stored games; ``("", None)`` where the game has no
+    value model."""
+    keys: dict[int, list[str]] = defaultdict(list)
+    for game in games:
+        keys[game.tournament].append(game.key)
+    names: set[str] = set()
+    found: dict[tuple[int, str], tuple[float, ...]] = {}
+    for tournament, its_keys in keys.items():
+        name, luck = tournament_luck(store, tournament, its_keys, source=source,
+                                     workers=workers)
+        if not name:
+            return "", None
+        names.add(name)
+        found.update(((tournament, key), values) for key, values in luck.items())
+    return ", ".join(sorted(names)), found
 
 
 def summarise(first_label: str, second_label: str, first_id: int,
-              games: Iterable[PlayedGame], settings: SprtSettings | None) -> Comparison:
+              games: Iterable[PlayedGame], settings: SprtSettings | None,
+              luck: GameLuck | None = None, model: str = "") -> Comparison:
+    """Score, pairs and SPRT of the first bot in ``games``; with ``luck``, the adjusted
+    score too, and the SPRT runs on it."""
     wins = draws = losses = 0
     by_set: dict[tuple[int, int, int, int], list[float]] = defaultdict(list)
+    adjusted_by_set: dict[tuple[int, int, int, int], list[float]] = defaultdict(list)
     for game in games:
-        points = game_points(game.ranks)[game.bots.index(first_id)]
+        seat = game.bots.index(first_id)
+        points = game_points(game.ranks)[seat]
         wins, draws, losses = (wins + (points == 1), draws + (points == 0.5),
                                losses + (points == 0))
-        by_set[(game.tournament, game.round, game.table, game.set)].append(points)
+        where = (game.tournament, game.round, game.table, game.set)
+        by_set[where].append(points)
+        if luck is not None and (game.tournament, game.key) in luck:
+            adjusted_by_set[where].append(points - luck[game.tournament, game.key][seat])
     pairs = pentanomial_from_pairs(sum(p) for p in by_set.values() if len(p) == 2)
     score = MatchScore(wins, draws, losses)
-    verdict = sprt(pairs, settings) if settings is not None else None
-    return Comparison(first_label, second_label, score, pairs, verdict)
+    adjusted = (adjusted_score(by_set, adjusted_by_set) if luck is not None else None)
+    tested: MatchScore | Pentanomial | AdjustedScore = adjusted if adjusted else pairs
+    verdict = sprt(tested, settings) if settings is not None else None
+    return Comparison(first_label, second_label, score, pairs, verdict, adjusted, model)
+
+
+def adjusted_score(raw: Mapping[tuple[int, int, int, int], list[float]],
+                   adjusted: Mapping[tuple[int, int, int, int], list[float]]) -> AdjustedScore:
+    """The adjusted score over the sets whose every game was accounted for, in set order."""
+    complete = sorted(where for where, points in adjusted.items()
+                      if len(points) == len(raw[where]))
+    points = [sum(raw[w]) / len(raw[w]) for w in complete]
+    luck = [(sum(raw[w]) - sum(adjusted[w])) / len(raw[w]) for w in complete]
+    return luck_adjusted(points, luck, sum(len(adjusted[w]) for w in complete))

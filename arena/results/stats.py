@@ -201,6 +201,128 @@ def pentanomial_elo_with_error(p: Pentanomial, confidence: float = 0.95) -> tupl
 
 
 # ---------------------------------------------------------------------------
+# Luck-adjusted results
+
+
+@dataclass(frozen=True)
+class AdjustedScore:
+    """The first bot's luck-adjusted points (points minus the dice's luck, see
+    :mod:`arena.results.luck`), one mean per duplicate set of games.
+
+    Adjusted points are unbiased estimates of the expected score, but continuous
+    (a game can be worth 0.83 or even -0.1), so the statistics are those of a
+    sample mean: the sets are the independent observations, as in the pentanomial.
+    Build one with :func:`luck_adjusted`.
+    """
+
+    units: tuple[float, ...] = ()
+    """Per duplicate set: the mean adjusted score per game of the first bot."""
+    games: int = 0
+    raw_variance: float = 0.0
+    """The same sets' variance with the raw points, for the variance ratio."""
+    scale: float = 1.0
+    """How much of the accounted luck was taken out (the mean of the folds' factors)."""
+
+    @property
+    def sets(self) -> int:
+        return len(self.units)
+
+    @property
+    def score(self) -> float:
+        """Mean adjusted score per game; 0.5 with no sets."""
+        return sum(self.units) / len(self.units) if self.units else 0.5
+
+    @property
+    def variance(self) -> float:
+        """Per-set variance of the sets' mean adjusted score (population form, as the
+        pentanomial's); 0 with fewer than two sets."""
+        return _population_variance(self.units)
+
+    @property
+    def variance_ratio(self) -> float:
+        """Adjusted over raw variance per set: the share of games still needed for the
+        same certainty (``nan`` where the raw variance is 0)."""
+        return self.variance / self.raw_variance if self.raw_variance else math.nan
+
+
+CROSS_FIT_FROM = 40
+"""Sets from which the share of the luck taken out is fitted (below, all of it is)."""
+SCALE_RANGE = (0.0, 1.5)
+
+
+def luck_adjusted(points: Sequence[float], luck: Sequence[float],
+                  games: int = 0) -> AdjustedScore:
+    """The adjusted score from each set's mean points and mean accounted luck.
+
+    A set's adjusted score is ``points - c * luck``. Any fixed ``c`` keeps it
+    unbiased, since luck has mean zero; ``c = 1`` takes out all the luck the
+    value model sees, but where the model overstates the luck (a model made for
+    strong play judging weak bots) a smaller ``c`` leaves less noise. So from
+    ``CROSS_FIT_FROM`` sets on, ``c`` is fitted, by cross-fitting: the sets are
+    split into two halves by their order, and each half is adjusted with the
+    least-squares ``c = cov(points, luck) / var(luck)`` of the *other* half
+    (clamped to 0..1.5), which is independent of it, so that every adjusted set
+    stays unbiased.
+    """
+    if len(points) != len(luck):
+        raise StatsError("points and luck differ in length")
+    folds = (list(range(0, len(points), 2)), list(range(1, len(points), 2)))
+    scales = [1.0, 1.0]
+    if len(points) >= CROSS_FIT_FROM:
+        scales = [_least_squares_scale([points[i] for i in folds[1 - f]],
+                                       [luck[i] for i in folds[1 - f]]) for f in (0, 1)]
+    units = tuple(p - scales[i % 2] * lk for i, (p, lk) in enumerate(zip(points, luck,
+                                                                          strict=True)))
+    scale = sum(scales[i % 2] for i in range(len(points))) / len(points) if points else 1.0
+    return AdjustedScore(units, games, _population_variance(points), scale)
+
+
+def _least_squares_scale(points: Sequence[float], luck: Sequence[float]) -> float:
+    n = len(points)
+    mean_p, mean_l = sum(points) / n, sum(luck) / n
+    spread = sum((lk - mean_l) ** 2 for lk in luck)
+    if spread == 0.0:
+        return 1.0
+    together = sum((p - mean_p) * (lk - mean_l) for p, lk in zip(points, luck, strict=True))
+    return min(SCALE_RANGE[1], max(SCALE_RANGE[0], together / spread))
+
+
+def _population_variance(values: Sequence[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    mean = sum(values) / len(values)
+    return sum((v - mean) ** 2 for v in values) / len(values)
+
+
+def adjusted_interval(a: AdjustedScore, confidence: float = 0.95) -> tuple[float, float]:
+    """Confidence interval of the expected score from adjusted sets, clamped to [0, 1]."""
+    return _interval(a.score, a.variance, a.sets, confidence)
+
+
+def adjusted_elo_with_error(a: AdjustedScore, confidence: float = 0.95) -> tuple[float, float]:
+    """Elo difference and symmetric error from :func:`adjusted_interval` (an adjusted
+    score outside (0, 1) has no Elo: ``±inf``)."""
+    score = min(1.0, max(0.0, a.score))
+    return _elo_and_error(score, adjusted_interval(a, confidence))
+
+
+def sprt_llr_adjusted(a: AdjustedScore, settings: SprtSettings) -> float:
+    """Log-likelihood ratio of H1 over H0 from luck-adjusted sets.
+
+    :func:`sprt_llr`'s normal-approximation GSPRT with ``n`` = sets, ``m`` the
+    mean adjusted score and ``var`` its per-set variance. The test stays valid
+    because it needs only the mean and variance of independent observations:
+    sets are independent (each has its own dice), and luck has zero mean
+    whatever the value model, so an adjusted set's expectation is the same
+    expected score that H0 and H1 are about; only its variance is smaller. The
+    share of luck taken out is fitted on the other half of the sets
+    (:func:`luck_adjusted`), so it does not bias the set it adjusts; it settles
+    as sets come in, and below ``CROSS_FIT_FROM`` sets it is 1.
+    """
+    return _llr(a.score, a.variance, a.sets, settings)
+
+
+# ---------------------------------------------------------------------------
 # SPRT
 
 
@@ -301,9 +423,10 @@ def _moments(values: tuple[float, ...], counts: Sequence[float]) -> tuple[float,
     return mean, variance
 
 
-def sprt(result: MatchScore | Pentanomial,
+def sprt(result: MatchScore | Pentanomial | AdjustedScore,
          settings: SprtSettings | None = None) -> SprtResult:
-    """Run the SPRT on a trinomial or pentanomial result (default settings if None).
+    """Run the SPRT on a trinomial, pentanomial or luck-adjusted result (default settings
+    if None).
 
     Verdict: ``"H1 accepted"`` if ``llr >= upper`` (the first bot is at least
     ``elo1`` stronger), ``"H0 accepted"`` if ``llr <= lower`` (it is not better
@@ -312,6 +435,8 @@ def sprt(result: MatchScore | Pentanomial,
     settings = settings if settings is not None else SprtSettings()
     if isinstance(result, Pentanomial):
         llr = sprt_llr_pentanomial(result, settings)
+    elif isinstance(result, AdjustedScore):
+        llr = sprt_llr_adjusted(result, settings)
     else:
         llr = sprt_llr(result.wins, result.draws, result.losses, settings)
     lower, upper = sprt_bounds(settings)

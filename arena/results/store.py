@@ -27,7 +27,7 @@ from arena.bots.identity import BotIdentity
 from arena.games.base import ArenaError
 from arena.referee.record import OK, GameRecord
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
     id INTEGER PRIMARY KEY,
@@ -146,6 +146,13 @@ CREATE TABLE IF NOT EXISTS ladder_current (
     round INTEGER NOT NULL,
     PRIMARY KEY (tournament_id, position)
 );
+CREATE TABLE IF NOT EXISTS luck (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    key TEXT NOT NULL,
+    model TEXT NOT NULL,
+    luck TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, key, model)
+);
 CREATE TABLE IF NOT EXISTS ratings (
     system TEXT NOT NULL,
     game TEXT NOT NULL,
@@ -164,7 +171,9 @@ _RATINGS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings"):]
 _LADDERS_V4 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS submissions"):
                      SCHEMA.index("CREATE TABLE IF NOT EXISTS participants")]
 _SERVER_V5 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS participants"):
-                    SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings")]
+                    SCHEMA.index("CREATE TABLE IF NOT EXISTS luck")]
+_LUCK_V6 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS luck"):
+                  SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings")]
 MIGRATIONS: dict[int, list[str]] = {
     1: ["ALTER TABLE tournaments ADD COLUMN seed_secret INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE games ADD COLUMN isolations TEXT NOT NULL DEFAULT '[]'"],
@@ -182,6 +191,7 @@ MIGRATIONS: dict[int, list[str]] = {
         _RATINGS_V3],
     3: [statement for statement in _LADDERS_V4.split(";") if statement.strip()],
     4: [statement for statement in _SERVER_V5.split(";") if statement.strip()],
+    5: [_LUCK_V6],
 }
 """From each schema version to the next: statements, then :func:`_refingerprint` and
 :func:`_fill_details`. Ratings are recomputed from the games whenever they are asked for:
@@ -339,6 +349,7 @@ class PlayedGame:
     bots: tuple[int, ...]
     ranks: tuple[int, ...]
     scores: tuple[float, ...]
+    key: str = ""
 
 
 class Store:
@@ -657,13 +668,14 @@ class Store:
         (oldest first), round, table, set, rotation. Games forfeited because a bot could not
         play are left out."""
         query = ("SELECT g.tournament_id, g.round, g.table_no, g.set_no, g.rotation, g.seats,"
-                 " g.ranks, g.scores FROM games g JOIN tournaments t ON t.id = g.tournament_id"
+                 " g.ranks, g.scores, g.key FROM games g"
+                 " JOIN tournaments t ON t.id = g.tournament_id"
                  " WHERE t.game = ?"
                  " ORDER BY g.tournament_id, g.round, g.table_no, g.set_no, g.rotation")
         entrants: dict[int, list[int]] = {}
         unable: dict[int, set[int]] = {}
-        for tid, round_no, table, game_set, rotation, seats, ranks, scores in self.db.execute(
-                query, (game,)).fetchall():
+        for tid, round_no, table, game_set, rotation, seats, ranks, scores, key in (
+                self.db.execute(query, (game,)).fetchall()):
             if tid not in entrants:
                 entrants[tid] = self.entrants(tid)
                 unable[tid] = {position for position, problem in enumerate(
@@ -675,7 +687,7 @@ class Store:
                 bots = tuple(entrants[tid][position] for position in positions)
                 played = PlayedGame(tid, round_no, table, game_set, rotation, bots,
                                     tuple(int(r) for r in json.loads(ranks)),
-                                    tuple(float(s) for s in json.loads(scores)))
+                                    tuple(float(s) for s in json.loads(scores)), key)
             except (TypeError, ValueError, IndexError) as exc:
                 raise StoreError(f"{self.path}: tournament {tid}, round {round_no}, table "
                                  f"{table}, set {game_set}, rotation {rotation}: the row is "
@@ -706,6 +718,39 @@ class Store:
         except (TypeError, ValueError, KeyError, IndexError) as exc:
             raise StoreError(f"{self.path}: tournament {tournament}, game {key!r}: its record "
                              f"is damaged ({exc})") from None
+
+    def records(self, tournament: int, keys: Sequence[str]) -> Iterator[tuple[str, str]]:
+        """(key, record JSON text) of the tournament's games with these keys."""
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start:start + 500])
+            marks = ",".join("?" * len(chunk))
+            yield from self.db.execute(
+                f"SELECT key, record FROM games WHERE tournament_id = ? AND key IN ({marks})",
+                [tournament, *chunk]).fetchall()
+
+    # -- luck ----------------------------------------------------------------
+
+    def luck(self, tournament: int, model: str) -> dict[str, tuple[float, ...]]:
+        """The luck per seat of the tournament's games accounted for under ``model``."""
+        rows = self.db.execute("SELECT key, luck FROM luck WHERE tournament_id = ? AND model = ?",
+                               (tournament, model))
+        found = {}
+        for key, text in rows:
+            try:
+                found[key] = tuple(float(x) for x in json.loads(text))
+            except (TypeError, ValueError):
+                continue  # a damaged cache row: accounted for again
+        return found
+
+    def save_luck(self, tournament: int, model: str,
+                  luck: Mapping[str, Sequence[float]]) -> None:
+        """Keep the luck of games (by key) under ``model``: a cache, recomputable from the
+        records."""
+        with self.transaction():
+            self.db.executemany(
+                "INSERT OR REPLACE INTO luck (tournament_id, key, model, luck) VALUES (?,?,?,?)",
+                [(tournament, key, model, json.dumps(list(values)))
+                 for key, values in luck.items()])
 
     def transaction(self) -> _Transaction:
         return _Transaction(self.db)

@@ -31,7 +31,7 @@ from arena.games.datafile import DataFileError, read_yaml
 from arena.referee.match import SEATS_OPTION
 from arena.results.ratings import RatingSettings, RatingSettingsError
 from arena.results.store import fingerprint_of
-from arena.tournaments.schedule import games_in
+from arena.tournaments.schedule import ROTATIONS, SEAT_ORDERS, games_in
 
 FORMATS = ("round-robin", "swiss")
 STOP, FORFEIT = "stop", "forfeit"
@@ -66,6 +66,10 @@ class TournamentConfig:
     seats: int = 2
     rounds: int = 1
     games_per_pairing: int = 1
+    seat_orders: str = ROTATIONS
+    """The seat orders of a duplicate set (:data:`~arena.tournaments.schedule.SEAT_ORDERS`):
+    ``rotations``, or ``balanced`` (every bot also has every other bot in the seat before it
+    equally often). A stored config without the key was played in rotations."""
     seed: int = 0
     secret_seed: bool = False
     """``seed: secret``: the seed is drawn when the tournament is created, and shown only
@@ -94,11 +98,15 @@ class TournamentConfig:
 
     def defining(self) -> dict[str, Any]:
         """The settings that decide the results (not where they go, how fast, or how the
-        bots are contained); a secret seed counts as ``"secret"``."""
+        bots are contained); a secret seed counts as ``"secret"``. ``seat_orders`` is left
+        out when it is ``rotations``: tournaments stored before the setting existed have no
+        such key and were played in rotations, so they keep their settings and resume."""
         data = asdict(self)
         for key in ("workers", "output", "db", "source", "ratings", "executor", "scheduler",
                     "isolation", "secret_seed", "broken_bots"):
             data.pop(key)
+        if self.seat_orders == ROTATIONS:
+            data.pop("seat_orders")
         data["bots"] = [without_isolation(bot.to_json()) for bot in self.bots]
         if self.secret_seed:
             data["seed"] = SECRET
@@ -129,6 +137,7 @@ _TOP_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "seats": ((int,), False),
     "rounds": ((int,), False),
     "games_per_pairing": ((int,), False),
+    "seat_orders": ((str,), False),
     "seed": ((int, str), False),
     "workers": ((int,), False),
     "time_limit": ((int, float, NULL), False),
@@ -290,6 +299,7 @@ def _check_semantics(config: TournamentConfig) -> None:
          f"{len(config.bots)} bots cannot fill a table of {config.seats} seats"),
         (config.rounds >= 1, "rounds", "must be at least 1"),
         (config.games_per_pairing >= 1, "games_per_pairing", "must be at least 1"),
+        (config.seat_orders in SEAT_ORDERS, "seat_orders", seat_orders_problem(config)),
         (0 <= config.workers <= MAX_WORKERS, "workers",
          f"must be 0 (one per CPU) to {MAX_WORKERS}"),
         (config.time_limit is None or 0 < config.time_limit < math.inf, "time_limit",
@@ -319,9 +329,16 @@ def _check_semantics(config: TournamentConfig) -> None:
         _check_swiss(config)
 
 
+def seat_orders_problem(config: TournamentConfig) -> str:
+    """What is wrong with an unknown ``seat_orders`` (with a did-you-mean)."""
+    return (unknown_name_message("design", config.seat_orders, SEAT_ORDERS)
+            + " (rotations: the k cyclic seat rotations; balanced: every bot also follows "
+            "every other bot equally often)")
+
+
 def _check_size(config: TournamentConfig) -> None:
     games = games_in(config.format, len(config.bots), config.seats, config.rounds,
-                     config.games_per_pairing)
+                     config.games_per_pairing, config.seat_orders)
     if games > MAX_GAMES:
         raise ConfigError(f"{config.source}: the schedule has {games:,} games, more than the "
                           f"{MAX_GAMES:,} a tournament may have; play fewer games_per_pairing "

@@ -3,9 +3,10 @@
 The ladder plays in *rounds*. A round's tables are chosen by
 :mod:`arena.tournaments.matchmaking` from the ratings of every game of the
 rounds before it, written to the store, and played as duplicate sets (each
-table's seat rotations on one game seed, ``derive_seed(seed, "ladder", round,
-table, set)``); the next round is chosen when the last game of this one is
-stored. The workers stay busy meanwhile: the task iterator answers
+table in every seat order of the config's ``seat_orders`` design on one game
+seed, ``derive_seed(seed, "ladder", round, table, set)``; see
+:mod:`arena.tournaments.schedule`); the next round is chosen when the last game
+of this one is stored. The workers stay busy meanwhile: the task iterator answers
 :data:`~arena.tournaments.workers.WAIT` only for the few games at the end of a
 round. Between rounds the ladder takes in submissions (validating them), lets
 retired bots go and sees a freeze; when a bot joins, the workers are started
@@ -66,7 +67,13 @@ from arena.tournaments.ladder_intake import (
 )
 from arena.tournaments.matchmaking import Candidate, plan_round
 from arena.tournaments.runner import limits_of
-from arena.tournaments.schedule import GameTask, rotate, round_robin_tables
+from arena.tournaments.schedule import (
+    GameTask,
+    games_per_set,
+    round_robin_tables,
+    seat_orders,
+    seated,
+)
 from arena.tournaments.tasks import GameResult, MatchSetup
 from arena.tournaments.workers import WAIT
 
@@ -332,7 +339,7 @@ def new_round(ladder: Ladder) -> LadderRound | None:
                             random.Random(derive_seed(seed, "matchmaking", index)),
                             beta=ladder.config.ratings.beta,
                             exploration=ladder.config.settings.exploration,
-                            games_per_table=ladder.seats * ladder.config.settings.sets_per_meeting)
+                            games_per_table=games_per_meeting(ladder))
     ladder.book.save_round(index, phase, tables)
     return LadderRound(index, phase, tuple(tuple(t) for t in tables))
 
@@ -347,15 +354,22 @@ def candidates(ladder: Ladder, positions: list[int]) -> list[Candidate]:
             for p in positions]
 
 
+def games_per_meeting(ladder: Ladder) -> int:
+    """The games a table of a round plays: its sets, each in every seat order."""
+    return (ladder.config.settings.sets_per_meeting
+            * games_per_set(ladder.seats, ladder.config.play.seat_orders))
+
+
 def round_tasks(ladder: Ladder, current: LadderRound) -> Iterator[GameTask]:
     """The round's games, made as they are asked for."""
     sets = ladder.config.settings.sets_per_meeting
     seed = ladder.config.seed
-    return (GameTask(current.round, index, game_set, rotation, rotate(table, rotation),
+    orders = seat_orders(ladder.seats, ladder.config.play.seat_orders)
+    return (GameTask(current.round, index, game_set, order_index, seated(table, order),
                      derive_seed(seed, "ladder", current.round, index, game_set))
             for index, table in enumerate(current.tables)
             for game_set in range(sets)
-            for rotation in range(len(table)))
+            for order_index, order in enumerate(orders))
 
 
 def _games_in_round(ladder: Ladder, index: int) -> int:
@@ -365,7 +379,7 @@ def _games_in_round(ladder: Ladder, index: int) -> int:
 
 
 def _round_complete(ladder: Ladder, current: LadderRound) -> bool:
-    expected = len(current.tables) * ladder.config.settings.sets_per_meeting * ladder.seats
+    expected = len(current.tables) * games_per_meeting(ladder)
     return _games_in_round(ladder, current.round) >= expected
 
 

@@ -1,7 +1,7 @@
 """A ladder's configuration: a tournament config's keys, plus a ``ladder:`` section.
 
-The game, its options and seats, the first bots, limits, isolation, executor,
-database and rating system are given and checked exactly as for a tournament
+The game, its options, seats and seat orders, the first bots, limits, isolation,
+executor, database and rating system are given and checked exactly as for a tournament
 (:mod:`arena.tournaments.config`); ``format``, ``rounds`` and
 ``games_per_pairing`` have no meaning for a ladder and are refused. The
 ``ladder:`` section says how it runs (see :class:`LadderSettings`).
@@ -25,6 +25,7 @@ from arena.tournaments.config import (
     parse_config,
     read_config_data,
 )
+from arena.tournaments.schedule import games_per_set
 
 LADDER_FORMAT = "ladder"
 NOT_FOR_LADDERS = ("format", "rounds", "games_per_pairing", "broken_bots")
@@ -44,7 +45,8 @@ class LadderSettings:
     tables_per_round: int = 0
     """Tables chosen per round; 0: one per active bot (at least 2)."""
     sets_per_meeting: int = 1
-    """Duplicate sets per table: each is every seat rotation on one game seed."""
+    """Duplicate sets per table: each is every seat order (``seat_orders``) on one game
+    seed."""
     exploration: float = 0.1
     """The chance that a table is drawn at random instead of by information gain."""
     validation_games: int = 2
@@ -139,7 +141,8 @@ def parse_ladder_config(data: Any, source: str = "<ladder config>",
         raise ConfigError(f"{source}: ladder: must be a mapping")
     play = parse_config({k: v for k, v in data.items() if k != "ladder"}, source, overrides)
     settings = parse_settings(section, source)
-    per_round = settings.tables_per_round * settings.sets_per_meeting * play.seats
+    per_round = (settings.tables_per_round * settings.sets_per_meeting
+                 * games_per_set(play.seats, play.seat_orders))
     if per_round > MAX_ROUND_GAMES:
         raise ConfigError(f"{source}: ladder: a round of {settings.tables_per_round} tables "
                           f"of {settings.sets_per_meeting} sets has {per_round:,} games, more "

@@ -28,7 +28,8 @@ from arena.referee.dice import derive_seed
 from arena.referee.match import check_seat_count, play_game
 from arena.referee.protocol import Player, failure_excerpt, failure_shape
 from arena.referee.record import OK, GameRecord, Move
-from arena.results.comparison import Comparison, summarise
+from arena.results.comparison import Comparison, games_luck, summarise
+from arena.results.luck_book import LuckSource
 from arena.results.standings import BotResults, table_lines, tally_games
 from arena.results.stats import SprtSettings
 from arena.results.store import Store, StoredBot
@@ -37,6 +38,7 @@ from arena.tournaments.executor import run_tasks
 from arena.tournaments.runner import (
     Progress,
     RunReport,
+    TournamentRun,
     absolute_spec,
     open_run,
     play_tasks,
@@ -145,9 +147,11 @@ def bot_labels(players: Sequence[Player]) -> list[str]:
 def play_comparison(store: Store, game: str, first: StoredBot, second: StoredBot, *,
                     pairs: int, seed: int, workers: int, db: str,
                     settings: SprtSettings | None = None,
-                    progress: Progress | None = None) -> Comparison:
+                    progress: Progress | None = None,
+                    luck: LuckSource | None = None) -> Comparison:
     """Play up to ``pairs`` seat-swapped pairs (stopping early at an SPRT bound); the
-    progress's ``status`` follows the SPRT's log-likelihood ratio."""
+    progress's ``status`` follows the SPRT's log-likelihood ratio. With ``luck`` the new
+    games' luck is accounted for as they come, and the SPRT tests the adjusted score."""
     for bot in (first, second):
         check_code_unchanged(bot)
     config = TournamentConfig(
@@ -162,14 +166,14 @@ def play_comparison(store: Store, game: str, first: StoredBot, second: StoredBot
     progress = progress or Progress()
     progress.started(report.total, report.already_done)
     chunk = 2 * SETS_PER_CHECK * max(1, config.worker_count)
-    result = _result(store, run.tid, run.entrants.labels, first.id, game, settings)
+    result = _result(store, run, first.id, game, settings, luck)
     for start in range(0, len(tasks), chunk):
         if result.sprt is not None:
             progress.status(sprt_status(result))
             if result.sprt.is_finished:
                 break
         play_tasks(run, tasks[start:start + chunk], report, progress)
-        result = _result(store, run.tid, run.entrants.labels, first.id, game, settings)
+        result = _result(store, run, first.id, game, settings, luck)
     store.set_status(run.tid, "complete")
     return result
 
@@ -192,10 +196,13 @@ def check_code_unchanged(bot: StoredBot) -> None:
             "and --sprt), or the current code's revision")
 
 
-def _result(store: Store, tid: int, labels: list[str], first_id: int, game: str,
-            settings: SprtSettings | None) -> Comparison:
-    games = [g for g in store.played_games(game) if g.tournament == tid]
-    return summarise(labels[0], labels[1], first_id, games, settings)
+def _result(store: Store, run: TournamentRun, first_id: int, game: str,
+            settings: SprtSettings | None, luck: LuckSource | None) -> Comparison:
+    games = [g for g in store.played_games(game) if g.tournament == run.tid]
+    model, found = (games_luck(store, games, luck, run.config.worker_count) if luck
+                    else ("", None))
+    labels = run.entrants.labels
+    return summarise(labels[0], labels[1], first_id, games, settings, found, model)
 
 
 def _entry(bot: StoredBot) -> BotEntry:

@@ -55,6 +55,7 @@ from arena.tournaments.schedule import (
     GameTask,
     Table,
     games_in,
+    games_per_set,
     iter_tasks,
     round_robin_tables,
     tables_per_round,
@@ -176,14 +177,15 @@ def absolute_spec(spec: str) -> str:
 
 def total_games(config: TournamentConfig) -> int:
     return games_in(config.format, len(config.bots), config.seats, config.rounds,
-                    config.games_per_pairing)
+                    config.games_per_pairing, config.seat_orders)
 
 
 def round_robin_tasks(config: TournamentConfig, seed_keys: Sequence[str]
                       ) -> Iterator[GameTask]:
     """The round-robin's games; ``seed_keys`` (``name@version`` per entrant) key the seeds."""
     tables = round_robin_tables(len(config.bots), config.seats, config.rounds, config.seed)
-    return iter_tasks(tables, config.games_per_pairing, config.seed, seed_keys)
+    return iter_tasks(tables, config.games_per_pairing, config.seed, seed_keys,
+                      config.seat_orders)
 
 
 @dataclass(frozen=True)
@@ -368,7 +370,7 @@ def _play_swiss(run: TournamentRun, report: RunReport, progress: Progress) -> No
     for round_index in range(config.rounds):
         tables = swiss_round_tables(run.store, run.tid, config, round_index)
         tasks = iter_tasks(tables, config.games_per_pairing, config.seed,
-                           run.entrants.seed_keys)
+                           run.entrants.seed_keys, config.seat_orders)
         play_tasks(run, tasks, report, progress)
         progress.round_done(round_index, standings(run.store, run.tid, run.entrants.labels,
                                                    config, upto_round=round_index + 1))
@@ -402,8 +404,8 @@ def swiss_rounds(store: Store, tid: int, config: TournamentConfig, rounds: int) 
 
 
 def bye_points(config: TournamentConfig) -> float:
-    """A bye counts as a win: all the points a table could give."""
-    return float(config.seats * config.games_per_pairing)
+    """A bye counts as a win: all the points a table could give (one a game)."""
+    return float(games_per_set(config.seats, config.seat_orders) * config.games_per_pairing)
 
 
 def _table_results(rows: Iterator[GameRow]) -> list[TableResult]:
@@ -447,13 +449,15 @@ def ranked(results: Sequence[BotResults]) -> list[BotResults]:
 def schedule_preview(config: TournamentConfig) -> list[str]:
     """The schedule's size and its first pairings, without playing."""
     labels = load_entrants(config).labels
-    per_table = config.seats * config.games_per_pairing
+    per_set = games_per_set(config.seats, config.seat_orders)
+    per_table = per_set * config.games_per_pairing
     total = total_games(config)
     seed = "secret" if config.secret_seed else str(config.seed)
     lines = [f"{config.name}: {config.format} of {config.game}, {len(labels)} bots, "
              f"{config.seats} seats per table, seed {seed}",
              f"{total} games: {total // per_table} tables of {per_table} games "
-             f"({config.games_per_pairing} set(s) of {config.seats} seat rotations)"]
+             f"({config.games_per_pairing} set(s) of {per_set} seat orders, "
+             f"{config.seat_orders})"]
     if config.secret_seed and config.format == "round-robin" and tables_per_round(
             len(labels), config.seats) > MAX_SUBSETS:
         lines.append("the tables are drawn from the secret seed when the tournament starts")

@@ -2,9 +2,27 @@
 
 Pure functions over plain data. A *table* is one meeting of ``k`` bots (``k``
 = seats per game). Each table is played as ``games_per_pairing`` *sets*; a set
-is ``k`` games on one game seed, one per seat rotation (seat ``i`` gets
-``table.bots[(i + r) % k]`` in rotation ``r``) — the duplicate format: every
-bot plays every seat with the same dice, so luck cancels between the bots.
+is one game per *seat order* of the config's ``seat_orders`` design, all on one
+game seed — the duplicate format: every bot plays every seat equally often with
+the same dice, so luck cancels between the bots. Order ``o`` seats
+``table.bots[order[i]]`` in seat ``i``; the game's key ends in ``-o{o}``.
+
+- ``rotations`` (:data:`ROTATIONS`): ``k`` orders, the cyclic seat rotations
+  (seat ``i`` gets ``table.bots[(i + o) % k]``). Every bot has the same bot in
+  the seat before it in every game of the set.
+- ``balanced`` (:data:`BALANCED`): the fewest orders in which every bot sits
+  every seat equally often *and* has every other bot in the seat before it
+  (cyclically: seat ``k - 1`` comes before seat 0) equally often —
+  ``k (k - 1)`` orders, the fewest that can balance both: 2 for two seats (the
+  same games as ``rotations``), all 6 for three, 12 of the 24 for four (every
+  bot also faces every other bot across the table equally often). Tables of
+  more seats play every order.
+
+``rotations`` is the default: measured on the shipped Sonnentau bots
+(``bench/seat_orders.py``), balanced orders remove no variance per game played
+(the variance of a bot's set mean times the games in the set: balanced /
+rotations 1.0 at three seats, 1.3 at four), since more orders on one seed buy
+less than more seeds.
 
 Seeds: the game seed of set ``s`` of a table in round ``r`` is
 ``derive_seed(tournament seed, "game", r, "name@version|name@version…", s)``, the
@@ -35,6 +53,22 @@ from arena.referee.dice import derive_seed
 
 MAX_SUBSETS = 500
 CANDIDATES = 64
+ROTATIONS, BALANCED = "rotations", "balanced"
+SEAT_ORDERS = (ROTATIONS, BALANCED)
+"""The seat-order designs of a duplicate set (the config's ``seat_orders``)."""
+
+Order = tuple[int, ...]
+"""A seat order: ``order[i]`` is the table position (in ``Table.bots``) of seat ``i``'s bot."""
+
+_BALANCED_ORDERS: dict[int, tuple[Order, ...]] = {
+    3: ((0, 1, 2), (1, 2, 0), (2, 0, 1), (0, 2, 1), (2, 1, 0), (1, 0, 2)),
+    4: ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 1, 3), (1, 0, 2, 3), (1, 0, 3, 2), (1, 3, 0, 2),
+        (2, 0, 3, 1), (2, 3, 0, 1), (2, 3, 1, 0), (3, 1, 2, 0), (3, 2, 0, 1), (3, 2, 1, 0)),
+}
+"""Balanced designs, fixed here so that a game's order index never changes meaning. Three
+seats: the rotations, then the rotations of the reversed order. Four seats: the first (in
+sorted order) of the 48 sets of 12 orders that balance seats and cyclic predecessors; each
+of the 6 cyclic orders of the table appears in 2 of its 4 rotations."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +88,7 @@ class GameTask:
     table: int
     set: int
     rotation: int
+    """The index of the game's seat order in its set (:func:`seat_orders`)."""
     seats: tuple[int, ...]
     seed: int
 
@@ -73,25 +108,48 @@ def rotate(bots: Sequence[int], rotation: int) -> tuple[int, ...]:
     return tuple(bots[(seat + rotation) % k] for seat in range(k))
 
 
+def seat_orders(seats: int, design: str = ROTATIONS) -> tuple[Order, ...]:
+    """The seat orders of one duplicate set of a ``seats``-seat table (see module doc)."""
+    if design not in SEAT_ORDERS:
+        raise ValueError(f"seat orders must be one of {', '.join(SEAT_ORDERS)}, "
+                         f"not {design!r}")
+    if design == ROTATIONS or seats <= 2:
+        return tuple(rotate(range(seats), rotation) for rotation in range(seats))
+    if seats in _BALANCED_ORDERS:
+        return _BALANCED_ORDERS[seats]
+    return tuple(itertools.permutations(range(seats)))
+
+
+def games_per_set(seats: int, design: str = ROTATIONS) -> int:
+    """How many games one duplicate set has: one per seat order."""
+    return len(seat_orders(seats, design))
+
+
+def seated(bots: Sequence[int], order: Order) -> tuple[int, ...]:
+    """The bots in seat order: seat ``i`` gets ``bots[order[i]]``."""
+    return tuple(bots[position] for position in order)
+
+
 def table_tasks(table: Table, games_per_pairing: int, seed: int,
-                labels: Sequence[str]) -> list[GameTask]:
-    """All games of a table: each set in every seat rotation on the set's seed.
+                labels: Sequence[str], design: str = ROTATIONS) -> list[GameTask]:
+    """All games of a table: each set in every seat order of ``design`` on the set's seed.
 
     ``labels`` name every entrant (``name@version``); they key the seeds.
     """
     names = [labels[bot] for bot in table.bots]
+    orders = seat_orders(len(table.bots), design)
     return [
-        GameTask(table.round, table.index, game_set, rotation, rotate(table.bots, rotation),
+        GameTask(table.round, table.index, game_set, index, seated(table.bots, order),
                  game_seed(seed, table.round, names, game_set))
         for game_set in range(games_per_pairing)
-        for rotation in range(len(table.bots))
+        for index, order in enumerate(orders)
     ]
 
 
 def tasks_for(tables: Iterable[Table], games_per_pairing: int, seed: int,
-              labels: Sequence[str]) -> list[GameTask]:
+              labels: Sequence[str], design: str = ROTATIONS) -> list[GameTask]:
     return [task for table in tables
-            for task in table_tasks(table, games_per_pairing, seed, labels)]
+            for task in table_tasks(table, games_per_pairing, seed, labels, design)]
 
 
 def tables_per_round(n_bots: int, seats: int, fmt: str = "round-robin") -> int:
@@ -104,16 +162,18 @@ def tables_per_round(n_bots: int, seats: int, fmt: str = "round-robin") -> int:
     return ceil(comb(n_bots, 2) / (per_block * comb(seats, 2))) * per_block
 
 
-def games_in(fmt: str, n_bots: int, seats: int, rounds: int, games_per_pairing: int) -> int:
-    """How many games a tournament has: tables times sets times seat rotations."""
-    return rounds * tables_per_round(n_bots, seats, fmt) * games_per_pairing * seats
+def games_in(fmt: str, n_bots: int, seats: int, rounds: int, games_per_pairing: int,
+             design: str = ROTATIONS) -> int:
+    """How many games a tournament has: tables times sets times seat orders."""
+    return (rounds * tables_per_round(n_bots, seats, fmt) * games_per_pairing
+            * games_per_set(seats, design))
 
 
 def iter_tasks(tables: Iterable[Table], games_per_pairing: int, seed: int,
-               labels: Sequence[str]) -> Iterator[GameTask]:
+               labels: Sequence[str], design: str = ROTATIONS) -> Iterator[GameTask]:
     """The tasks of ``tables``, made as they are asked for (a schedule never sits in memory)."""
     for table in tables:
-        yield from table_tasks(table, games_per_pairing, seed, labels)
+        yield from table_tasks(table, games_per_pairing, seed, labels, design)
 
 
 def round_robin_tables(n_bots: int, seats: int, rounds: int, seed: int) -> list[Table]:

@@ -2,7 +2,7 @@
 
 Pure functions over plain data: no I/O and no randomness. Bots are the integers
 ``0 .. n_bots - 1``. A round is a sequence of :class:`TableResult`; the caller
-scores the games (a table played in all seat rotations on one game seed gives
+scores the games (a table played in every seat order of its duplicate sets gives
 each bot points in ``[0, games_at_table]``) and passes the byes of every round
 with the points a bye is worth (``bye_points``: the most a table could give).
 

@@ -77,6 +77,9 @@ slow that a deadline passes - it judges each sector alone, which takes about a
 millisecond. A limit of 0.7 s or more per decision lets it play at full
 strength from the first move.
 
+The arithmetic and the search live in ``arena.games.seasons.evaluation``,
+which the game's value model for luck accounting shares.
+
 Decisions take about 4 ms on average (median 0.2 ms, 99% under 70 ms; the
 first decisions of a process, with cold caches, up to about 0.3 s). Against
 ``greedy`` it scores about 70-74% in seat-balanced games, against ``random``
@@ -85,438 +88,24 @@ first decisions of a process, with cold caches, up to about 0.3 s). Against
 
 from __future__ import annotations
 
-import math
-import time
-from collections import Counter
-from functools import cache, lru_cache
-from itertools import combinations, product
-from operator import itemgetter
-
-from arena.games.seasons.rules import IS_MAX, SECTOR_VALUES, SECTORS
-
-N_SECTORS = len(SECTORS)
-TOTALS = range(3, 19)
-HALF_POINTS = sum(SECTOR_VALUES) / 2  # 60: more wins, exactly 60 is a draw
-SLOT_SUBSETS: tuple[tuple[int, ...], ...] = tuple(
-    slots for k in range(4) for slots in combinations(range(3), k))
-
-# -- dice ------------------------------------------------------------------
-
-
-def _sum_distribution(n_dice):
-    counts = Counter(sum(faces) for faces in product(range(1, 7), repeat=n_dice))
-    return tuple((total, count / 6 ** n_dice) for total, count in sorted(counts.items()))
-
-
-SUM_DISTRIBUTION = tuple(_sum_distribution(n) for n in range(4))
-"""``SUM_DISTRIBUTION[n]``: (sum, probability) of ``n`` dice; ``n = 0`` gives ``((0, 1.0),)``."""
-
-ROLLS: tuple[tuple[tuple[int, int, int], float], ...] = tuple(
-    (roll, count / 216) for roll, count in sorted(
-        Counter(tuple(sorted(r)) for r in product(range(1, 7), repeat=3)).items()))
-"""The 56 distinct first rolls (sorted dice) with their probabilities."""
-
-
-def reroll_values(dice, value_of_total):
-    """Exact expected value of each re-roll choice: ``{slots: E[value of final total]}``.
-
-    ``value_of_total[t]`` is what a final total ``t`` is worth (a list indexed by
-    total, or a dict). For each subset of die slots the kept dice are summed and
-    every outcome of the re-rolled dice is weighed by its probability.
-    """
-    values = {}
-    for slots in SLOT_SUBSETS:
-        kept = sum(d for slot, d in enumerate(dice) if slot not in slots)
-        values[slots] = sum(p * value_of_total[kept + s]
-                            for s, p in SUM_DISTRIBUTION[len(slots)])
-    return values
-
-
-def best_reroll(dice, value_of_total):
-    """The re-roll choice with the highest expectation; on ties the fewest dice, then keep."""
-    values = reroll_values(dice, value_of_total)
-    best = max(values.values())
-    return next(slots for slots in SLOT_SUBSETS if values[slots] >= best - 1e-12)
-
-
-# Indices into [value(19), one die re-rolled (13), two dice (7), three dice (1)]
-# of the eight choices of each first roll, for turn_value.
-_CHOICES = tuple(
-    (p, itemgetter(*sorted({a + b + c, 19 + a + b, 19 + a + c, 19 + b + c,
-                            32 + a, 32 + b, 32 + c, 39})))
-    for (a, b, c), p in ROLLS)
-
-
-def _rerolled_expectations(value):
-    """E[value] with kept sum ``k`` and 1, 2 or 3 dice re-rolled, as one list (see _CHOICES)."""
-    one = [0.0] * 13
-    window = value[3] + value[4] + value[5] + value[6] + value[7] + value[8]
-    one[2] = window / 6
-    for k in range(3, 13):
-        window += value[k + 6] - value[k]
-        one[k] = window / 6
-    two = [0.0] * 7
-    for k in range(1, 7):  # re-rolling two dice = adding one die, then re-rolling one
-        two[k] = (one[k + 1] + one[k + 2] + one[k + 3] + one[k + 4] + one[k + 5]
-                  + one[k + 6]) / 6
-    three = (two[1] + two[2] + two[3] + two[4] + two[5] + two[6]) / 6
-    return [*value[:19], *one, *two, three]
-
-
-def turn_value(value):
-    """Expected value of a whole turn (roll, best re-roll) when total ``t`` is worth ``value[t]``.
-
-    ``value`` is a list of 19 numbers indexed by total (entries 0..2 unused).
-    """
-    table = _rerolled_expectations(value)
-    return sum(p * max(choices(table)) for p, choices in _CHOICES)
-
-
-@lru_cache(maxsize=4096)
-def optimal_distribution(value):
-    """Distribution of the final total (a 19-tuple) when re-rolling to maximise ``value``.
-
-    ``value`` is a tuple of 19 numbers indexed by total. On ties the choice
-    re-rolling fewer dice is taken.
-    """
-    table = _rerolled_expectations(value)
-    dist = [0.0] * 19
-    for (a, b, c), p in ROLLS:
-        # (expected value, kept sum, dice re-rolled), fewest dice first
-        choices = ((table[a + b + c], a + b + c, 0),
-                   (table[19 + a + b], a + b, 1), (table[19 + a + c], a + c, 1),
-                   (table[19 + b + c], b + c, 1),
-                   (table[32 + a], a, 2), (table[32 + b], b, 2), (table[32 + c], c, 2),
-                   (table[39], 0, 3))
-        best = max(choice[0] for choice in choices)
-        _, kept, n_dice = next(choice for choice in choices if choice[0] >= best - 1e-12)
-        for s, q in SUM_DISTRIBUTION[n_dice]:
-            dist[kept + s] += p * q
-    return tuple(dist)
-
-
-def beats(sector, total, other):
-    """Whether ``total`` wins ``sector`` against a different total ``other``."""
-    return (total > other) == IS_MAX[sector]
-
-
-@cache
-def response_chances(is_max, target):
-    """(P(win), P(tie)) of a player who re-rolls optimally to beat ``target`` (a tie worth 1/2)."""
-    goal = [0.0] * 19
-    for t in TOTALS:
-        goal[t] = 0.5 if t == target else float((t > target) == is_max)
-    dist = optimal_distribution(tuple(goal))
-    win = sum(dist[t] for t in TOTALS if t != target and (t > target) == is_max)
-    return win, dist[target]
-
-
-# Computed once at import (a tenth of a second), so that no decision pays for it.
-for _is_max in (True, False):
-    for _target in TOTALS:
-        response_chances(_is_max, _target)
-
-
-def normal_cdf(z):
-    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
-
-
-class OutOfTime(Exception):
-    """Raised inside a search when its deadline has passed."""
-
-
-# -- evaluation --------------------------------------------------------------
-
-
-class Evaluation:
-    """The midgame evaluation, from the side of the player to decide ("me").
-
-    A position is two tuples of 11 totals, ``mine`` and ``theirs`` (0 = empty).
-    The parameters were tuned in seat-balanced games against ``greedy``:
-
-    * ``flexibility``: how much an answering player gains from each further
-      empty field of its own (see :meth:`response`);
-    * ``tie_value``: the share of a neutralised sector counted for the player
-      who answered (the sector opens again, a coin flip);
-    * ``neutralise_value``: what neutralising the opponent's total is worth to
-      me, as a share of the sector; more than a half, because my field stays
-      open for a better total while the solitaire programme counts it as used;
-    * ``lead_penalty``: the share of a sector's value given up by leading in an
-      empty sector, which forgoes the chance that the opponent leads there
-      first (in play the answering player wins about 70% of the sectors);
-    * ``tempo``: points for a placement that wins a sector and so moves again;
-    * ``variance_floor``: added to the variance of the points, which keeps the
-      chance of winning smooth near the end.
-    """
-
-    CACHE_LIMIT = 200_000
-
-    def __init__(self, flexibility=0.3, tie_value=0.5, neutralise_value=0.7, lead_penalty=0.05,
-                 tempo=0.0, variance_floor=4.0):
-        self.flexibility = flexibility
-        self.tie_value = tie_value
-        self.neutralise_value = neutralise_value
-        self.lead_penalty = lead_penalty
-        self.tempo = tempo
-        self.variance_floor = variance_floor
-        self.deadline = None  # perf_counter() time after which future_points gives up
-        self._rows = {}  # gain rows by (sector, their total, their empty fields)
-        self._future = {}  # solitaire values by the tuple of gain-row keys
-
-    def response(self, sector, target, n_open):
-        """Chance that a player with ``n_open`` empty fields beats ``target`` in ``sector``.
-
-        One optimally re-rolled try wins with ``r`` (a tie counts ``tie_value``);
-        more open fields mean more turns in which to wait for a good roll,
-        ``1 + flexibility * (n_open - 1)`` tries in all.
-        """
-        win, tie = response_chances(IS_MAX[sector], target)
-        single = win + self.tie_value * tie
-        tries = 1.0 + self.flexibility * max(0, n_open - 1)
-        return 1.0 - (1.0 - single) ** tries
-
-    def sector_chance(self, sector, mine, theirs, n_mine, n_theirs):
-        """My chance to win one sector judged alone; an empty sector is a coin flip."""
-        m, o = mine[sector], theirs[sector]
-        if m and o:
-            return float(beats(sector, m, o))
-        if m:
-            return 1.0 - self.response(sector, m, n_theirs)
-        if o:
-            return self.response(sector, o, n_mine)
-        return 0.5
-
-    def gain_row(self, sector, other, n_theirs):
-        """(key, row): my expected points in ``sector`` if I place ``t`` there now, by ``t``.
-
-        Against the opponent's total ``other`` the sector is decided (or
-        neutralised); in an empty sector I lead and win unless the opponent,
-        with ``n_theirs`` empty fields, answers.
-        """
-        key = (sector, other, 0 if other else n_theirs)
-        row = self._rows.get(key)
-        if row is None:
-            value = SECTOR_VALUES[sector]
-            row = [0.0] * 19
-            for t in TOTALS:
-                if other == t:
-                    row[t] = value * self.neutralise_value
-                elif other:
-                    row[t] = value * beats(sector, t, other)
-                else:
-                    row[t] = value * (1.0 - self.response(sector, t, n_theirs))
-            self._rows[key] = row
-        return key, row
-
-    def future_points(self, keys):
-        """Expected points my empty fields, given by their gain-row keys, will still bring.
-
-        The solitaire programme: I roll, re-roll and place, turn after turn, as
-        if the opponent's fields stood still. A turn is worth the expectation
-        over the roll and the best re-roll (:func:`turn_value`) of the best
-        placement, which earns the field's gain row and leaves the other fields
-        to later turns. 2**n subsets for n fields, each one cached.
-        """
-        if not keys:
-            return 0.0
-        known = self._future.get(keys)
-        if known is not None:
-            return known
-        if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise OutOfTime
-        rest = [self.future_points(keys[:j] + keys[j + 1:]) for j in range(len(keys))]
-        shifted = [[x + r for x in self._rows[key]] for key, r in zip(keys, rest, strict=True)]
-        best = shifted[0] if len(keys) == 1 else list(map(max, *shifted))
-        value = turn_value(best)
-        if len(self._future) > self.CACHE_LIMIT:
-            self._future.clear()
-        self._future[keys] = value
-        return value
-
-    def win_chance(self, mean, variance):
-        """Chance of more than 60 points (60 counts half), plus a tie-breaking nudge by points."""
-        z = (mean - HALF_POINTS) / math.sqrt(variance + self.variance_floor)
-        return normal_cdf(z) + mean * 1e-4
-
-    def placement_table(self, mine, theirs):
-        """(value by total, sector by total) of my best placements, by the solitaire programme.
-
-        A placement of ``t`` in my empty field ``j`` is worth the points already
-        certain or expected in sectors where my field is full, plus the gain row
-        of ``j`` at ``t``, plus the future points of my other empty fields;
-        turned into a chance of winning with the variance of the open sectors.
-        """
-        n_mine, n_theirs = mine.count(0), theirs.count(0)
-        fixed_points = variance = 0.0
-        chances = [self.sector_chance(s, mine, theirs, n_mine, n_theirs)
-                   for s in range(N_SECTORS)]
-        for sector, p in enumerate(chances):
-            value = SECTOR_VALUES[sector]
-            if mine[sector]:
-                fixed_points += value * p
-            variance += value * value * p * (1.0 - p)
-        open_sectors = [s for s in range(N_SECTORS) if not mine[s]]
-        keys, rows = zip(*(self.gain_row(s, theirs[s], n_theirs) for s in open_sectors),
-                         strict=True)
-        rest = [self.future_points(keys[:j] + keys[j + 1:]) for j in range(len(keys))]
-        values, where = [0.0] * 19, [0] * 19
-        for t in TOTALS:
-            best = None
-            for j, sector in enumerate(open_sectors):
-                value, other = SECTOR_VALUES[sector], theirs[sector]
-                points = fixed_points + rows[j][t] + rest[j]
-                if not other:
-                    points -= self.lead_penalty * value
-                elif other != t and beats(sector, t, other):
-                    points += self.tempo
-                before, after = chances[sector], rows[j][t] / value
-                spread = variance - value * value * (before * (1 - before) - after * (1 - after))
-                score = self.win_chance(points, spread)
-                if best is None or score > best:
-                    best, values[t], where[t] = score, score, sector
-        return values, where
-
-    def quick_table(self, mine, theirs):
-        """Like :meth:`placement_table` with every sector judged alone: fast, no programme."""
-        values, where = [0.0] * 19, [0] * 19
-        for t in TOTALS:
-            best = None
-            for sector in range(N_SECTORS):
-                if mine[sector]:
-                    continue
-                if theirs[sector] == t:  # neutralised
-                    after = mine, (*theirs[:sector], 0, *theirs[sector + 1:])
-                else:
-                    after = (*mine[:sector], t, *mine[sector + 1:]), theirs
-                score = self.quick_win_chance(*after)
-                if best is None or score > best:
-                    best, values[t], where[t] = score, score, sector
-        return values, where
-
-    def quick_win_chance(self, mine, theirs):
-        """Chance of winning with every sector judged alone."""
-        n_mine, n_theirs = mine.count(0), theirs.count(0)
-        mean = variance = 0.0
-        for sector in range(N_SECTORS):
-            value = SECTOR_VALUES[sector]
-            p = self.sector_chance(sector, mine, theirs, n_mine, n_theirs)
-            mean += value * p
-            variance += value * value * p * (1 - p)
-        return self.win_chance(mean, variance)
-
-
-# -- endgame -----------------------------------------------------------------
-
-
-def endgame_size(open_):
-    """A generous estimate of the positions the endgame search expands, fitted on real games.
-
-    It grows about threefold with each empty field and again with each sector
-    where both fields are empty (a lead there can be any of 16 totals).
-    """
-    empty = sum((not m) + (not o) for _, m, o in open_)
-    both_empty = sum(1 for _, m, o in open_ if not m and not o)
-    return 7 * 3 ** max(0, empty - 2) * 3.2 ** both_empty
-
-
-class Endgame:
-    """Exact expectimax over the dice to the end of the game, for few empty fields.
-
-    A position is ``(open, points)`` from the side of the player about to roll:
-    ``open`` lists ``(sector, my total, their total)`` of the undecided sectors
-    (0 = empty), ``points`` are my points in the decided ones. Its value is my
-    chance of winning (a draw counts 1/2). Values are exact (up to the
-    evaluation after a neutralisation) and kept between decisions.
-    """
-
-    MEMO_LIMIT = 100_000
-
-    def __init__(self, evaluation):
-        self.evaluation = evaluation
-        self.memo = {}
-        self.deadline = None
-
-    def turn(self, open_, points):
-        """My chance of winning when I am about to roll."""
-        key = (open_, points)
-        known = self.memo.get(key)
-        if known is not None:
-            return known
-        if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise OutOfTime
-        values = [0.0] * 19
-        for t in TOTALS:
-            values[t] = self.best(open_, points, t)[0]
-        value = turn_value(values)
-        if len(self.memo) > self.MEMO_LIMIT:
-            self.memo.clear()
-        self.memo[key] = value
-        return value
-
-    def best(self, open_, points, t):
-        """(my chance of winning, index into ``open_``) of the best placement of total ``t``."""
-        best = (-1.0, 0)
-        for k, (_, m, _) in enumerate(open_):
-            if not m:
-                v = self.after(open_, points, k, t)
-                if v > best[0]:
-                    best = (v, k)
-        return best
-
-    def after(self, open_, points, k, t):
-        """My chance of winning after placing ``t`` in ``open_[k]``."""
-        sector, _, other = open_[k]
-        decided = sum(SECTOR_VALUES) - sum(SECTOR_VALUES[s] for s, _, _ in open_)
-        if other == t:  # neutralised: the evaluation judges the re-opened position
-            reopened = (*open_[:k], (sector, 0, 0), *open_[k + 1:])
-            return self.estimate(reopened, points)
-        if not other:  # I lead; the opponent answers some time
-            rest = (*open_[:k], (sector, t, 0), *open_[k + 1:])
-            return 1.0 - self.turn(swap(rest), decided - points)
-        won = beats(sector, t, other)
-        points += SECTOR_VALUES[sector] if won else 0
-        decided += SECTOR_VALUES[sector]
-        rest = open_[:k] + open_[k + 1:]
-        if not rest:
-            return 1.0 if points > HALF_POINTS else 0.5 if points == HALF_POINTS else 0.0
-        i_can_move = any(not m for _, m, _ in rest)
-        they_can_move = any(not o for _, _, o in rest)
-        if (won and i_can_move) or not they_can_move:
-            return self.turn(rest, points)
-        return 1.0 - self.turn(swap(rest), decided - points)
-
-    def estimate(self, open_, points):
-        """The evaluation's chance of winning for an open position (after a neutralisation)."""
-        mine = [1] * N_SECTORS
-        theirs = [1] * N_SECTORS
-        for sector, m, o in open_:
-            mine[sector], theirs[sector] = m, o
-        evaluation = self.evaluation
-        n_mine, n_theirs = mine.count(0), theirs.count(0)
-        mean, variance = float(points), 0.0
-        for sector, _, _ in open_:
-            value = SECTOR_VALUES[sector]
-            p = evaluation.sector_chance(sector, mine, theirs, n_mine, n_theirs)
-            mean += value * p
-            variance += value * value * p * (1 - p)
-        return evaluation.win_chance(mean, variance) - mean * 1e-4
-
-
-def swap(open_):
-    """The same undecided sectors seen from the other player."""
-    return tuple((sector, o, m) for sector, m, o in open_)
-
-
-# -- the player --------------------------------------------------------------
+from arena.games.seasons.evaluation import (  # noqa: F401 - the arithmetic, for readers
+    Planner,
+    best_reroll,
+    optimal_distribution,
+    reroll_values,
+    response_chances,
+    turn_value,
+)
+from arena.games.seasons.rules import SECTORS
 
 
 class ExpectimaxPlayer:
     """Exact re-roll over a table of what each total is worth; exact endgame search.
 
     Parameters (all optional, for experiments): ``endgame_nodes`` - search to
-    the end when :func:`endgame_size` estimates at most this many positions
+    the end when ``endgame_size`` estimates at most this many positions
     (0 switches the endgame search off); the others are those of
-    :class:`Evaluation`.
+    ``Evaluation``.
     """
 
     name = "expectimax"
@@ -524,14 +113,9 @@ class ExpectimaxPlayer:
     games = ("seasons",)
 
     TIME_SHARE = 0.4  # of observation.time_left
-    # Generous costs for planning under a time limit (measured: about 70 and 100 us).
-    SECONDS_PER_SUBSET = 120e-6  # one subset of the solitaire programme
-    SECONDS_PER_NODE = 150e-6  # one position of the endgame search
 
     def __init__(self, endgame_nodes=700, **evaluation_parameters):
-        self.endgame_nodes = endgame_nodes
-        self.evaluation = Evaluation(**evaluation_parameters)
-        self.endgame = Endgame(self.evaluation)
+        self.planner = Planner(endgame_nodes, **evaluation_parameters)
         self.seed = None
 
     def start(self, info):
@@ -545,49 +129,12 @@ class ExpectimaxPlayer:
         mine = tuple(f[seat] or 0 for f in fields)
         theirs = tuple(f[1 - seat] or 0 for f in fields)
         dice = state["dice"]
+        budget = (None if observation.time_left is None
+                  else self.TIME_SHARE * observation.time_left)
         if state["phase"] == "reroll":
-            values, _ = self.decide(mine, theirs, None, observation.time_left)
+            values, _ = self.planner.decide(mine, theirs, None, budget)
             slots = best_reroll(dice, values)
             return "reroll:" + ",".join(map(str, slots)) if slots else "keep"
         total = sum(dice)
-        _, where = self.decide(mine, theirs, total, observation.time_left)
+        _, where = self.planner.decide(mine, theirs, total, budget)
         return "place:" + SECTORS[where[total]]
-
-    def decide(self, mine, theirs, total=None, time_left=None):
-        """(value by total, sector by total) of my best placements in this position.
-
-        The exact endgame when it is small enough, else the solitaire
-        evaluation, else (short of time) the quick one. Given ``total`` (a
-        placement decision), the endgame fills in that total alone.
-        """
-        budget = None if time_left is None else self.TIME_SHARE * time_left
-        deadline = None if budget is None else time.perf_counter() + budget
-        open_ = tuple((s, mine[s], theirs[s]) for s in range(N_SECTORS)
-                      if not (mine[s] and theirs[s]))
-        size = endgame_size(open_)
-        try:
-            if size <= self.endgame_nodes and self._fits(budget, size * self.SECONDS_PER_NODE):
-                self.endgame.deadline = deadline
-                return self.endgame_table(mine, theirs, open_, total)
-            if self._fits(budget, 2 ** mine.count(0) * self.SECONDS_PER_SUBSET):
-                self.evaluation.deadline = deadline
-                return self.evaluation.placement_table(mine, theirs)
-        except OutOfTime:
-            pass  # a slow machine: the quick evaluation below never runs out of time
-        finally:
-            self.endgame.deadline = self.evaluation.deadline = None
-        return self.evaluation.quick_table(mine, theirs)
-
-    @staticmethod
-    def _fits(budget, cost):
-        return budget is None or cost <= budget
-
-    def endgame_table(self, mine, theirs, open_, total=None):
-        """(value by total, sector by total) from the exact endgame search."""
-        points = sum(SECTOR_VALUES[s] for s in range(N_SECTORS)
-                     if mine[s] and theirs[s] and beats(s, mine[s], theirs[s]))
-        values, where = [0.0] * 19, [0] * 19
-        for t in TOTALS if total is None else (total,):
-            values[t], k = self.endgame.best(open_, points, t)
-            where[t] = open_[k][0]
-        return values, where

@@ -64,6 +64,7 @@ import time
 from collections import Counter
 
 from arena.games.sonnentau.board import board_for_option
+from arena.games.sonnentau.race import dice_to_home
 from arena.games.sonnentau.rules import (
     DICE_VARIANTS,
     HIT,
@@ -154,28 +155,8 @@ class Tables:
         ``V = (1 + sum p_v m_v) / sum p_v`` over the values that move, minimised over the
         thresholds; Gauss-Seidel sweeps repeat that until nothing changes.
         """
-        goal, inf = self.board.goal, float("inf")
-        cost = [inf] * (self.n + 1)
-        cost[goal] = 0.0
-        sources = [f for f in range(self.n + 1) if f != goal]
-        for _sweep in range(500):
-            change = 0.0
-            for f in sources:
-                options = sorted((min((cost[g] for g in self.reach[f][v]), default=inf), p)
-                                 for v, p in self.die_values.items())
-                best, weight, total = inf, 0.0, 1.0
-                for m, p in options:
-                    if m == inf:
-                        break
-                    weight += p
-                    total += p * m
-                    best = min(best, total / weight)
-                if best < cost[f]:
-                    change = max(change, cost[f] - best if cost[f] < inf else inf)
-                    cost[f] = best
-            if change < 1e-9:
-                break
-        return cost
+        return dice_to_home(self.reach, self.die_values, self.board.goal, tolerance=1e-9,
+                            sweeps=500)
 
     def _blend(self, cost, weight):
         """Mix the dice cost with the board distance to the goal (scaled to agree at the

@@ -1,0 +1,123 @@
+"""Luck accounting: how much of a game's result the dice gave, and the result without it.
+
+For a value model *V* (a state's expected game points for each seat), the luck
+of a chance node is ``V(state after the roll) − Σ p(roll) · V(state after that
+roll)``. Whatever *V* is, its expectation given everything before the roll is
+zero, so a seat's points minus the luck of all the game's rolls is an unbiased
+estimate of its expected points; the better *V*, the less noise is left. The
+seats' decisions are never judged: only the dice are accounted for.
+
+Accounting replays a stored record through the rules engine; the bots are not
+asked again. A value model is any object with ``name`` and ``values(state)``
+(see :class:`ValueModel`); ``arena.results.values`` holds the shipped ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from arena.games import find_game
+from arena.games.base import ArenaError, State
+from arena.referee.record import GameRecord
+from arena.results.standings import game_points
+
+
+class LuckError(ArenaError):
+    """A record cannot be accounted for (a damaged record, a model for another game)."""
+
+
+@runtime_checkable
+class ValueModel(Protocol):
+    """*V*: each seat's expected game points (1 a win, ½ a draw; see ``game_points``).
+
+    ``values`` is asked for the state after every roll of a game (a decision
+    node, a chance node or the end). ``name`` identifies the model and its
+    version in the store's cache: change it whenever the values change.
+
+    A model may also define ``expected_values(state)`` at a chance node: the
+    exact ``Σ p · values(after)`` over ``state.chance_outcomes()``, computed
+    faster than by enumerating the rolls. An inexact one biases every adjusted
+    result, so the shipped models are tested against the enumeration.
+    """
+
+    name: str
+
+    def values(self, state: State) -> Sequence[float]: ...
+
+
+@dataclass(frozen=True)
+class ChanceLuck:
+    """The luck of one roll: the move's index in the record and each seat's share."""
+
+    move: int
+    luck: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class LuckAccount:
+    """One game's luck per seat and its points with the luck taken out."""
+
+    model: str
+    points: tuple[float, ...]
+    luck: tuple[float, ...]
+    rolls: tuple[ChanceLuck, ...] = ()
+
+    @property
+    def adjusted(self) -> tuple[float, ...]:
+        return tuple(p - luck for p, luck in zip(self.points, self.luck, strict=True))
+
+
+def expected_values(model: ValueModel, state: State) -> tuple[float, ...]:
+    """``Σ p · V(after)`` over the rolls of a chance node: the model's own exact
+    expectation where it has one, else by enumeration."""
+    own = getattr(model, "expected_values", None)
+    if own is not None:
+        return tuple(own(state))
+    return enumerated_expectation(model, state)
+
+
+def enumerated_expectation(model: ValueModel, state: State) -> tuple[float, ...]:
+    """``Σ p · V(after)`` computed the slow, sure way: every roll applied to a copy."""
+    total: list[float] | None = None
+    for action, p in state.chance_outcomes():
+        after = state.copy()
+        after.apply(action)
+        values = model.values(after)
+        if total is None:
+            total = [0.0] * len(values)
+        for seat, value in enumerate(values):
+            total[seat] += p * value
+    if total is None:
+        raise LuckError("a chance node without outcomes")
+    return tuple(total)
+
+
+def account(record: GameRecord, model: ValueModel, *, keep_rolls: bool = False) -> LuckAccount:
+    """The luck of every roll of ``record`` under ``model``, summed per seat.
+
+    ``keep_rolls`` also keeps each roll's luck (for a replay's annotations).
+    """
+    game = find_game(record.game)
+    state = game.initial_state(record.options)
+    seats = len(record.seats)
+    luck = [0.0] * seats
+    rolls: list[ChanceLuck] = []
+    try:
+        for index, move in enumerate(record.moves):
+            action = game.parse_action(move.action)
+            if not state.is_chance_node():
+                state.apply(action)
+                continue
+            expected = expected_values(model, state)
+            state.apply(action)
+            actual = model.values(state)
+            shares = tuple(a - e for a, e in zip(actual, expected, strict=True))
+            for seat, share in enumerate(shares):
+                luck[seat] += share
+            if keep_rolls:
+                rolls.append(ChanceLuck(index, shares))
+    except ValueError as exc:  # the record does not replay, or the model's seats are off
+        raise LuckError(f"game {record.seed}: cannot account for its luck ({exc})") from None
+    return LuckAccount(model.name, game_points(record.ranks), tuple(luck), tuple(rolls))

@@ -1,0 +1,166 @@
+"""The luck of stored games, accounted for once and kept in the store.
+
+Accounting replays each record under the game's value model
+(:mod:`arena.results.luck`); the luck per seat is kept in the store's ``luck``
+table under the model's name, so a report or a comparison pays for a game only
+once, and the numbers can always be recomputed from the records. Many games are
+accounted for in spawned worker processes; only this process writes the store.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from arena.games.base import ArenaError
+from arena.referee.record import GameRecord
+from arena.results.luck import LuckError, ValueModel, account
+from arena.results.store import Store
+from arena.results.values import load_value_model, model_for
+
+CHUNK = 16
+"""Games per batch: a task for a worker process, and one write to the store."""
+POOL_FROM = 24
+"""Fewer games than this are accounted for in this process (a pool takes a second to start)."""
+
+Progress = Callable[[int, int], None]
+"""Called with (games done, games to do) as the accounting goes on."""
+
+
+@dataclass(frozen=True)
+class LuckSource:
+    """Which value model: the game's shipped one, or a user's (``spec`` as
+    :func:`arena.results.values.load_value_model` takes it)."""
+
+    spec: str | None = None
+
+    def model(self, game: str, options: Mapping[str, Any]) -> ValueModel | None:
+        if self.spec is not None:
+            return load_value_model(self.spec, options)
+        return model_for(game, options)
+
+
+def tournament_luck(store: Store, tournament: int, keys: Sequence[str], *,
+                    source: LuckSource | None = None, workers: int = 0,
+                    progress: Progress | None = None) -> tuple[str, dict[str, tuple[float, ...]]]:
+    """(model name, luck per seat by game key) for these games of one tournament.
+
+    Games not yet accounted for under the model are accounted for now and kept as
+    each batch is done (an interruption loses at most the batches under way).
+    ``("", {})`` where no value model fits the tournament's game.
+    """
+    source = source or LuckSource()
+    if not keys:
+        return "", {}
+    game, options = _game_and_options(store, tournament, keys[0])
+    model = source.model(game, options)
+    if model is None:
+        return "", {}
+    known = store.luck(tournament, model.name)
+    missing = [key for key in keys if key not in known]
+    done = 0
+    for found in _account(store, tournament, missing, source, model, game, options, workers):
+        store.save_luck(tournament, model.name, found)
+        known.update(found)
+        done += len(found)
+        if progress is not None:
+            progress(done, len(missing))
+    return model.name, {key: known[key] for key in keys if key in known}
+
+
+def unaccounted(store: Store, tournament: int, source: LuckSource | None = None) -> int:
+    """How many of the tournament's stored games are not yet accounted for under the model
+    (0 where no value model fits its game)."""
+    source = source or LuckSource()
+    row = store.db.execute("SELECT key FROM games WHERE tournament_id = ? LIMIT 1",
+                           (tournament,)).fetchone()
+    if row is None:
+        return 0
+    model = source.model(*_game_and_options(store, tournament, row[0]))
+    if model is None:
+        return 0
+    total = store.db.execute("SELECT count(*) FROM games WHERE tournament_id = ?",
+                             (tournament,)).fetchone()[0]
+    done = store.db.execute("SELECT count(*) FROM luck WHERE tournament_id = ? AND model = ?",
+                            (tournament, model.name)).fetchone()[0]
+    return int(total) - int(done)
+
+
+def _game_and_options(store: Store, tournament: int, key: str) -> tuple[str, dict[str, Any]]:
+    record = store.record(tournament, key)
+    return record.game, dict(record.options)
+
+
+def _account(store: Store, tournament: int, keys: Sequence[str], source: LuckSource,
+             model: ValueModel, game: str, options: Mapping[str, Any],
+             workers: int) -> Iterator[dict[str, tuple[float, ...]]]:
+    if not keys:
+        return iter(())
+    batches = _batches(store.records(tournament, keys), CHUNK)
+    count = workers or os.cpu_count() or 1
+    if len(keys) < POOL_FROM or count == 1:
+        return (account_texts(batch, source.spec, game, options, model) for batch in batches)
+    return _in_pool(batches, source.spec, game, options, count)
+
+
+def _in_pool(batches: Iterator[list[tuple[str, str]]], spec: str | None, game: str,
+             options: Mapping[str, Any], count: int) -> Iterator[dict[str, tuple[float, ...]]]:
+    """The batches accounted for by ``count`` spawned processes, a few batches in flight
+    at a time (the records are not all read into memory at once)."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
+        flight: deque[Future[dict[str, tuple[float, ...]]]] = deque()
+        for batch in batches:
+            flight.append(pool.submit(account_texts, batch, spec, game, dict(options)))
+            if len(flight) >= 2 * count:
+                yield flight.popleft().result()
+        while flight:
+            yield flight.popleft().result()
+
+
+def account_texts(batch: Sequence[tuple[str, str]], spec: str | None, game: str,
+                  options: Mapping[str, Any], model: ValueModel | None = None
+                  ) -> dict[str, tuple[float, ...]]:
+    """The luck of each (key, record JSON) under ``model``, or (in a worker) under the
+    source's model for these options, kept between tasks."""
+    if model is None:
+        model = _worker_model(spec, game, json.dumps(options, sort_keys=True))
+    return {key: account(_record(key, text), model).luck for key, text in batch}
+
+
+_MODELS: dict[tuple[str | None, str, str], ValueModel] = {}
+"""A worker's models, kept between its tasks (their caches make later games cheaper)."""
+
+
+def _worker_model(spec: str | None, game: str, options_json: str) -> ValueModel:
+    key = (spec, game, options_json)
+    if key not in _MODELS:
+        model = LuckSource(spec).model(game, json.loads(options_json))
+        if model is None:
+            raise LuckError(f"no value model for {game}")
+        _MODELS[key] = model
+    return _MODELS[key]
+
+
+def _record(key: str, text: str) -> GameRecord:
+    try:
+        return GameRecord.from_json(json.loads(text))
+    except (TypeError, ValueError, KeyError, IndexError) as exc:
+        raise ArenaError(f"game {key!r}: its record is damaged ({exc})") from None
+
+
+def _batches(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
+    batch: list[tuple[str, str]] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

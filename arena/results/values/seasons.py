@@ -1,0 +1,166 @@
+"""Seasons of the Sun's value model: the expectimax evaluation, with the exact re-roll.
+
+For the seat about to play, the position's table (:class:`~arena.games.seasons.
+evaluation.Planner`: the exact endgame when few fields are left, else the
+solitaire evaluation) says what each final total 3..18 is worth as a chance of
+winning the game (a draw counts ½). The fields do not change within a turn, so
+one table values every state of the turn exactly as the rules go on:
+
+* with the dice placed-to-be (``place``): the table at their total;
+* after the first roll (``reroll``): the best re-roll's expectation of the table;
+* before a re-roll's dice (``reroll-roll``): the expectation over the re-rolled dice;
+* before the first roll (``roll``): the expectation over all 216 rolls of the best
+  re-roll, which is what the roll's luck is measured against.
+
+The other seat gets the rest of the point. Tables are cached by position.
+
+The solitaire programme over the subsets of a player's empty fields is the
+bot's, computed for all subsets at once with NumPy (:class:`ArrayEvaluation`):
+the same values up to rounding, some twenty times faster, which makes
+accounting a game cheaper than playing it with the expectimax bot.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from functools import cache, lru_cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from arena.games.base import State
+from arena.games.seasons.evaluation import (
+    ROLLS,
+    SUM_DISTRIBUTION,
+    Evaluation,
+    Planner,
+    RowKey,
+    reroll_values,
+    turn_value,
+)
+from arena.games.seasons.rules import PLACE, REROLL, REROLL_ROLL, ROLL, SeasonsState
+from arena.results.standings import game_points
+
+NAME = "seasons-expectimax/1"
+
+
+class SeasonsValues:
+    """V for Seasons: the expectimax bot's evaluation of the position and the dice."""
+
+    name = NAME
+
+    def __init__(self) -> None:
+        self._planner = Planner()
+        self._planner.evaluation = ArrayEvaluation()
+        self._planner.endgame.evaluation = self._planner.evaluation
+        self._table = lru_cache(maxsize=65_536)(self._fresh_table)
+
+    def values(self, state: State) -> tuple[float, float]:
+        seasons = _seasons(state)
+        if seasons.is_terminal:
+            first, second = game_points(seasons.outcome().ranks)
+            return first, second
+        mover = self._mover_value(seasons)
+        return (mover, 1.0 - mover) if seasons.seat == 0 else (1.0 - mover, mover)
+
+    def expected_values(self, state: State) -> tuple[float, float]:
+        """At a chance node, V itself is the exact expectation over the roll."""
+        return self.values(state)
+
+    def _mover_value(self, state: SeasonsState) -> float:
+        table = self.table_of(state)
+        if state.phase == PLACE:
+            return table[state.total]
+        if state.phase == REROLL:
+            return max(reroll_values(state.dice, table).values())
+        if state.phase == REROLL_ROLL:
+            kept = sum(d for slot, d in enumerate(state.dice) if slot not in state.pending)
+            return sum(p * table[kept + s] for s, p in SUM_DISTRIBUTION[len(state.pending)])
+        if state.phase == ROLL:
+            return turn_value(table)
+        raise ValueError(f"no value for a state in phase {state.phase}")
+
+    def table_of(self, state: SeasonsState) -> Sequence[float]:
+        """What each final total is worth to the seat to move, by total (0..18)."""
+        seat = state.seat
+        return self._table(tuple(state.fields[seat]), tuple(state.fields[1 - seat]))
+
+    def _fresh_table(self, mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[float, ...]:
+        values, _ = self._planner.decide(mine, theirs)
+        return tuple(values)
+
+
+Array = npt.NDArray[np.float64]
+
+_CHOICE_INDEX = np.array([
+    (ids := sorted({a + b + c, 19 + a + b, 19 + a + c, 19 + b + c, 32 + a, 32 + b, 32 + c, 39}))
+    + [ids[0]] * (8 - len(ids)) for (a, b, c), _ in ROLLS])
+"""Per distinct first roll, the entries of :func:`rerolled_expectations` its eight re-roll
+choices reach (repeated to eight where choices coincide)."""
+_ROLL_P = np.array([p for _, p in ROLLS])
+
+
+def rerolled_expectations(values: Array) -> Array:
+    """Per row of 19 values by total, the 40 expectations of the bot's
+    ``_rerolled_expectations``: the totals, then a kept sum with one, two or three dice
+    re-rolled."""
+    windows = np.cumsum(np.pad(values, ((0, 0), (1, 0))), axis=1)
+    one = np.zeros((len(values), 13))
+    one[:, 2:13] = (windows[:, 9:20] - windows[:, 3:14]) / 6  # totals k+1..k+6, k = 2..12
+    two = np.zeros((len(values), 7))
+    for k in range(1, 7):
+        two[:, k] = one[:, k + 1:k + 7].sum(axis=1) / 6
+    three = two[:, 1:7].sum(axis=1, keepdims=True) / 6
+    return np.concatenate([values[:, :19], one, two, three], axis=1)
+
+
+def turn_values(values: Array) -> Array:
+    """:func:`~arena.games.seasons.evaluation.turn_value` of every row at once."""
+    table = rerolled_expectations(values)
+    return table[:, _CHOICE_INDEX].max(axis=2) @ _ROLL_P  # type: ignore[no-any-return]
+
+
+class ArrayEvaluation(Evaluation):
+    """The bot's evaluation with its solitaire programme run over all subsets at once."""
+
+    def future_without_each(self, keys: tuple[RowKey, ...]) -> list[float]:
+        """Every proper subset's future points, level by level (subsets of one field, then
+        two, ...); those of the fields without each one of them are returned."""
+        n = len(keys)
+        rows = np.array([self._rows[key] for key in keys])
+        future = np.zeros(1 << n)
+        for masks, members, without in _levels(n):
+            shifted = rows[members] + future[without][:, :, None]
+            future[masks] = turn_values(shifted.max(axis=1))
+        full = (1 << n) - 1
+        return [float(future[full ^ (1 << j)]) for j in range(n)]
+
+
+Level = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]
+
+
+@cache
+def _levels(n: int) -> tuple[Level, ...]:
+    """For the proper subsets of ``n`` fields by size: their bit masks, their members and
+    the mask of each subset without each member."""
+    levels = []
+    for size in range(1, n):
+        subsets = list(itertools.combinations(range(n), size))
+        members = np.array(subsets, dtype=np.int64)
+        masks = (1 << members).sum(axis=1)
+        levels.append((masks, members, masks[:, None] ^ (1 << members)))
+    return tuple(levels)
+
+
+def _seasons(state: State) -> SeasonsState:
+    if not isinstance(state, SeasonsState):
+        raise ValueError(f"the Seasons value model cannot value a {type(state).__name__}")
+    return state
+
+
+def model_for(options: Mapping[str, Any]) -> SeasonsValues:
+    """The model fits every Seasons game (its one option, the placement limit, only
+    stops a game that runs too long)."""
+    return SeasonsValues()

@@ -1,0 +1,288 @@
+"""Luck accounting: zero-mean luck, exact expectations, adjusted results from the store."""
+
+import csv
+import math
+import random
+import statistics
+
+import pytest
+from click.testing import CliRunner
+
+from arena.bots.loading import load_bot
+from arena.cli import cli
+from arena.games import find_game
+from arena.referee.match import play_game
+from arena.results.comparison import stored_comparison
+from arena.results.luck import LuckError, account, enumerated_expectation, expected_values
+from arena.results.luck_book import LuckSource, tournament_luck
+from arena.results.stats import (
+    AdjustedScore,
+    SprtSettings,
+    adjusted_interval,
+    expected_score,
+    sprt,
+    sprt_llr_adjusted,
+)
+from arena.results.store import Store
+from arena.results.values import ValueModelError, load_value_model, model_for
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
+
+RANDOM = "bots/seasons/random_bot.py"
+GREEDY = "bots/seasons/greedy.py"
+EXPECTIMAX = "bots/seasons/expectimax.py"
+
+
+class InterimScore:
+    """A cheap V for tests: the share of the decided points each seat holds."""
+
+    name = "test-interim/1"
+
+    def values(self, state):
+        if state.is_terminal:
+            first, second = state.scores()
+            return (1.0, 0.0) if first > second else (0.0, 1.0) if second > first else (.5, .5)
+        first, second = state.scores()
+        lead = (first - second) / 120 + (sum(state.dice) - 10.5) / 60 * (
+            1 if state.seat == 0 else -1)
+        return 0.5 + lead / 2, 0.5 - lead / 2
+
+
+class Biased:
+    """The shipped model with an expectation a little off: luck no longer has mean 0."""
+
+    name = "test-biased/1"
+
+    def __init__(self, model):
+        self.model = model
+
+    def values(self, state):
+        return self.model.values(state)
+
+    def expected_values(self, state):
+        first, second = self.model.expected_values(state)
+        return first + 0.01, second - 0.01
+
+
+def random_records(count, seed=0):
+    bot = load_bot(RANDOM).player
+    return [play_game("seasons", [bot, bot], seed=seed + i) for i in range(count)]
+
+
+def mean_luck_z(records, model):
+    lucks = [account(record, model).luck[0] for record in records]
+    return statistics.fmean(lucks) / (statistics.stdev(lucks) / math.sqrt(len(lucks)))
+
+
+@pytest.fixture(scope="module")
+def records():
+    return random_records(16)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return model_for("seasons", {})
+
+
+def test_the_luck_of_random_games_has_mean_zero_and_a_biased_expectation_is_caught(
+        records, shipped):
+    assert abs(mean_luck_z(records, shipped)) < 3
+    assert abs(mean_luck_z(records, InterimScore())) < 3
+    assert abs(mean_luck_z(records, Biased(shipped))) > 3
+
+
+def test_the_seasons_models_expectation_is_the_exact_one_over_every_roll(shipped):
+    """At first rolls and at re-rolls of random positions, the model's own expectation
+    equals the enumeration of every outcome with its probability."""
+    rng = random.Random(3)
+    game = find_game("seasons")
+    checked = {"roll": 0, "reroll-roll": 0}
+    for seed in range(6):
+        state = game.initial_state()
+        while not state.is_terminal:
+            if state.is_chance_node():
+                phase = state.to_json()["phase"]
+                if checked[phase] < 12 and rng.random() < 0.3:
+                    exact = enumerated_expectation(shipped, state)
+                    assert expected_values(shipped, state) == pytest.approx(exact, abs=1e-9)
+                    checked[phase] += 1
+                outcomes = state.chance_outcomes()
+                state.apply(rng.choice(outcomes)[0])
+            else:
+                state.apply(rng.choice(list(state.legal_actions())))
+        del seed
+    assert min(checked.values()) >= 6
+
+
+def test_an_account_sums_each_rolls_luck_and_adjusts_the_points(records, shipped):
+    record = records[0]
+    result = account(record, shipped, keep_rolls=True)
+    chance_moves = [i for i, move in enumerate(record.moves) if move.seat == -1]
+    assert [roll.move for roll in result.rolls] == chance_moves
+    assert sum(roll.luck[0] for roll in result.rolls) == pytest.approx(result.luck[0])
+    assert result.luck[0] == pytest.approx(-result.luck[1])
+    assert sum(result.adjusted) == pytest.approx(1.0)
+    assert result.model == "seasons-expectimax/1"
+
+
+def test_a_model_for_another_game_is_a_clear_error(records):
+    with pytest.raises(LuckError, match="cannot account"):
+        account(records[0], _SonnentauOnly())
+
+
+class _SonnentauOnly:
+    name = "sonnentau-only"
+
+    def values(self, state):
+        raise ValueError("not a Sonnentau state")
+
+
+def test_the_value_model_hook_loads_a_users_model_and_refuses_bad_specs(tmp_path):
+    path = tmp_path / "my_values.py"
+    path.write_text("class Flat:\n    name = 'flat/1'\n    def values(self, state):\n"
+                    "        return (0.5, 0.5)\n\nMODEL = Flat()\n\n"
+                    "def make(options):\n    return Flat()\n")
+    assert load_value_model(f"{path}:MODEL", {}).name == "flat/1"
+    assert load_value_model(f"{path}:make", {}).name == "flat/1"
+    with pytest.raises(ValueModelError, match="has no 'nothing'"):
+        load_value_model(f"{path}:nothing", {})
+    with pytest.raises(ValueModelError, match="no file"):
+        load_value_model(f"{tmp_path / 'absent.py'}:MODEL", {})
+    with pytest.raises(ValueModelError, match=r"expected FILE\.py:NAME"):
+        load_value_model("no-colon", {})
+
+
+def test_adjusted_statistics_and_the_sprt_on_them():
+    adjusted = AdjustedScore((0.6, 0.7, 0.65, 0.62), games=8, raw_variance=0.02)
+    assert adjusted.score == pytest.approx(0.6425)
+    assert adjusted.variance == pytest.approx(statistics.pvariance(adjusted.units))
+    assert adjusted.variance_ratio == pytest.approx(adjusted.variance / 0.02)
+    low, high = adjusted_interval(adjusted)
+    assert low < adjusted.score < high
+    settings = SprtSettings(0, 10)
+    s0, s1 = expected_score(0), expected_score(10)
+    expected = 0.5 * (s1 - s0) * (2 * adjusted.score - s0 - s1) / adjusted.variance * 4
+    assert sprt_llr_adjusted(adjusted, settings) == pytest.approx(expected)
+    assert sprt(adjusted, settings).llr == pytest.approx(expected)
+
+
+def two_bot_config(tmp_path, games=6, **extra):
+    return parse_config({
+        "name": "luck", "game": "seasons", "bots": [EXPECTIMAX, GREEDY],
+        "games_per_pairing": games, "seed": 9, "isolation": "none", "workers": 1,
+        "db": str(tmp_path / "arena.db"), "output": str(tmp_path / "out"), **extra},
+        source="test")
+
+
+def test_adjusted_results_are_reproducible_from_the_store(tmp_path):
+    config = two_bot_config(tmp_path)
+    with Store(config.db) as store:
+        run_tournament(config, store)
+        tid = store.find_tournament("luck").id
+        keys = [row.key for row in store.games(tid)]
+        name, first = tournament_luck(store, tid, keys, workers=1)
+        assert name == "seasons-expectimax/1" and set(first) == set(keys)
+        model = model_for("seasons", {})
+        for key in keys:
+            assert first[key] == pytest.approx(account(store.record(tid, key), model).luck)
+        store.db.execute("DELETE FROM luck")
+        _, again = tournament_luck(store, tid, keys, workers=2)
+        assert again == first
+        bots = [store.find_bot("seasons", name) for name in ("expectimax", "greedy")]
+        compared = stored_comparison(store, "seasons", *bots, luck=LuckSource())
+        adjusted = compared.adjusted
+        assert adjusted is not None and adjusted.sets == 6 and adjusted.games == 12
+        assert compared.model == "seasons-expectimax/1"
+        assert stored_comparison(store, "seasons", *bots).adjusted is None
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_compare_report_and_pairs_csv_show_the_adjusted_score_beside_the_raw_one(tmp_path):
+    config = two_bot_config(tmp_path, games=4)
+    with Store(config.db) as store:
+        run_tournament(config, store)
+    db = str(tmp_path / "arena.db")
+    shown = invoke("compare", "expectimax", "greedy", "--db", db)
+    assert shown.exit_code == 0, shown.output
+    assert "luck-adjusted (seasons-expectimax/1): score" in shown.output
+    assert "of the games" in shown.output
+    plain = invoke("compare", "expectimax", "greedy", "--db", db, "--no-luck")
+    assert "luck-adjusted" not in plain.output and "score" in plain.output
+    flat = tmp_path / "flat.py"
+    flat.write_text("class Flat:\n    name = 'flat/1'\n    def values(self, state):\n"
+                    "        return (0.5, 0.5)\n\nMODEL = Flat()\n")
+    own = invoke("compare", "expectimax", "greedy", "--db", db, "--value-model", f"{flat}:MODEL")
+    assert "luck-adjusted (flat/1)" in own.output
+    out = tmp_path / "report"
+    written = invoke("report", "luck", "--db", db, "--out", str(out))
+    assert written.exit_code == 0, written.output
+    rows = list(csv.DictReader((out / "pairs.csv").open()))
+    first = next(row for row in rows if row["bot"] == "expectimax")
+    assert 0 <= float(first["adjusted_low"]) <= float(first["adjusted_score"]) <= float(
+        first["adjusted_high"]) <= 1
+    assert "adj." in (out / "report.html").read_text()
+    invoke("report", "luck", "--db", db, "--out", str(out), "--no-luck")
+    rows = list(csv.DictReader((out / "pairs.csv").open()))
+    assert all(row["adjusted_score"] == "" for row in rows)
+    bad = CliRunner().invoke(cli, ["compare", "expectimax", "greedy", "--db", db,
+                                   "--value-model", "nowhere.py:X"])
+    assert bad.exit_code != 0 and "no file nowhere.py" in bad.output
+    assert "Traceback" not in bad.output
+
+
+def test_the_models_array_programme_gives_the_bots_own_tables():
+    from arena.games.seasons.evaluation import Evaluation
+    from arena.results.values.seasons import ArrayEvaluation
+
+    rng = random.Random(1)
+    bot, model = Evaluation(), ArrayEvaluation()
+    for _ in range(25):
+        mine = (*(rng.randint(3, 18) if rng.random() < 0.4 else 0 for _ in range(10)), 0)
+        theirs = tuple(rng.randint(3, 18) if rng.random() < 0.4 else 0 for _ in range(11))
+        expected, where = bot.placement_table(mine, theirs)
+        values, sectors = model.placement_table(mine, theirs)
+        assert values == pytest.approx(expected, abs=1e-12) and sectors == where
+
+
+def test_the_share_of_luck_taken_out_is_fitted_on_the_other_half_and_stays_unbiased():
+    from arena.results.stats import CROSS_FIT_FROM, luck_adjusted
+
+    few = luck_adjusted([0.5, 1.0, 0.0], [0.1, 0.3, -0.2])
+    assert few.scale == 1.0 and few.units == pytest.approx((0.4, 0.7, 0.2))
+    rng = random.Random(5)
+    means, scales = [], []
+    for _ in range(200):
+        luck = [rng.gauss(0, 0.3) for _ in range(CROSS_FIT_FROM * 2)]
+        points = [0.6 + 0.5 * lk + rng.gauss(0, 0.05) for lk in luck]
+        adjusted = luck_adjusted(points, luck)
+        means.append(adjusted.score)
+        scales.append(adjusted.scale)
+        assert adjusted.variance < 0.2 * adjusted.raw_variance
+    assert statistics.fmean(scales) == pytest.approx(0.5, abs=0.02)
+    assert statistics.fmean(means) == pytest.approx(0.6, abs=0.002)
+    # each half is adjusted by the other half's fit: a half whose points follow the luck
+    # twice as much is adjusted with the other half's factor of 1
+    luck = [0.1 * (i % 7 - 3) for i in range(CROSS_FIT_FROM)]
+    points = [0.5 + (2.0 if i % 2 == 0 else 1.0) * lk for i, lk in enumerate(luck)]
+    split = luck_adjusted(points, luck)
+    assert split.units[1] == pytest.approx(points[1] - 1.5 * luck[1])  # clamped 2.0
+    assert split.units[0] == pytest.approx(points[0] - 1.0 * luck[0])
+
+
+def test_a_report_skips_the_accounting_of_very_many_games_unless_asked(tmp_path, monkeypatch):
+    import arena.cli.console as console
+
+    config = two_bot_config(tmp_path, games=2)
+    with Store(config.db) as store:
+        run_tournament(config, store)
+    monkeypatch.setattr(console, "AUTO_LUCK_LIMIT", 3)
+    db, out = str(tmp_path / "arena.db"), tmp_path / "report"
+    skipped = CliRunner().invoke(cli, ["report", "luck", "--db", db, "--out", str(out)])
+    assert "luck accounting skipped: 4 games wait for it" in skipped.output
+    assert all(row["adjusted_score"] == "" for row in csv.DictReader((out / "pairs.csv").open()))
+    asked = invoke("report", "luck", "--db", db, "--out", str(out), "--luck")
+    assert "skipped" not in asked.output
+    assert all(row["adjusted_score"] for row in csv.DictReader((out / "pairs.csv").open()))
