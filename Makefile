@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(BIN)/arena run configs/seasons-round-robin.yaml
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena bots tests bench
+	$(BIN)/ruff check arena bots tests bench examples tools
 	$(BIN)/mypy
 
 test: lint

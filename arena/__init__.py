@@ -9,6 +9,11 @@ The public Python API, importable from ``arena`` itself::
     >>> record.ranks, record.seats[0].name
     ((0, 1), 'greedy')
 
+or, in the style of Kaggle Environments, with the shipped bots by name::
+
+    >>> arena.make("seasons").run(["greedy", "random"], seed=7).ranks
+    (0, 1)
+
 Names are loaded on first use, so ``import arena`` stays cheap (a bot process
 imports it too).
 """
@@ -46,13 +51,28 @@ _EXPORTS = {
     "parse_config": "arena.tournaments.config",
     "play_match": "arena.tournaments.matches",
     "run_tournament": "arena.tournaments.runner",
+    "Environment": "arena.api",
+    "Match": "arena.api",
+    "Step": "arena.api",
+    "make": "arena.api",
+    "open_store": "arena.api",
+    "steps": "arena.api",
+    "stored_games": "arena.api",
+    "stored_replays": "arena.api",
+    "ReplayError": "arena.reports.replay",
+    "check_replay": "arena.reports.replay",
+    "from_replay": "arena.reports.replay",
+    "read_replays": "arena.reports.replay",
+    "to_replay": "arena.reports.replay",
 }
 
 __all__ = [
-    "GAMES", "Action", "ArenaError", "BotEntry", "GameRecord", "Observation", "Outcome",
-    "Player", "PlayerFailure", "PlayerInfo", "Store", "TournamentConfig", "find_game",
-    "game_log", "load_bot", "load_config", "parse_config", "play_game", "play_match",
-    "read_records", "replay", "run_tournament", "write_records",
+    "GAMES", "Action", "ArenaError", "BotEntry", "Environment", "GameRecord", "Match",
+    "Observation", "Outcome", "Player", "PlayerFailure", "PlayerInfo", "ReplayError", "Step",
+    "Store", "TournamentConfig", "check_replay", "find_game", "from_replay", "game_log",
+    "load_bot", "load_config", "make", "open_store", "parse_config", "play_game", "play_match",
+    "read_records", "read_replays", "replay", "run_tournament", "steps", "stored_games",
+    "stored_replays", "to_replay", "write_records",
 ]
 
 _moved.install()
@@ -72,6 +92,16 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from arena.api import (
+        Environment,
+        Match,
+        Step,
+        make,
+        open_store,
+        steps,
+        stored_games,
+        stored_replays,
+    )
     from arena.bots.identity import BotEntry
     from arena.bots.loading import load_bot
     from arena.games import GAMES, find_game
@@ -79,6 +109,13 @@ if TYPE_CHECKING:
     from arena.referee.match import play_game
     from arena.referee.protocol import Player, PlayerFailure, PlayerInfo
     from arena.referee.record import GameRecord, game_log, read_records, replay, write_records
+    from arena.reports.replay import (
+        ReplayError,
+        check_replay,
+        from_replay,
+        read_replays,
+        to_replay,
+    )
     from arena.results.store import Store
     from arena.tournaments.config import TournamentConfig, load_config, parse_config
     from arena.tournaments.matches import play_match

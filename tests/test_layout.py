@@ -11,9 +11,9 @@ import networkx as nx
 import pytest
 
 ARENA = Path(__file__).resolve().parent.parent / "arena"
-STAGES = ("games", "referee", "bots", "results", "tournaments", "reports", "server", "cli")
+STAGES = ("games", "referee", "bots", "results", "env", "tournaments", "reports", "server", "cli")
 """Bottom to top: a module may import its own stage and the stages before it."""
-FACADE = {"arena", "arena._moved", "arena.__main__"}
+FACADE = {"arena", "arena._moved", "arena.__main__", "arena.api"}
 """The public API and the entry points: above every stage, imported by none."""
 
 

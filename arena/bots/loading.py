@@ -274,18 +274,25 @@ def check_player(spec: str, obj: Any) -> None:
 
 
 def code_hash(module: ModuleType | None) -> str:
-    """SHA-256 of the module's source file (of every .py file for a package)."""
+    """SHA-256 of the module's source file (of every file for a package)."""
     path = getattr(module, "__file__", None)
     return source_file_hash(Path(path)) if path else ""
 
 
 def source_file_hash(file: Path) -> str:
-    """SHA-256 of a bot's source: the file, or every .py file of a package's folder."""
-    files = sorted(file.parent.rglob("*.py")) if file.name == "__init__.py" else [file]
+    """SHA-256 of a bot's source: the file, or every file of a package's folder (its data,
+    a trained policy say, decides its play as much as its code; compiled caches aside)."""
+    files = sorted(_package_files(file.parent)) if file.name == "__init__.py" else [file]
     digest = hashlib.sha256()
     for item in files:
         digest.update(item.read_bytes())
     return digest.hexdigest()
+
+
+def _package_files(folder: Path) -> list[Path]:
+    return [path for path in folder.rglob("*") if path.is_file() and not path.is_symlink()
+            and "__pycache__" not in path.relative_to(folder).parts
+            and path.suffix not in (".pyc", ".pyo")]
 
 
 __all__ = [

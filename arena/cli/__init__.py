@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from arena.cli import bots, ladder, play, results, run, serve
+from arena.cli import bots, export, ladder, play, results, run, serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,7 +21,7 @@ def cli() -> None:
 
 for command in (play.games, play.play, play.board, run.run, results.ratings, results.history,
                 results.compare, results.report, bots.bots, bots.submit, ladder.ladder,
-                serve.serve):
+                serve.serve, export.export, export.view):
     cli.add_command(command)
 
 

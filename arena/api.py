@@ -1,0 +1,265 @@
+"""The Python API in the shape of Kaggle Environments: ``make`` a game, ``run`` bots in it.
+
+    >>> import arena
+    >>> env = arena.make("seasons")
+    >>> record = env.run(["greedy", "random"], seed=7)
+    >>> record.ranks, [seat.name for seat in record.seats]
+    ((0, 1), ['greedy', 'random'])
+    >>> match = env.play_match(["greedy", "random"], seed=1, games=4)
+    >>> match.labels, len(match.records), match.orders[:2]
+    (('greedy@1.0', 'random@1.0'), 4, ((0, 1), (1, 0)))
+    >>> match.points
+    (4.0, 0.0)
+
+A bot is a player object (anything with ``name``, ``version`` and ``act``), a loaded bot
+(:func:`arena.load_bot`), a spec as ``arena play`` takes it (``bots/seasons/greedy.py``,
+``pkg.mod:attr``, an entry point) or the name of a bot shipped in the checkout's
+``bots/<game>/`` folder (``greedy``, ``random``; see :func:`resolve_player`).
+
+Finished games replay exactly, and step by step::
+
+    >>> final = [step.state for step in arena.steps(record)][-1]
+    >>> final.is_terminal, final.outcome().ranks
+    (True, (0, 1))
+
+Stored games are read back from a results database with :func:`stored_games` (records)
+or :func:`stored_replays` (replay JSON, docs/replays.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from arena.bots.loading import BotNotFoundError, LoadedBot, load_bot
+from arena.games import find_game
+from arena.games.base import ArenaError, State
+from arena.referee.match import play_game
+from arena.referee.protocol import Player
+from arena.referee.record import GameRecord, Move, game_log
+from arena.reports import replay as replays
+from arena.results.store import Store, TournamentRow
+from arena.tournaments.matches import MatchSummary, bot_labels
+from arena.tournaments.matches import play_match as _play_match
+
+PlayerLike = Player | LoadedBot | str
+"""What a seat can be given: a player object, a loaded bot, a spec or a shipped bot's name."""
+CHECKOUT_BOTS = Path(__file__).resolve().parent.parent / "bots"
+"""The shipped bots of the checkout arena runs from (``bots/<game>/``)."""
+
+
+def make(game: str, *, time_limit: float | None = None, time_bank: float = 0.0,
+         **options: Any) -> Environment:
+    """The environment of ``game`` (``seasons``, ``sonnentau``) with its ``options`` (as
+    ``arena games`` lists them: ``placement_limit``, ``turn_limit``, ``dice``, ``board``),
+    checked here. ``time_limit`` is the seconds a bot has per decision (None: no limit),
+    ``time_bank`` what it may overrun by over a game; more loses with ``timeout``."""
+    rules = find_game(game)
+    given = {name: value for name, value in options.items() if name != "seats"}
+    rules.info.resolve_options(given)
+    return Environment(rules.info.name, given, time_limit, time_bank)
+
+
+@dataclass(frozen=True)
+class Environment:
+    """A game with fixed options and limits, in which bots are run (:func:`make`)."""
+
+    game: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    time_limit: float | None = None
+    time_bank: float = 0.0
+
+    def run(self, players: Sequence[PlayerLike], seed: int = 0) -> GameRecord:
+        """Play one game, ``players[i]`` in seat ``i``, with the dice of ``seed``; its record.
+        A bot's fault (crash, timeout, illegal action) loses it the game, never raises."""
+        return play_game(self.game, self.players(players), seed, self.options,
+                         time_limit=self.time_limit, time_bank=self.time_bank)
+
+    def play_match(self, players: Sequence[PlayerLike], seed: int = 0, games: int = 2
+                   ) -> Match:
+        """Play ``games`` games with the seats rotated: each group of as many games as there
+        are seats shares one game seed, so the dice cancel out between the bots (a pair of
+        seat-swapped games for two). ``games`` should be a multiple of the seats."""
+        seated = self.players(players)
+        played = tuple((tuple(order), record) for order, record in _play_match(
+            self.game, seated, seed, games, self.options, time_limit=self.time_limit))
+        return Match(tuple(bot_labels(seated)), played)
+
+    def players(self, players: Sequence[PlayerLike]) -> list[Player]:
+        """The player objects of ``players`` (specs and names loaded, see
+        :func:`resolve_player`)."""
+        return [resolve_player(player, self.game) for player in players]
+
+    def log(self, record: GameRecord) -> str:
+        """The record as its game's readable log (one line per turn, then the result)."""
+        return "\n".join(game_log(record))
+
+
+@dataclass(frozen=True)
+class Match:
+    """The games of :meth:`Environment.play_match`: for each, the bot (index into
+    ``labels``) of every seat and its record."""
+
+    labels: tuple[str, ...]
+    games: tuple[tuple[tuple[int, ...], GameRecord], ...]
+
+    @property
+    def records(self) -> tuple[GameRecord, ...]:
+        return tuple(record for _, record in self.games)
+
+    @property
+    def orders(self) -> tuple[tuple[int, ...], ...]:
+        """Per game, the bot of each seat."""
+        return tuple(order for order, _ in self.games)
+
+    @property
+    def summary(self) -> MatchSummary:
+        """Per bot and per bot and seat: games, wins, draws, losses, points, score."""
+        summary = MatchSummary(list(self.labels), len(self.labels))
+        for order, record in self.games:
+            summary.add(order, record)
+        return summary
+
+    @property
+    def points(self) -> tuple[float, ...]:
+        """Per bot: 1 per win, 1/2 per draw (as ``arena play`` counts them)."""
+        return tuple(result.total_points for result in self.summary.results)
+
+    def table(self) -> str:
+        """The summary as ``arena play`` prints it."""
+        return "\n".join(self.summary.lines())
+
+
+def resolve_player(player: PlayerLike, game: str) -> Player:
+    """A player object for ``player``: given as one, a loaded bot's, or loaded from a spec.
+
+    A bare name (no ``/``, ``:`` or ``.py``) is first looked up among the bots shipped for
+    ``game``: ``bots/<game>/<name>.py`` or ``<name>_bot.py``, in the current folder, then in
+    the checkout arena runs from; any other name is loaded as an entry point.
+    """
+    if isinstance(player, LoadedBot):
+        return player.player
+    if not isinstance(player, str):
+        return player
+    shipped = shipped_bot(player, game)
+    try:
+        return load_bot(str(shipped) if shipped else player).player
+    except BotNotFoundError as exc:
+        names = shipped_names(game)
+        if shipped or not names or not _bare(player):
+            raise
+        raise BotNotFoundError(f"{exc}; or one of the bots shipped for {game}: "
+                               f"{', '.join(names)}") from None
+
+
+def shipped_bot(name: str, game: str) -> Path | None:
+    """The file of the shipped bot called ``name`` for ``game``, or None."""
+    if not _bare(name):
+        return None
+    for folder in _bot_folders(game):
+        for candidate in (folder / f"{name}.py", folder / f"{name}_bot.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def shipped_names(game: str) -> list[str]:
+    """The names of the bots shipped for ``game`` (``random`` for ``random_bot.py``)."""
+    return sorted({path.stem.removesuffix("_bot") for folder in _bot_folders(game)
+                   for path in folder.glob("*.py") if not path.name.startswith("_")})
+
+
+def _bot_folders(game: str) -> list[Path]:
+    return [Path("bots") / game, CHECKOUT_BOTS / game]
+
+
+def _bare(name: str) -> bool:
+    return not any(mark in name for mark in ("/", ":", ".py"))
+
+
+# -- stepping through a game ------------------------------------------------------------
+
+
+class Step(NamedTuple):
+    """The state after ``number`` moves of a record (``move`` the last of them: None at the
+    start). A chance move (the dice) has seat -1."""
+
+    number: int
+    move: Move | None
+    state: State
+
+
+def steps(record: GameRecord) -> Iterator[Step]:
+    """Every state of the game in order, from the start (step 0) to the end: each a copy,
+    so they may be kept. Raises ArenaError for a move the rules do not allow."""
+    rules = find_game(record.game)
+    state = rules.initial_state(record.options)
+    yield Step(0, None, state.copy())
+    for number, move in enumerate(record.moves, 1):
+        state.apply(rules.parse_action(move.action))
+        yield Step(number, move, state.copy())
+
+
+# -- stored games -------------------------------------------------------------------------
+
+
+def open_store(db: str | Path) -> Store:
+    """The results database at ``db``, which must exist (ArenaError otherwise); use it in a
+    ``with`` block."""
+    if not Path(db).is_file():
+        raise ArenaError(f"no results database at {db}")
+    return Store(db)
+
+
+def stored_games(db: str | Path | Store, tournament: str | int | None = None
+                 ) -> Iterator[GameRecord]:
+    """The records of a stored tournament's (or ladder's) games, in schedule order, one at a
+    time; ``tournament`` by name or id, the latest by default."""
+    with _StoreOf(db) as store:
+        row = _tournament(store, tournament)
+        for game in store.games(row.id):
+            yield store.record(row.id, game.key)
+
+
+def stored_replays(db: str | Path | Store, tournament: str | int | None = None, *,
+                   details: bool = True) -> Iterator[dict[str, Any]]:
+    """The stored games of ``tournament`` as replay JSON (what ``arena export`` writes):
+    with each bot's revision, the game's place in the tournament and when it finished."""
+    with _StoreOf(db) as store:
+        yield from replays.stored_replays(store, _tournament(store, tournament),
+                                          details=details)
+
+
+class _StoreOf:
+    """A store given as one (left open) or as a path (opened and closed here)."""
+
+    def __init__(self, db: str | Path | Store) -> None:
+        self.given = db if isinstance(db, Store) else None
+        self.path = None if isinstance(db, Store) else db
+        self.store: Store | None = None
+
+    def __enter__(self) -> Store:
+        if self.given is not None:
+            return self.given
+        assert self.path is not None
+        self.store = open_store(self.path)
+        return self.store
+
+    def __exit__(self, *exc: object) -> None:
+        if self.store is not None:
+            self.store.close()
+
+
+def _tournament(store: Store, key: str | int | None) -> TournamentRow:
+    if key is not None:
+        return store.find_tournament(key)
+    rows = store.tournaments()
+    if not rows:
+        raise ArenaError(f"no tournaments in {store.path}")
+    return rows[-1]
+
+
+__all__ = ["Environment", "Match", "Step", "make", "open_store", "resolve_player", "steps",
+           "stored_games", "stored_replays"]

@@ -1,0 +1,109 @@
+"""``arena export`` and ``arena view``: a tournament's games as replay JSON, and a viewer
+page for any replay file (the format: docs/replays.md)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena.cli.common import DB_OPTION, echo, open_store, reports_errors
+from arena.games.base import ArenaError
+
+STDOUT = "-"
+PAGE_TEMPLATE = "replay_page.html.j2"
+
+
+@click.command()
+@click.argument("tournament", required=False)
+@DB_OPTION
+@click.option("--out", default=STDOUT, show_default=True, metavar="FILE.jsonl|DIR",
+              help="A JSON Lines file (one replay a line; '-' is standard output), or a "
+              "folder that gets one .json file per game.")
+@click.option("--details/--no-details", default=True, show_default=True,
+              help="Keep each failed seat's traceback and stderr in the replays.")
+@reports_errors
+def export(tournament: str | None, db: str, out: str, details: bool) -> None:
+    """Write every game of TOURNAMENT (name or id; default: the latest), a tournament or a
+    ladder, as replay JSON, in schedule order, each game as it is read."""
+    from arena.reports.replay import stored_replays, write_replay_folder, write_replay_lines
+
+    with open_store(db) as store:
+        rows = store.tournaments()
+        if not rows:
+            raise ArenaError(f"no tournaments in {db}")
+        row = store.find_tournament(tournament) if tournament else rows[-1]
+        replays = stored_replays(store, row, details=details)
+        if out == STDOUT:
+            count = _to_stdout(replays)
+            if count < 0:
+                return
+        elif out.endswith(".jsonl"):
+            path = Path(out)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                count = write_replay_lines(handle, replays)
+        else:
+            count = write_replay_folder(Path(out), replays)
+    where = "standard output" if out == STDOUT else out
+    echo(f"wrote {count} replays of {row.name!r} to {where}", err=out == STDOUT)
+
+
+def _to_stdout(replays: Iterable[Mapping[str, Any]]) -> int:
+    """Write the replays to standard output; -1 when its reader stopped reading (``| head``)."""
+    from arena.reports.replay import write_replay_lines
+
+    try:
+        count = write_replay_lines(sys.stdout, replays)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return -1
+    return count
+
+
+@click.command()
+@click.argument("replays", metavar="REPLAY_FILE", type=click.Path(exists=True))
+@click.option("--out", type=click.Path(dir_okay=False),
+              help="The page to write (default: the replay file's name with .html).")
+@click.option("--title", help="The page's heading (default: the file's name).")
+@reports_errors
+def view(replays: str, out: str | None, title: str | None) -> None:
+    """Write a page that shows the games of REPLAY_FILE (.jsonl, .json, or a folder of .json
+    files) in the report's game viewer; open it in any browser."""
+    source = Path(replays)
+    target = Path(out) if out else source.with_suffix(".html") if source.is_file() \
+        else source / "replays.html"
+    page = replay_page_html(source, title=title)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(page, encoding="utf-8")
+    echo(f"wrote {target}")
+
+
+def replay_page_html(source: Path, *, title: str | None = None,
+                     max_games: int | None = None) -> str:
+    """A self-contained page (inline CSS, script and board; no network) with the games of
+    the replay file ``source`` in the report's game viewer and a table of them."""
+    from arena.games import find_game
+    from arena.reports.html import environment, game_summary, page_assets, viewer_embed
+    from arena.reports.replay import replay_view
+
+    view = replay_view(source, max_games=max_games)
+    env = environment()
+    board_svg, data = viewer_embed(env, view.game, view.bots, view.layout, view.games)
+    summaries = [game_summary(view.labels, game) for game in view.games]
+    table = [{"number": game["no"], "tournament": place.get("name", ""),
+              "key": place.get("key", ""), "summary": summary, "termination": row.termination,
+              "moves": row.moves, "seed": seed, "error": game.get("e", "")}
+             for game, place, summary, row, seed in zip(
+                 view.games, view.places, summaries, view.rows, view.seeds, strict=True)]
+    return env.get_template(PAGE_TEMPLATE).render(
+        title=title or source.name, game_title=find_game(view.game).info.title,
+        game=view.game, games=[(game["no"], f"Game {game['no']}: {summary}")
+                               for game, summary in zip(view.games, summaries, strict=True)],
+        board_svg=board_svg, data=data, viewer={"layout": view.layout},
+        shown=len(view.games), total=view.total, table=table, **page_assets())

@@ -1,0 +1,64 @@
+"""Research adapters: arena's games as PettingZoo environments and OpenSpiel games.
+
+    >>> from arena.env import make_env                      # doctest: +SKIP
+    >>> env = make_env("sonnentau", seats=3, dice="miwin")  # doctest: +SKIP
+
+The adapters need the optional extra ``rl`` (``pip install 'arena[rl]'``:
+PettingZoo, Gymnasium, OpenSpiel). This package imports them only when an
+adapter is asked for, so ``import arena.env`` works without them and a missing
+library is reported as a :class:`MissingExtraError` that says what to install.
+The fixed action indices (:mod:`arena.env.actions`) need nothing extra.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from arena.games.base import ArenaError
+
+if TYPE_CHECKING:
+    from arena.env.aec import ArenaEnv
+
+INSTALL_HINT = "pip install 'arena[rl]'"
+
+
+class MissingExtraError(ArenaError, ImportError):
+    """A research adapter was asked for, but its library is not installed."""
+
+
+def _load(module: str, library: str) -> ModuleType:
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as missing:
+        if missing.name is not None and missing.name.startswith("arena"):
+            raise
+        raise MissingExtraError(f"the {library} adapter needs {missing.name!r}, which is not "
+                                f"installed: {INSTALL_HINT}") from None
+
+
+def make_env(game: str, *, render_mode: str | None = None, **options: Any) -> ArenaEnv:
+    """A PettingZoo AEC environment of ``game`` with game ``options`` (``seats=`` included)."""
+    env: ArenaEnv = _load("arena.env.aec", "PettingZoo").ArenaEnv(game, options, render_mode)
+    return env
+
+
+def seasons_env(*, render_mode: str | None = None, **options: Any) -> ArenaEnv:
+    """Seasons of the Sun as a PettingZoo AEC environment (options: ``placement_limit``)."""
+    return make_env("seasons", render_mode=render_mode, **options)
+
+
+def sonnentau_env(*, render_mode: str | None = None, **options: Any) -> ArenaEnv:
+    """Sonnentau as a PettingZoo AEC environment (``seats``, ``dice``, ``board``,
+    ``turn_limit``)."""
+    return make_env("sonnentau", render_mode=render_mode, **options)
+
+
+def register_openspiel_games() -> None:
+    """Register ``arena_seasons`` and ``arena_sonnentau`` with OpenSpiel (once is enough)."""
+    _load("arena.env.openspiel", "OpenSpiel").register()
+
+
+__all__ = ["INSTALL_HINT", "MissingExtraError", "make_env", "register_openspiel_games",
+           "seasons_env", "sonnentau_env"]

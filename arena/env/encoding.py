@@ -1,0 +1,155 @@
+"""Positions as flat vectors of small integers (uint8), from one seat's point of view.
+
+Both games have no hidden information, so every seat sees the whole position;
+the vector is arranged relative to the observer (its own pieces or fields
+first), so one policy can play any seat. Each entry is a count, a value or a
+0/1 flag whose largest value is ``*_high(...)``; divide by it for inputs in
+[0, 1]. The PettingZoo and the OpenSpiel adapters share these encodings.
+
+Seasons of the Sun (28 entries)::
+
+    0-10    the observer's fields, sector order (max-5 … min-17): the total placed, 0 = empty
+    11-21   the opponent's fields, same order
+    22-24   the dice by slot, 1-6 (0 = not rolled)
+    25, 26  phase: 1 at the re-roll decision, 1 at the placement decision
+    27      1 if the observer is to decide
+
+Sonnentau (for ``k`` seats and a board of ``F`` fields; ``P = F + 3`` places)::
+
+    k × 5 × P   each seat's pieces, the observer first, then the next seats in turn
+                order; per piece a one-hot place: field 0 … F-1 (board order),
+                then start, home, hit
+    3           the dice by slot, 1-9 (0 = no such die or not rolled)
+    3           1 for each slot still to be played
+    2           phase: 1 at a die decision, 1 at a relocation decision
+    k           one-hot: who is to decide, relative to the observer (all 0 at the end)
+    F           one-hot: the field of a pending hit
+    1           turns left before the turn limit, at most 255
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from arena.games.seasons.rules import N_SECTORS, PLACE, REROLL, SeasonsState
+from arena.games.sonnentau.rules import (
+    HIT,
+    HOME,
+    MOVE,
+    OVER,
+    PIECES,
+    RELOCATE,
+    START,
+    SonnentauState,
+)
+
+Vector = npt.NDArray[np.uint8]
+Encoder = Callable[[Any, int], Vector]
+
+SEASONS_SIZE = 2 * N_SECTORS + 3 + 2 + 1
+if (START, HOME, HIT) != (-1, -2, -3):
+    raise ImportError("arena.env.encoding places START, HOME, HIT (-1, -2, -3) after the fields")
+SONNENTAU_SLOTS = 3
+# The last entries of a Seasons vector, by phase, "the observer is the seat to
+# decide" and the number of dice shown: the dice's padding, then the flags.
+_SEASONS_TAIL = tuple(tuple(tuple(
+    bytes(3 - n_dice) + bytes((phase == REROLL, phase == PLACE, seat_to_decide and phase in (
+        REROLL, PLACE))) for n_dice in range(4)) for seat_to_decide in (False, True))
+    for phase in range(5))
+
+
+def seasons_vector(state: SeasonsState, seat: int) -> Vector:
+    """The Seasons position as seen from ``seat`` (layout in the module docstring)."""
+    fields, dice = state.fields, state.dice
+    tail = _SEASONS_TAIL[state.phase][state.seat == seat][len(dice)]
+    return np.frombuffer(bytes([*fields[seat], *fields[1 - seat], *dice]) + tail, np.uint8)
+
+
+def seasons_high() -> Vector:
+    """The largest value of each Seasons entry."""
+    return np.array([18] * 2 * N_SECTORS + [6] * 3 + [1] * 3, np.uint8)
+
+
+def sonnentau_size(seats: int, n_fields: int) -> int:
+    """Length of the Sonnentau vector for ``seats`` seats on a board of ``n_fields`` fields."""
+    return seats * PIECES * (n_fields + 3) + 2 * SONNENTAU_SLOTS + 2 + seats + n_fields + 1
+
+
+def sonnentau_high(seats: int, n_fields: int) -> Vector:
+    """The largest value of each Sonnentau entry."""
+    high = np.ones(sonnentau_size(seats, n_fields), np.uint8)
+    dice = seats * PIECES * (n_fields + 3)
+    high[dice:dice + SONNENTAU_SLOTS] = 9
+    high[-1] = 255
+    return high
+
+
+class _SonnentauParts:
+    """The pieces a Sonnentau vector is joined from, for ``seats`` seats and ``n_fields`` fields.
+
+    ``place[p]`` is the one-hot block of a piece at place ``p`` (a field index, or
+    START, HOME, HIT as -1, -2, -3, which index from the end); ``turn[phase][k]``
+    the phase flags and the one-hot of the seat ``k`` places after the observer;
+    ``hit[f]`` the one-hot of a pending hit on field ``f`` (``hit[-1]``: none).
+    """
+
+    def __init__(self, seats: int, n_fields: int) -> None:
+        places = n_fields + 3
+        entry = [*range(n_fields), n_fields + 2, n_fields + 1, n_fields]
+        self.place = [_one_hot(places, e) for e in entry]
+        self.turn = tuple(tuple(bytes((phase == MOVE, phase == RELOCATE))
+                                + (bytes(seats) if phase == OVER else _one_hot(seats, k))
+                                for k in range(seats)) for phase in range(OVER + 1))
+        self.hit = [_one_hot(n_fields, f) for f in range(n_fields)] + [bytes(n_fields)]
+
+
+def _one_hot(size: int, at: int) -> bytes:
+    return bytes(at) + b"\1" + bytes(size - at - 1)
+
+
+_SONNENTAU_PARTS: dict[tuple[int, int], _SonnentauParts] = {}
+_DICE_PARTS: dict[tuple[tuple[int, ...], tuple[int, ...]], bytes] = {}
+_BYTE = [bytes((value,)) for value in range(256)]
+
+
+def _dice_part(dice: tuple[int, ...], left: tuple[int, ...]) -> bytes:
+    """The dice by slot, then the slots still to be played (at most 9**3 * 8 of them)."""
+    out = bytearray(2 * SONNENTAU_SLOTS)
+    out[:len(dice)] = dice
+    for slot in left:
+        out[SONNENTAU_SLOTS + slot] = 1
+    part = _DICE_PARTS[dice, left] = bytes(out)
+    return part
+
+
+def sonnentau_vector(state: SonnentauState, seat: int) -> Vector:
+    """The Sonnentau position as seen from ``seat`` (layout in the module docstring)."""
+    seats, pieces = state.n_seats, state.pieces
+    key = (seats, state.board.n_fields)
+    parts = _SONNENTAU_PARTS.get(key) or _SONNENTAU_PARTS.setdefault(key, _SonnentauParts(*key))
+    dice, left, hit = state.dice, state.left, state.hit
+    turns = state.turn_limit - state.turns_played
+    vector = b"".join([
+        *map(parts.place.__getitem__, itertools.chain(*pieces[seat:], *pieces[:seat])),
+        _DICE_PARTS.get((dice, left)) or _dice_part(dice, left),
+        parts.turn[state.phase][(state.seat - seat) % seats],
+        parts.hit[-1 if hit is None else hit[2]],
+        _BYTE[turns] if 0 <= turns < 256 else _BYTE[0 if turns < 0 else 255]])
+    return np.frombuffer(vector, np.uint8)
+
+
+def encoder(game: str) -> Encoder:
+    """The vector function of ``game``."""
+    return seasons_vector if game == "seasons" else sonnentau_vector
+
+
+def vector_high(game: str, state: Any) -> Vector:
+    """The largest value of each entry for ``game`` as played in ``state`` (seats, board)."""
+    if game == "seasons":
+        return seasons_high()
+    return sonnentau_high(state.n_seats, state.board.n_fields)

@@ -1,0 +1,373 @@
+"""arena's games as OpenSpiel Python games: ``arena_seasons`` and ``arena_sonnentau``.
+
+    >>> import pyspiel                                    # doctest: +SKIP
+    >>> from arena.env.openspiel import register          # doctest: +SKIP
+    >>> register()                                        # doctest: +SKIP
+    >>> params = {"players": 3, "dice": "miwin"}            # doctest: +SKIP
+    >>> game = pyspiel.load_game("arena_sonnentau", params)  # doctest: +SKIP
+
+Both are sequential, perfect-information games with explicit chance nodes: a
+chance node lists every roll with its exact probability (the engine's
+``chance_outcomes``; a Seasons re-roll of two dice has 36 outcomes, the first
+roll 216). Action ids are the fixed index of :mod:`arena.env.actions`: the
+decisions first (``num_distinct_actions`` of them), then the rolls, so no id is
+both a decision and a chance outcome (``max_chance_outcomes`` counts all ids).
+A roll's id names the dice *after* it, all of them (a Seasons re-roll keeping
+slot 0 at 4 and rolling 5, 6 is ``dice:4,5,6``).
+
+Returns are arena's game points, paid at the end only: 1 for a two-seat win, ½
+for a draw, 0 for a loss; with ``k`` seats (beaten + ½ tied) / (k - 1). The
+games are therefore constant-sum (the points add up to ``k / 2``), not zero-sum;
+``2 * points - 1`` gives the zero-sum ±1 form for two seats.
+
+Parameters: ``arena_seasons`` takes ``placement_limit``; ``arena_sonnentau``
+takes ``players`` (2-4), ``dice`` (``standard`` or ``miwin``), ``turn_limit``
+and ``board`` (a board file, "" for the default board).
+
+Observation tensors are :mod:`arena.env.encoding`'s vectors as floats (from the
+observing player's point of view); the observation string is the position's
+JSON (``str(state)`` too; ``state.render()`` draws it), the information-state
+string the history of action ids (the game has perfect information, so the
+history is all there is to recall).
+
+:func:`dice_stream_action` picks the chance outcome arena's own dice stream
+gives a game seed, so a loop over OpenSpiel states can play exactly the dice of
+``arena.play_game``; :class:`OpenSpielPlayer` turns an OpenSpiel bot (MCTS,
+say) into an arena player for the referee and tournaments.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from arena.env.actions import ActionIndex, ByIdentity, action_index
+from arena.env.encoding import encoder, vector_high
+from arena.games import find_game
+from arena.games.base import CHANCE_SEAT, TERMINAL_SEAT, Action, Game, Observation, State
+from arena.referee.dice import DiceStream
+from arena.referee.match import resolve_game_options
+from arena.referee.protocol import PlayerInfo
+from arena.results.standings import game_points
+
+SHORT_NAMES = {"seasons": "arena_seasons", "sonnentau": "arena_sonnentau"}
+LONG_NAMES = {"seasons": "Seasons of the Sun (arena)", "sonnentau": "Sonnentau (arena)"}
+_PARAMETERS: dict[str, dict[str, Any]] = {
+    "seasons": {"placement_limit": 1000},
+    "sonnentau": {"players": 2, "dice": "standard", "turn_limit": 1000, "board": ""},
+}
+_MAX_SEATS = {"seasons": 2, "sonnentau": 4}
+_CACHE_SIZE = 4096
+_ROLLS_PER_TURN = 8
+"""Sonnentau's game length allows this many rolls a turn (doubles roll again, unboundedly)."""
+
+
+def game_type(game: str) -> pyspiel.GameType:
+    """The OpenSpiel facts of ``game``: sequential, explicit chance, perfect information."""
+    return pyspiel.GameType(
+        short_name=SHORT_NAMES[game],
+        long_name=LONG_NAMES[game],
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.CONSTANT_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=_MAX_SEATS[game],
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_PARAMETERS[game],
+    )
+
+
+def _arena_options(game: str, params: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+    """(seats, arena game options) from OpenSpiel parameters."""
+    given = {**_PARAMETERS[game], **params}
+    seats = int(given.pop("players", 2))
+    return seats, given
+
+
+def _max_length(game: str, options: Mapping[str, Any], index: ActionIndex) -> int:
+    if game == "seasons":
+        return 2 * int(options["placement_limit"])
+    dice = len(index.rolls[0])
+    return int(options["turn_limit"]) * _ROLLS_PER_TURN * 2 * dice
+
+
+class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no type information
+    """An arena game as an OpenSpiel game (one class serves both; see the module docstring)."""
+
+    arena_name = "seasons"
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        name = self.arena_name
+        seats, given = _arena_options(name, dict(params or {}))
+        self.arena_game: Game = find_game(name)
+        self.arena_options = resolve_game_options(self.arena_game, given, seats)
+        self.index = action_index(name, self.arena_options)
+        self.seats = seats
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.index.n_decisions,
+            max_chance_outcomes=self.index.size,
+            num_players=seats,
+            min_utility=0.0,
+            max_utility=1.0,
+            utility_sum=seats / 2,
+            max_game_length=_max_length(name, self.arena_options, self.index))
+        super().__init__(game_type(name), info, dict(params or {}))
+        self.encode = encoder(name)
+        self.high = vector_high(name, self.arena_game.initial_state(self.arena_options))
+        self.legal_ids = ByIdentity(functools.partial(_sorted_ids, self.index), _CACHE_SIZE)
+        """The sorted ids of a tuple of legal actions (remembered: do not change the list)."""
+        self._outcomes: dict[Hashable, list[tuple[int, float]]] = {}
+        self._all_slots = tuple(range(len(self.index.rolls[0])))
+
+    def __deepcopy__(self, memo: Any) -> ArenaSpielGame:
+        """The game itself: it never changes, and OpenSpiel deep-copies what a state holds."""
+        return self
+
+    def new_initial_state(self) -> ArenaSpielState:
+        return ArenaSpielState(self, self.arena_game.initial_state(self.arena_options))
+
+    def state_for(self, arena_state: State) -> ArenaSpielState:
+        """An OpenSpiel state over (a copy of) an arena state of this game, for search."""
+        return ArenaSpielState(self, arena_state.copy())
+
+    def make_py_observer(self, iig_obs_type: Any = None,
+                         params: Mapping[str, Any] | None = None) -> ArenaObserver:
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params}")
+        recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        return ArenaObserver(self, perfect_recall=recall)
+
+    def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
+        """The chance ids and probabilities of the engine's ``chance_outcomes()`` at ``state``.
+
+        Remembered by what determines them: the dice to roll, their faces, and the
+        outcome of the lowest faces (which shows the dice that stay as they are).
+        """
+        request = state.chance_request()
+        probe = state.chance_action([faces[0] for faces in request.faces])
+        key = (request.slots, request.faces, str(probe))
+        found = self._outcomes.get(key)
+        if found is None:
+            id_of = self.index.id_of
+            found = [(id_of(dice), p) for dice, p in state.chance_outcomes()]
+            if len(self._outcomes) < _CACHE_SIZE:
+                self._outcomes[key] = found
+        return found
+
+    def roll_id(self, state: State, slots: Sequence[int], values: Sequence[int]) -> int:
+        """The chance id of the roll giving ``values`` to the requested ``slots`` at ``state``."""
+        if slots == self._all_slots:  # every die is rolled: the values are the dice
+            found = self.index.roll_ids.get(tuple(values))
+            if found is not None:
+                return found
+        return self.index.id_of(state.chance_action(values))
+
+
+def _sorted_ids(index: ActionIndex, legal: Sequence[Action]) -> list[int]:
+    try:
+        return sorted(map(index.by_identity.__getitem__, map(id, legal)))
+    except KeyError:  # an action the engine built anew: look it up by value
+        return sorted(index.ids_of(legal))
+
+
+class SeasonsSpielGame(ArenaSpielGame):
+    """``arena_seasons``."""
+
+    arena_name = "seasons"
+
+
+class SonnentauSpielGame(ArenaSpielGame):
+    """``arena_sonnentau``."""
+
+    arena_name = "sonnentau"
+
+
+class Position:
+    """An arena state held by an OpenSpiel state, copied with ``State.copy()``.
+
+    OpenSpiel clones a Python state by deep-copying each of its attributes; this
+    holder makes that copy the engine's own fast one.
+    """
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def __deepcopy__(self, memo: Any) -> Position:
+        return Position(self.state.copy())
+
+
+class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no type information
+    """An OpenSpiel state over an arena state (:attr:`arena`, played in place)."""
+
+    def __init__(self, game: ArenaSpielGame, arena_state: State) -> None:
+        super().__init__(game)
+        self.spiel_game = game
+        self.position = Position(arena_state)
+        self._player = _player(arena_state)
+
+    @property
+    def arena(self) -> State:
+        """The arena state this OpenSpiel state plays on."""
+        return self.position.state
+
+    def current_player(self) -> int:
+        return self._player
+
+    # Called from Python, pyspiel's ``is_chance_node`` and ``legal_actions`` would go
+    # through C++ and back into Python up to four times each; these answer at once
+    # (C++ callers still reach ``current_player`` and ``_legal_actions``).
+
+    def is_chance_node(self) -> bool:
+        return self._player == _CHANCE
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal actions' ids (sorted), as pyspiel's ``legal_actions`` gives them."""
+        current = self._player
+        if current >= 0 and (player is None or player == current):
+            return self.spiel_game.legal_ids(self.position.state.legal_actions())[:]
+        if player is None:  # a chance node or the end
+            legal: list[int] = pyspiel.State.legal_actions(self)
+        else:
+            legal = pyspiel.State.legal_actions(self, player)
+        return legal
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self.spiel_game.legal_ids(self.position.state.legal_actions())
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self.spiel_game.chance_outcomes(self.position.state)
+
+    def _apply_action(self, action: int) -> None:
+        state, index = self.position.state, self.spiel_game.index
+        if self._player == _CHANCE:
+            state.apply(index.roll(action))
+        else:
+            state.apply(index.decisions[action])
+        seat = state.current_seat
+        self._player = seat if seat >= 0 else _PLAYERS[seat]
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self.spiel_game.index.name(action)
+
+    def is_terminal(self) -> bool:
+        return self.position.state.is_terminal
+
+    def returns(self) -> list[float]:
+        state = self.position.state
+        if not state.is_terminal:
+            return [0.0] * self.spiel_game.seats
+        return list(game_points(state.outcome().ranks))
+
+    def __str__(self) -> str:
+        """The position's JSON (exact and cheap; :meth:`render` draws it for people)."""
+        return json.dumps(self.position.state.to_json(), sort_keys=True)
+
+    def render(self) -> str:
+        """The position as the game draws it for the terminal."""
+        return self.spiel_game.arena_game.render(self.position.state)
+
+
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_PLAYERS = {CHANCE_SEAT: _CHANCE, TERMINAL_SEAT: _TERMINAL}
+"""OpenSpiel's players for arena's ``current_seat`` at a chance node and at the end."""
+
+
+def _player(state: State) -> int:
+    """OpenSpiel's current player of an arena state."""
+    seat = state.current_seat
+    return seat if seat >= 0 else _PLAYERS[seat]
+
+
+class ArenaObserver:
+    """OpenSpiel's Python observer: the encoding as a float tensor, strings for both kinds."""
+
+    def __init__(self, game: ArenaSpielGame, *, perfect_recall: bool) -> None:
+        self.game = game
+        self.perfect_recall = perfect_recall
+        size = 0 if perfect_recall else len(game.high)
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"observation": self.tensor} if size else {}
+
+    def set_from(self, state: ArenaSpielState, player: int) -> None:
+        if not self.perfect_recall:
+            self.tensor[:] = self.game.encode(state.arena, player)
+
+    def string_from(self, state: ArenaSpielState, player: int) -> str:
+        if self.perfect_recall:
+            history: str = state.history_str()
+            return history
+        return str(state)
+
+
+def dice_stream_action(state: ArenaSpielState, stream: DiceStream) -> int:
+    """The chance id arena's dice stream ``stream`` rolls at the chance node ``state``."""
+    arena = state.position.state
+    request = arena.chance_request()
+    return state.spiel_game.roll_id(arena, request.slots, stream.roll(request))
+
+
+class OpenSpielPlayer:
+    """An OpenSpiel bot (anything with ``step(state) -> action``) as an arena player.
+
+    ``make_bot(game, info)`` builds the bot when a game starts, from the OpenSpiel
+    game and the referee's :class:`~arena.referee.protocol.PlayerInfo` (its seat,
+    and its ``seed`` for the bot's randomness); each decision rebuilds the
+    position from the observation, lets the bot choose an id and answers with the
+    engine's action.
+    """
+
+    version = "1.0"
+
+    def __init__(self, make_bot: Callable[[ArenaSpielGame, PlayerInfo], Any],
+                 name: str = "openspiel") -> None:
+        self.make_bot = make_bot
+        self.name = name
+        self._bot: Any = None
+        self._game: ArenaSpielGame | None = None
+
+    def start(self, info: PlayerInfo) -> None:
+        params = {k: v for k, v in info.options.items() if k != "seats"}
+        if info.game == "sonnentau":
+            params["players"] = info.seats
+        self._game = load(info.game, params)
+        self._bot = self.make_bot(self._game, info)
+
+    def act(self, observation: Observation) -> Action:
+        if self._game is None:
+            raise RuntimeError("act() before start(): the referee always calls start() first")
+        game = self._game
+        state = ArenaSpielState(game, game.arena_game.state_from_json(observation.state))
+        return game.index.decisions[int(self._bot.step(state))]
+
+
+_CLASSES: dict[str, type[ArenaSpielGame]] = {
+    "seasons": SeasonsSpielGame, "sonnentau": SonnentauSpielGame}
+
+
+def register() -> None:
+    """Register both games with OpenSpiel; harmless when they already are."""
+    registered = set(pyspiel.registered_names())
+    for game, cls in _CLASSES.items():
+        if SHORT_NAMES[game] not in registered:
+            pyspiel.register_game(game_type(game), cls)
+
+
+def load(game: str, params: Mapping[str, Any] | None = None) -> ArenaSpielGame:
+    """The OpenSpiel game of arena game ``game`` (``seasons``, ``sonnentau``) with ``params``."""
+    register()
+    loaded: ArenaSpielGame = pyspiel.load_game(SHORT_NAMES[game], dict(params or {}))
+    return loaded
+

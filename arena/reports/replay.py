@@ -1,0 +1,570 @@
+"""Replays others can read: one game as versioned JSON (``docs/replays.md``), files of them,
+and the game viewer's data for any such file.
+
+A replay is a plain JSON object: the format's name and version, the game and its
+options, the seed (``null`` while a secret seed is kept), the seats with each bot's
+identity and how its game ended, every roll and decision in order (a decision with
+its time), the outcome, and where the game stands in its tournament::
+
+    >>> import arena
+    >>> bots = [arena.load_bot(f"bots/seasons/{name}.py").player
+    ...         for name in ("greedy", "random_bot")]
+    >>> record = arena.play_game("seasons", bots, seed=7)
+    >>> data = to_replay(record)
+    >>> data["format"], data["version"], data["seed"], data["moves"][0]
+    ('arena-replay', 1, 7, {'roll': 'dice:2,1,3'})
+    >>> again = from_replay(data)
+    >>> again.ranks == record.ranks, to_replay(again) == data
+    (True, True)
+
+:func:`from_replay` checks a replay first (:func:`check_replay`): a malformed one raises
+ReplayError naming where it is and what is wrong. What a game record does not hold
+(revisions, tournament, times) travels in its ``meta`` under ``"replay"``, so a replay
+read and written again is the same. Files are JSON Lines (``.jsonl``, one replay a line),
+a ``.json`` file of one replay or a list of them, or a folder of ``.json`` files;
+:func:`read_replays` streams them, :func:`write_replay_lines` and
+:func:`write_replay_folder` write them as they come. :func:`replay_view` has a
+file's games ready for the report's game viewer (``arena view`` renders them; the
+positions are computed here, by the rules: the page runs none).
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import json
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from arena.bots.identity import BotIdentity
+from arena.games import GAMES
+from arena.games.base import CHANCE_SEAT, ArenaError
+from arena.referee.record import SEAT_STATUSES, GameRecord, Move, SeatRecord
+from arena.reports import viewer
+from arena.reports.model import Bot, bot_colour
+from arena.results.store import GameRow, Store, TournamentRow
+
+
+def _arena_version() -> str:
+    """arena's version, as installed (the package itself is the facade: not imported here)."""
+    try:
+        return importlib.metadata.version("arena")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+FORMAT = "arena-replay"
+VERSION = 1
+"""The replay format's version: readers refuse a newer one (a change that would mislead
+an older reader bumps it; new keys that readers may ignore do not)."""
+META_KEY = "replay"
+"""Where a record read from a replay keeps what only the replay holds."""
+ARENA_VERSION = _arena_version()
+SECONDS_DIGITS = 6
+"""Decision times are written to the microsecond."""
+ISOLATIONS = ("sandbox", "process", "none")
+
+
+class ReplayError(ArenaError, ValueError):
+    """Data or a file that is not a replay of this format; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class StoredPlace:
+    """Where a stored game stands: its tournament, key, number (from 1, schedule order, as in
+    ``games.csv`` and the report's viewer) and schedule slot, and when it finished."""
+
+    tournament: str
+    key: str
+    number: int
+    round: int
+    table: int
+    set: int
+    rotation: int
+    finished: str | None = None
+    """ISO 8601 time in UTC, to the second."""
+    duration: float | None = None
+    """Seconds the game took to play."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.tournament, "key": self.key, "number": self.number,
+                "round": self.round, "table": self.table, "set": self.set,
+                "rotation": self.rotation}
+
+
+# -- record -> replay ------------------------------------------------------------------
+
+
+def to_replay(record: GameRecord, *, seed_shown: bool | None = None,
+              bots: Sequence[BotIdentity | None] | None = None,
+              labels: Sequence[str | None] | None = None, place: StoredPlace | None = None,
+              details: bool = True) -> dict[str, Any]:
+    """The replay of ``record`` as a JSON-ready dict.
+
+    ``seed_shown=False`` writes the seed as ``null`` (a secret seed still kept); ``bots``
+    gives each seat's stored identity (its code hash is the seat's ``revision``) and
+    ``labels`` each seat's stored label; ``place`` where the game stands in its tournament.
+    What is not given comes from a record read from a replay (its ``meta``), else is
+    ``null``. ``details=False`` leaves out the failed seats' tracebacks and stderr.
+    """
+    kept: Mapping[str, Any] = record.meta.get(META_KEY, {})
+    seats = len(record.seats)
+    revisions = ([bot.code_hash if bot else None for bot in bots] if bots is not None
+                 else list(kept.get("revisions", [None] * seats)))
+    shown_labels = list(labels) if labels is not None else list(
+        kept.get("labels", [None] * seats))
+    shown = seed_shown if seed_shown is not None else kept.get("seed_shown", True)
+    return {
+        "format": FORMAT, "version": VERSION, "arena": kept.get("arena", ARENA_VERSION),
+        "game": record.game, "options": dict(record.options),
+        "seed": record.seed if shown else None,
+        "seats": [_seat_json(seat, revisions[i], shown_labels[i], details)
+                  for i, seat in enumerate(record.seats)],
+        "moves": [_move_json(move) for move in record.moves],
+        "outcome": {"ranks": list(record.ranks), "scores": list(record.scores),
+                    "termination": record.termination},
+        "tournament": place.to_json() if place else kept.get("tournament"),
+        "finished": place.finished if place else kept.get("finished"),
+        "duration": place.duration if place else kept.get("duration"),
+    }
+
+
+def _seat_json(seat: SeatRecord, revision: str | None, label: str | None,
+               details: bool) -> dict[str, Any]:
+    return {"name": seat.name, "version": seat.version, "revision": revision or None,
+            "label": label or None, "isolation": seat.isolation or None,
+            "status": seat.status, "detail": seat.detail if details else ""}
+
+
+def _move_json(move: Move) -> dict[str, Any]:
+    if move.seat == CHANCE_SEAT:
+        return {"roll": move.action}
+    return {"seat": move.seat, "action": move.action,
+            "seconds": round(move.seconds, SECONDS_DIGITS)}
+
+
+# -- checking ---------------------------------------------------------------------------
+
+
+def check_replay(data: Any) -> None:
+    """Raise ReplayError (``seats[1].status: ...``) unless ``data`` is a replay of this
+    format (docs/replay.schema.json says the same; this check needs no library)."""
+    obj = _object(data, "the replay")
+    if obj.get("format") != FORMAT:
+        raise ReplayError(f"format: {obj.get('format')!r} is not {FORMAT!r} (not an arena "
+                          "replay)")
+    version = obj.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ReplayError(f"version: {version!r} is not a version number")
+    if version > VERSION:
+        raise ReplayError(f"version: {version} is newer than this arena reads ({VERSION}); "
+                          "update arena")
+    if obj.get("game") not in GAMES:
+        raise ReplayError(f"game: {obj.get('game')!r} is not one of {', '.join(GAMES)}")
+    _object(obj.get("options"), "options")
+    seed = obj.get("seed")
+    if seed is not None and not _is_int(seed):
+        raise ReplayError(f"seed: {seed!r} is neither an integer nor null")
+    seats = _list(obj.get("seats"), "seats")
+    if not seats:
+        raise ReplayError("seats: there are none")
+    for index, seat in enumerate(seats):
+        _check_seat(seat, f"seats[{index}]")
+    for index, move in enumerate(_list(obj.get("moves"), "moves")):
+        _check_move(move, f"moves[{index}]", len(seats))
+    _check_outcome(obj.get("outcome"), len(seats))
+    _check_optional(obj)
+
+
+def _check_seat(data: Any, where: str) -> None:
+    seat = _object(data, where)
+    for key in ("name", "version"):
+        _text(seat.get(key), f"{where}.{key}")
+    for key in ("revision", "label"):
+        if seat.get(key) is not None:
+            _text(seat.get(key), f"{where}.{key}")
+    if seat.get("isolation") not in (*ISOLATIONS, None):
+        raise ReplayError(f"{where}.isolation: {seat.get('isolation')!r} is not one of "
+                          f"{', '.join(ISOLATIONS)} or null")
+    if seat.get("status") not in SEAT_STATUSES:
+        raise ReplayError(f"{where}.status: {seat.get('status')!r} is not one of "
+                          f"{', '.join(SEAT_STATUSES)}")
+    if "detail" in seat:
+        _text(seat["detail"], f"{where}.detail", empty=True)
+
+
+def _check_move(data: Any, where: str, seats: int) -> None:
+    move = _object(data, where)
+    if "roll" in move:
+        if "seat" in move:
+            raise ReplayError(f"{where}: a roll has no seat (the dice are nobody's move)")
+        if not _text(move["roll"], f"{where}.roll").startswith("dice:"):
+            raise ReplayError(f"{where}.roll: {move['roll']!r} is not dice:…")
+        return
+    seat: Any = move.get("seat")
+    if not _is_int(seat) or not 0 <= seat < seats:
+        raise ReplayError(f"{where}.seat: {seat!r} is not a seat (0 to {seats - 1}); a move "
+                          "is {\"roll\": ...} or {\"seat\": ..., \"action\": ..., "
+                          "\"seconds\": ...}")
+    _text(move.get("action"), f"{where}.action")
+    _seconds(move.get("seconds", 0.0), f"{where}.seconds")
+
+
+def _check_outcome(data: Any, seats: int) -> None:
+    outcome = _object(data, "outcome")
+    ranks, scores = _list(outcome.get("ranks"), "outcome.ranks"), _list(
+        outcome.get("scores"), "outcome.scores")
+    for key, values in (("ranks", ranks), ("scores", scores)):
+        if len(values) != seats:
+            raise ReplayError(f"outcome.{key}: {len(values)} values for {seats} seats")
+    if not all(_is_int(rank) and 0 <= rank < seats for rank in ranks):
+        raise ReplayError(f"outcome.ranks: {ranks!r} are not ranks (0 = best)")
+    if not all(_is_number(score) for score in scores):
+        raise ReplayError(f"outcome.scores: {scores!r} are not all numbers")
+    _text(outcome.get("termination"), "outcome.termination")
+
+
+def _check_optional(obj: Mapping[str, Any]) -> None:
+    place = obj.get("tournament")
+    if place is not None:
+        where = "tournament"
+        fields = _object(place, where)
+        _text(fields.get("name"), f"{where}.name")
+        _text(fields.get("key"), f"{where}.key")
+        for key in ("number", "round", "table", "set", "rotation"):
+            if not _is_int(fields.get(key)):
+                raise ReplayError(f"{where}.{key}: {fields.get(key)!r} is not an integer")
+    finished = obj.get("finished")
+    if finished is not None:
+        try:
+            datetime.datetime.fromisoformat(_text(finished, "finished").replace("Z", "+00:00"))
+        except ValueError:
+            raise ReplayError(f"finished: {finished!r} is not an ISO 8601 time") from None
+    if obj.get("duration") is not None:
+        _seconds(obj["duration"], "duration")
+
+
+def _object(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise ReplayError(f"{where}: expected an object, found {_kind(value)}")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ReplayError(f"{where}: expected a list, found {_kind(value)}")
+    return value
+
+
+def _text(value: Any, where: str, *, empty: bool = False) -> str:
+    if not isinstance(value, str) or (not value and not empty):
+        raise ReplayError(f"{where}: expected a{'' if empty else ' non-empty'} string, found "
+                          f"{_kind(value)}")
+    return value
+
+
+def _seconds(value: Any, where: str) -> None:
+    if not _is_number(value) or value < 0:
+        raise ReplayError(f"{where}: {value!r} is not a number of seconds")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+             int: "an integer", float: "a number", type(None): "null"}
+    shown = repr(value) if isinstance(value, (str, int, float)) and len(repr(value)) < 40 \
+        else ""
+    return names.get(type(value), type(value).__name__) + (f" ({shown})" if shown else "")
+
+
+# -- replay -> record ---------------------------------------------------------------------
+
+
+def from_replay(data: Any) -> GameRecord:
+    """The game record of a replay (checked first: ReplayError if it is not one). A ``null``
+    seed reads as 0 (the record's ``meta`` says it was not shown)."""
+    check_replay(data)
+    outcome = data["outcome"]
+    return GameRecord(
+        game=data["game"], options=dict(data["options"]),
+        seed=data["seed"] if data["seed"] is not None else 0,
+        seats=tuple(SeatRecord(s["name"], s["version"], s["status"], s.get("detail", ""),
+                               s.get("isolation") or "") for s in data["seats"]),
+        moves=tuple(Move(CHANCE_SEAT, m["roll"]) if "roll" in m
+                    else Move(m["seat"], m["action"], float(m.get("seconds", 0.0)))
+                    for m in data["moves"]),
+        ranks=tuple(outcome["ranks"]), scores=tuple(float(s) for s in outcome["scores"]),
+        termination=outcome["termination"], meta={META_KEY: _kept(data)})
+
+
+def _kept(data: Mapping[str, Any]) -> dict[str, Any]:
+    """What only the replay holds, for :func:`to_replay` to write back."""
+    return {"seed_shown": data["seed"] is not None, "arena": data.get("arena", ARENA_VERSION),
+            "revisions": [s.get("revision") for s in data["seats"]],
+            "labels": [s.get("label") for s in data["seats"]],
+            "tournament": data.get("tournament"), "finished": data.get("finished"),
+            "duration": data.get("duration")}
+
+
+# -- the store ------------------------------------------------------------------------------
+
+
+def stored_replays(store: Store, tournament: TournamentRow, *, details: bool = True
+                   ) -> Iterator[dict[str, Any]]:
+    """The replays of the tournament's (or ladder's) games in schedule order, one at a time.
+    The seed is ``null`` while the tournament keeps a secret seed (it is not complete)."""
+    seed_shown = not tournament.secret or tournament.status == "complete"
+    entrants: list[int] = []
+    bots: dict[int, Any] = {}
+    for number, row in enumerate(store.games(tournament.id), 1):
+        if max(row.seats, default=-1) >= len(entrants):
+            entrants = store.entrants(tournament.id)  # a ladder's entrants grow
+        seated = [bots.setdefault(entrants[p], store.bot(entrants[p])) for p in row.seats]
+        place = StoredPlace(tournament.name, row.key, number, row.round, row.table, row.set,
+                            row.rotation, _finished(store, tournament.id, row.key),
+                            round(row.duration, 3))
+        record = _with_details(store.record(tournament.id, row.key), row)
+        yield to_replay(record, seed_shown=seed_shown, bots=[b.identity for b in seated],
+                        labels=[b.label for b in seated], place=place, details=details)
+
+
+def _finished(store: Store, tournament: int, key: str) -> str | None:
+    found = store.db.execute("SELECT finished FROM games WHERE tournament_id = ? AND key = ?",
+                             (tournament, key)).fetchone()
+    if found is None or found[0] is None:
+        return None
+    when = datetime.datetime.fromtimestamp(float(found[0]), datetime.timezone.utc)
+    return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _with_details(record: GameRecord, row: GameRow) -> GameRecord:
+    """The record with each failed seat's detail (older records keep it in the row only)."""
+    seats = tuple(
+        SeatRecord(s.name, s.version, s.status, s.detail or (
+            row.details[i] if i < len(row.details) else ""), s.isolation)
+        for i, s in enumerate(record.seats))
+    return GameRecord(record.game, record.options, record.seed, seats, record.moves,
+                      record.ranks, record.scores, record.termination, record.meta)
+
+
+# -- files ------------------------------------------------------------------------------------
+
+
+def replay_line(data: Mapping[str, Any]) -> str:
+    """One replay as a line of JSON Lines (compact, UTF-8 as it is, no trailing newline)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def write_replay_lines(out: IO[str], replays: Iterable[Mapping[str, Any]]) -> int:
+    """Write replays to ``out`` as JSON Lines, each as it comes; return how many."""
+    count = 0
+    for data in replays:
+        out.write(replay_line(data) + "\n")
+        count += 1
+    return count
+
+
+def replay_file_name(data: Mapping[str, Any], index: int) -> str:
+    """``0003-r0-t1-s0-o1.json``: the game's number and key, or its place in the stream."""
+    place = data.get("tournament") or {}
+    number = place.get("number", index)
+    key = "".join(c if c.isalnum() or c in "-_" else "_" for c in str(place.get("key", "")))
+    return f"{number:04d}-{key}.json" if key else f"{number:04d}.json"
+
+
+def write_replay_folder(folder: Path, replays: Iterable[Mapping[str, Any]]) -> int:
+    """Write each replay into ``folder`` as a file of its own (:func:`replay_file_name`,
+    indented JSON); return how many."""
+    folder.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for count, data in enumerate(replays, 1):
+        text = json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)
+        (folder / replay_file_name(data, count)).write_text(text + "\n", encoding="utf-8")
+    return count
+
+
+def read_replays(path: str | Path) -> Iterator[tuple[str, GameRecord]]:
+    """(where, record) for each replay in ``path``, one at a time: a JSON Lines file
+    (``.jsonl``), a ``.json`` file holding one replay or a list of them, or a folder of
+    ``.json`` files (by name). ``where`` is ``file, line 3`` or ``file, replay 2``.
+    ReplayError names the file, line (or replay) and problem of the first bad one."""
+    path = Path(path)
+    if path.is_dir():
+        for item in sorted(path.glob("*.json")):
+            yield from _read_json_file(item)
+    elif path.suffix == ".jsonl":
+        yield from _read_lines(path)
+    elif path.exists():
+        yield from _read_json_file(path)
+    else:
+        raise ReplayError(f"{path}: no such file or folder")
+
+
+def _read_lines(path: Path) -> Iterator[tuple[str, GameRecord]]:
+    with open(path, encoding="utf-8") as lines:
+        try:
+            for number, line in enumerate(lines, 1):
+                if line.strip():
+                    where = f"{path}, line {number}"
+                    yield where, _record(where, _json(where, line))
+        except UnicodeDecodeError as exc:
+            raise ReplayError(f"{path}: not UTF-8 text ({exc.reason})") from None
+
+
+def _read_json_file(path: Path) -> Iterator[tuple[str, GameRecord]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ReplayError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    data = _json(str(path), text)
+    if isinstance(data, list):
+        for index, item in enumerate(data, 1):
+            where = f"{path}, replay {index}"
+            yield where, _record(where, item)
+    else:
+        yield str(path), _record(str(path), data)
+
+
+def _json(where: str, text: str) -> Any:
+    """``text`` as JSON; ReplayError names where and on which line it is not."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        place = f", line {exc.lineno}" if ", line" not in where else ""
+        raise ReplayError(f"{where}{place}: not JSON ({exc.msg}, column {exc.colno})") \
+            from None
+
+
+def _record(where: str, data: Any) -> GameRecord:
+    try:
+        return from_replay(data)
+    except ReplayError as exc:
+        raise ReplayError(f"{where}: {exc}") from None
+
+
+# -- the viewer's games ---------------------------------------------------------------------
+
+
+@dataclass
+class ReplayView:
+    """The games of a replay file as the report's game viewer takes them (what
+    ``arena view`` renders): the first ones, of one game and board."""
+
+    game: str
+    bots: tuple[Bot, ...]
+    """Every bot identity (name, version, revision) met, as entrants by first appearance."""
+    labels: list[str]
+    """The bots' labels: ``name@version``, with the revision's digits where two share it."""
+    layout: dict[str, Any]
+    games: list[dict[str, Any]]
+    """The viewer's data of each game (:func:`viewer.game_view`), numbered from 1."""
+    rows: list[GameRow]
+    seeds: list[str]
+    """Each game's seed as shown: ``secret`` where the replay has none."""
+    places: list[Mapping[str, Any]]
+    """Each game's tournament place (empty where it has none)."""
+    total: int
+    """Games in the file (the view holds the first ones)."""
+
+
+@dataclass
+class _Games:
+    rows: list[GameRow]
+    records: dict[str, GameRecord]
+    bots: list[tuple[str, str, str]]
+    labels: list[str]
+    seeds: list[str]
+    total: int = 0
+
+
+def replay_view(path: str | Path, *, max_games: int | None = None) -> ReplayView:
+    """The viewer's data of the games of the replay file ``path`` (anything
+    :func:`read_replays` reads): the first ``max_games`` (default
+    :data:`viewer.MAX_GAMES`, within :data:`viewer.MAX_MOVES`), replayed by the rules here,
+    so the page runs none. ReplayError for a bad or empty file, or one of mixed games (a
+    page's board is drawn once)."""
+    limit = viewer.MAX_GAMES if max_games is None else max_games
+    games = _collect(path, limit)
+    if not games.rows:
+        raise ReplayError(f"{path}: holds no replays")
+    shown = list(viewer.shown_rows(games.rows, max_games=limit))
+    first = games.records[shown[0].key]
+    bots = tuple(Bot(i, i, BotIdentity(name, version, revision, ""), bot_colour(i))
+                 for i, (name, version, revision) in enumerate(games.bots))
+    views = viewer.viewer_games(games.records.__getitem__, shown, range(1, len(shown) + 1))
+    places = [games.records[row.key].meta.get(META_KEY, {}).get("tournament") or {}
+              for row in shown]
+    return ReplayView(first.game, bots, games.labels, viewer.layout(first), views, shown,
+                      games.seeds[:len(shown)], places, games.total)
+
+
+def _collect(path: str | Path, limit: int) -> _Games:
+    """Read the file, keeping the first ``limit`` games and counting the rest."""
+    games = _Games([], {}, [], [], [])
+    kind: tuple[str, str] | None = None
+    for where, record in read_replays(path):
+        games.total += 1
+        if len(games.rows) >= limit:
+            continue
+        this = (record.game, str(record.options.get("board", "")))
+        if kind is not None and this != kind:
+            raise ReplayError(f"{where}: a {_kind_text(this)} game after {_kind_text(kind)} "
+                              "games; a page shows games of one game and board, so view them "
+                              "in files of their own")
+        kind = this
+        _add_game(games, record)
+    return games
+
+
+def _kind_text(kind: tuple[str, str]) -> str:
+    return f"{kind[0]} (board {kind[1]})" if kind[1] else kind[0]
+
+
+def _add_game(games: _Games, record: GameRecord) -> None:
+    kept: Mapping[str, Any] = record.meta.get(META_KEY, {})
+    revisions = kept.get("revisions") or [None] * len(record.seats)
+    seats = []
+    for seat, revision in zip(record.seats, revisions, strict=False):
+        identity = (seat.name, seat.version, revision or "")
+        if identity not in games.bots:
+            games.bots.append(identity)
+            games.labels.append(_bot_label(games.labels, identity))
+        seats.append(games.bots.index(identity))
+    number = len(games.rows) + 1
+    place = kept.get("tournament") or {}
+    key = str(place.get("key") or f"game-{number}")
+    key = key if key not in games.records else f"{key}#{number}"
+    games.records[key] = record
+    games.seeds.append(str(record.seed) if kept.get("seed_shown", True) else "secret")
+    statuses = tuple(s.status for s in record.seats)
+    games.rows.append(GameRow(key, int(place.get("round", 0)), int(place.get("table", 0)),
+                              int(place.get("set", 0)), int(place.get("rotation", 0)),
+                              record.seed, tuple(seats), record.ranks, record.scores, statuses,
+                              record.termination, len(record.moves),
+                              float(kept.get("duration") or 0.0)))
+
+
+def _bot_label(labels: Sequence[str], identity: tuple[str, str, str]) -> str:
+    """``name@version``, with its revision's first digits where another revision shares it."""
+    name, version, revision = identity
+    label = f"{name}@{version}"
+    if label in labels:
+        label = f"{label}+{revision[:6]}" if revision else f"{label} #{len(labels) + 1}"
+    return label
+
+
+__all__ = [
+    "FORMAT", "VERSION", "ReplayError", "ReplayView", "StoredPlace", "check_replay",
+    "from_replay", "read_replays", "replay_line", "replay_view", "stored_replays", "to_replay",
+    "write_replay_folder", "write_replay_lines",
+]

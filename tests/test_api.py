@@ -1,0 +1,186 @@
+"""The Python API (arena.api, re-exported by arena): its documented examples run as printed
+(docs/python-api.md, the module's docstrings, and the README's ``>>>`` examples), and what
+they show holds in general."""
+
+from __future__ import annotations
+
+import doctest
+import re
+from pathlib import Path
+
+import pytest
+
+import arena
+from arena import api
+from arena.bots.loading import BotNotFoundError
+from arena.games.base import GameOptionError
+from arena.results.store import Store
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+FLAGS = doctest.ELLIPSIS
+
+
+@pytest.fixture(autouse=True)
+def in_the_checkout(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+# -- the documented examples -----------------------------------------------------------------
+
+
+def test_the_python_api_guide_runs_as_printed():
+    result = doctest.testfile(str(ROOT / "docs/python-api.md"), module_relative=False,
+                              optionflags=FLAGS)
+    assert result.attempted >= 40 and result.failed == 0
+
+
+@pytest.mark.parametrize("module", ["arena.api", "arena.reports.replay"])
+def test_the_module_docstrings_run_as_printed(module):
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=FLAGS)
+    assert result.attempted >= 5 and result.failed == 0
+
+
+def readme_examples(text: str) -> str:
+    """The README's ``>>>`` sessions (its fenced ``pycon`` blocks), as one doctest text."""
+    return "\n".join(re.findall(r"```pycon\n(.*?)```", text, re.S))
+
+
+def test_the_readme_examples_run_as_printed():
+    examples = readme_examples((ROOT / "README.md").read_text())
+    if ">>>" not in examples:
+        pytest.skip("the README has no >>> examples in ```pycon blocks yet")
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(examples, {}, "README.md", str(ROOT / "README.md"), 0)
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries >= 3
+
+
+def test_the_readme_draft_runs_as_printed():
+    draft = Path("/tmp/w/readme-api.md")
+    if not draft.exists():
+        pytest.skip("no README draft at /tmp/w/readme-api.md")
+    test = doctest.DocTestParser().get_doctest(readme_examples(draft.read_text()), {},
+                                               draft.name, str(draft), 0)
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries >= 3
+
+
+# -- make and run ---------------------------------------------------------------------------
+
+
+def test_make_checks_the_options_at_once():
+    assert arena.make("sonnentau", dice="miwin").options == {"dice": "miwin"}
+    with pytest.raises(GameOptionError, match="unknown option 'turns' for seasons"):
+        arena.make("seasons", turns=3)
+    with pytest.raises(arena.ArenaError, match="chess"):
+        arena.make("chess")
+
+
+def test_a_bot_given_any_way_plays_the_same_game():
+    env = arena.make("seasons")
+    greedy = arena.load_bot("bots/seasons/greedy.py")
+    given = [greedy, greedy.player, "bots/seasons/greedy.py", "greedy"]
+    records = [env.run([bot, "random"], seed=11) for bot in given]
+    assert len({(r.ranks, tuple(m.action for m in r.moves)) for r in records}) == 1
+    same = arena.play_game("seasons", [greedy.player, arena.load_bot(
+        "bots/seasons/random_bot.py").player], seed=11)
+    assert records[0].moves[-1].action == same.moves[-1].action
+
+
+def test_a_shipped_name_is_looked_up_for_the_environments_game():
+    assert api.shipped_bot("random", "sonnentau") == Path("bots/sonnentau/random_bot.py")
+    assert api.shipped_names("sonnentau") == ["heuristic", "random", "search"]
+    assert api.shipped_bot("bots/seasons/greedy.py", "seasons") is None
+    with pytest.raises(BotNotFoundError, match="shipped for sonnentau: heuristic, random, "):
+        arena.make("sonnentau").run(["greedy", "random"])
+
+
+def test_time_limits_reach_the_referee():
+    class Slow:
+        name, version = "slow", "1.0"
+
+        def act(self, observation):
+            import time
+
+            time.sleep(0.05)
+            return observation.legal_actions[0]
+
+    record = arena.make("seasons", time_limit=0.01).run([Slow(), "random"], seed=1)
+    assert record.seats[0].status == "timeout" and record.termination == "timeout"
+
+
+def test_a_match_rotates_the_seats_on_shared_dice():
+    match = arena.make("sonnentau", turn_limit=30).play_match(
+        ["heuristic", "random", "random"], seed=4, games=3)
+    assert match.labels == ("heuristic@1.0", "random@1.0 #1", "random@1.0 #2")
+    assert match.orders == ((0, 1, 2), (1, 2, 0), (2, 0, 1))
+    assert len({record.seed for record in match.records}) == 1
+    assert len(match.points) == 3 and match.points[0] > 0
+    assert match.table().splitlines()[1].startswith("heuristic@1.0")
+
+
+def test_steps_walk_from_the_start_to_the_end():
+    record = arena.make("seasons").run(["greedy", "random"], seed=2)
+    walk = list(arena.steps(record))
+    assert [step.number for step in walk] == list(range(len(record.moves) + 1))
+    assert [step.move for step in walk[1:]] == list(record.moves)
+    assert walk[-1].state.to_json() == arena.replay(record).to_json()
+    assert walk[0].state.to_json() != walk[-1].state.to_json()  # copies, not one state
+
+
+# -- stored games -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("api") / "arena.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        with Store(path) as store:
+            for name, seed in (("first", 1), ("second", 2)):
+                run_tournament(parse_config({
+                    "name": name, "game": "seasons", "seed": seed, "games_per_pairing": 1,
+                    "bots": ["bots/seasons/greedy.py", "bots/seasons/random_bot.py"],
+                    "workers": 1, "isolation": "none", "db": str(path)}), store)
+    return path
+
+
+def test_stored_games_are_the_stored_records_in_schedule_order(db):
+    with Store(db) as store:
+        tournament = store.find_tournament("first")
+        expected = [store.record(tournament.id, row.key) for row in store.games(tournament.id)]
+        assert list(arena.stored_games(store, "first")) == expected
+        assert list(arena.stored_games(db, tournament.id)) == expected
+        assert store.tournaments()  # a store given is left open
+    latest = list(arena.stored_games(str(db)))
+    assert latest and latest != expected
+
+
+def test_stored_replays_carry_the_stored_identity(db):
+    replays = list(arena.stored_replays(db, "second", details=False))
+    assert [r["tournament"]["number"] for r in replays] == list(range(1, len(replays) + 1))
+    assert all(len(seat["revision"]) == 64 for r in replays for seat in r["seats"])
+
+
+def test_a_missing_database_or_tournament_is_a_clear_error(db, tmp_path):
+    with pytest.raises(arena.ArenaError, match="no results database at"):
+        arena.open_store(tmp_path / "none.db")
+    with pytest.raises(arena.ArenaError, match="no tournament 'third'"):
+        list(arena.stored_games(db, "third"))
+    empty = tmp_path / "empty.db"
+    Store(empty).close()
+    with pytest.raises(arena.ArenaError, match="no tournaments in"):
+        list(arena.stored_games(empty))
+
+
+def test_the_api_is_in_the_facade():
+    for name in ("make", "Environment", "Match", "Step", "steps", "open_store",
+                 "stored_games", "stored_replays", "to_replay", "from_replay", "check_replay",
+                 "read_replays", "ReplayError"):
+        assert name in arena.__all__ and getattr(arena, name) is not None

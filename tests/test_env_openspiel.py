@@ -1,0 +1,193 @@
+"""arena.env.openspiel: both games as OpenSpiel Python games, searched by OpenSpiel's bots."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.bots.loading import load_bot
+from arena.games.seasons.rules import EMPTY, PLACE, REROLL, SeasonsState, parse_action
+from arena.referee.dice import DiceStream
+from arena.referee.match import play_game
+from arena.results.standings import game_points
+
+pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel adapter needs arena[rl] "
+                                                "(open_spiel)")
+
+import numpy as np  # noqa: E402
+from open_spiel.python.algorithms import mcts, minimax  # noqa: E402
+
+from arena.env.openspiel import (  # noqa: E402
+    OpenSpielPlayer,
+    dice_stream_action,
+    load,
+    register,
+)
+
+CONFIGS = [("seasons", {}), ("sonnentau", {"turn_limit": 200}),
+           ("sonnentau", {"players": 3, "turn_limit": 150}),
+           ("sonnentau", {"players": 4, "dice": "miwin", "turn_limit": 60})]
+
+
+def test_both_games_are_registered_under_their_names_with_the_right_flags():
+    register()
+    register()  # again: harmless
+    for name in ("arena_seasons", "arena_sonnentau"):
+        game = pyspiel.load_game(name)
+        kind = game.get_type()
+        assert kind.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+        assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+        assert kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+        assert kind.reward_model == pyspiel.GameType.RewardModel.TERMINAL
+        assert kind.utility == pyspiel.GameType.Utility.CONSTANT_SUM
+    seasons = load("seasons")
+    assert (seasons.num_distinct_actions(), seasons.max_chance_outcomes()) == (19, 235)
+    assert seasons.observation_tensor_shape() == [28]
+    sonnentau = load("sonnentau", {"players": 3, "dice": "miwin"})
+    assert sonnentau.num_players() == 3 and sonnentau.max_chance_outcomes() == 564 + 216
+    assert sonnentau.utility_sum() == 1.5
+
+
+@pytest.mark.parametrize("game, params", CONFIGS)
+def test_openspiels_random_simulation_test_passes(game, params):
+    pyspiel.random_sim_test(load(game, params), num_sims=3, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("game, params", CONFIGS)
+def test_the_python_shortcuts_answer_as_pyspiels_own_methods(game, params):
+    spiel, rng = load(game, params), random.Random(7)
+    state, stream = spiel.new_initial_state(), DiceStream(7)
+    while True:
+        assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+        assert state.legal_actions() == pyspiel.State.legal_actions(state)
+        for player in range(spiel.num_players()):
+            assert state.legal_actions(player) == pyspiel.State.legal_actions(state, player)
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_action(dice_stream_action(state, stream))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    state = spiel.new_initial_state()
+    state.apply_action(dice_stream_action(state, stream))
+    with pytest.raises(pyspiel.SpielError, match="pseudo-player"):
+        state.legal_actions(-3)  # at a decision node, as pyspiel does
+
+
+def test_chance_nodes_list_every_roll_with_its_exact_probability():
+    game = load("seasons")
+    state = game.new_initial_state()
+    first = state.chance_outcomes()
+    assert len(first) == 216 and sum(p for _, p in first) == pytest.approx(1.0)
+    assert all(19 <= action < 235 for action, _ in first)
+    state.apply_action(dice_stream_action(state, DiceStream(1)))
+    kept = list(state.arena.dice)
+    state.apply_action(game.index.id_of(parse_action("reroll:0,2")))
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 36 and {p for _, p in outcomes} == {1 / 36}
+    assert {game.index.rolls[a - 19][1] for a, _ in outcomes} == {kept[1]}
+    sonnentau = load("sonnentau")
+    assert len(sonnentau.new_initial_state().chance_outcomes()) == 36
+
+
+def test_a_clone_plays_on_without_touching_the_original():
+    state = load("sonnentau").new_initial_state()
+    state.apply_action(dice_stream_action(state, DiceStream(3)))
+    before = str(state)
+    clone = state.clone()
+    clone.apply_action(clone.legal_actions()[0])
+    assert str(state) == before != str(clone)
+    assert clone.history()[:-1] == state.history()
+
+
+@pytest.mark.parametrize("game, params", [("seasons", {}), ("sonnentau", {"players": 3})])
+def test_the_arena_dice_stream_through_openspiel_plays_play_games_game(game, params):
+    spiel, seed = load(game, params), 99
+    state, stream, rng = spiel.new_initial_state(), DiceStream(seed), random.Random(4)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(dice_stream_action(state, stream))
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+    played = [state.action_to_string(step.player, step.action) for step in state.full_history()]
+
+    class Same:
+        name, version = "same", "1"
+
+        def __init__(self, rng):
+            self.rng = rng
+
+        def act(self, observation):
+            ids = sorted(spiel.index.ids_of(observation.legal_actions))
+            return spiel.index.decisions[ids[self.rng.randrange(len(ids))]]
+
+    shared = random.Random(4)
+    options = {k: v for k, v in params.items() if k != "players"}
+    record = play_game(game, [Same(shared) for _ in range(spiel.num_players())], seed=seed,
+                       options=options)
+    assert played == [move.action for move in record.moves]
+    assert state.returns() == list(game_points(record.ranks))
+
+
+def mcts_bot(game, info):
+    rng = np.random.RandomState(info.seed % 2**32)
+    return mcts.MCTSBot(game, uct_c=1.4, max_simulations=20,
+                        evaluator=mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
+
+
+def test_openspiels_mcts_beats_arenas_random_bot_at_seasons(root):
+    rival = load_bot(str(root / "bots/seasons/random_bot.py")).player
+    points = 0.0
+    for seed in range(6):
+        seat = seed % 2
+        players = [OpenSpielPlayer(mcts_bot, "mcts"), rival]
+        record = play_game("seasons", players if seat == 0 else players[::-1], seed=seed)
+        assert all(s.status == "ok" for s in record.seats), record.seats
+        points += game_points(record.ranks)[seat]
+    assert points > 3.0  # more than half of the points
+
+
+def endgame() -> SeasonsState:
+    """Seat 0 at its re-roll decision, 51 to 54 behind, max-15 open (14 there for seat 1):
+    a total above 14 wins the game, 14 cancels, anything less loses."""
+    state = SeasonsState()
+    state.fields = [[12, 12, 12, 12, 5, EMPTY, 4, 4, 16, 16, 16],
+                    [6, 6, 6, 6, 10, 14, 10, 10, 8, 8, 8]]
+    state.phase, state.seat, state.dice, state.turns = REROLL, 0, (5, 5, 2), [20, 20]
+    return state
+
+
+def test_expectiminimax_finds_the_best_reroll_of_an_endgame():
+    game = load("seasons")
+
+    def points_now(spiel_state):
+        first, second = spiel_state.arena.scores()
+        return 1.0 if first > second else 0.5 if first == second else 0.0
+
+    value, best = minimax.expectiminimax(game.state_for(endgame()), 2, points_now, 0)
+    exact = {}
+    for reroll in range(8):
+        state = endgame()
+        state.apply(game.index.decisions[reroll])
+        if state.phase == PLACE:
+            exact[reroll] = _placed(state)
+            continue
+        outcomes = state.chance_outcomes()
+        exact[reroll] = sum(p * _placed(_rolled(state, dice)) for dice, p in outcomes)
+    assert value == pytest.approx(max(exact.values()))
+    assert exact[best] == pytest.approx(max(exact.values()))
+    assert exact[0] == 0.0 < value < 1.0  # keeping 5, 5, 2 loses; a re-roll may win
+
+
+def _rolled(state: SeasonsState, dice) -> SeasonsState:
+    rolled = state.copy()
+    rolled.apply(dice)
+    return rolled
+
+
+def _placed(state: SeasonsState) -> float:
+    state.apply(state.legal_actions()[0])
+    first, second = state.scores()
+    return 1.0 if first > second else 0.5 if first == second else 0.0

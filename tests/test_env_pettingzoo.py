@@ -1,0 +1,213 @@
+"""arena.env: the fixed action indices and the PettingZoo AEC environments."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+from arena.env.actions import ByIdentity, action_index, seasons_index, sonnentau_index
+from arena.games import find_game
+from arena.games.base import IllegalActionError
+from arena.games.seasons.rules import PLACE, REROLL, SeasonsState
+from arena.referee.dice import DiceStream
+from arena.referee.match import play_game
+from arena.results.standings import game_points
+
+pytest.importorskip("gymnasium", reason="the PettingZoo adapter needs arena[rl] (gymnasium)")
+pytest.importorskip("pettingzoo", reason="the PettingZoo adapter needs arena[rl] (pettingzoo)")
+
+from pettingzoo.test import api_test, seed_test
+
+from arena.env import MissingExtraError, make_env, seasons_env, sonnentau_env
+from arena.env.encoding import seasons_vector
+
+CONFIGS = [("seasons", {}), ("sonnentau", {}), ("sonnentau", {"seats": 3}),
+           ("sonnentau", {"seats": 4, "dice": "miwin"})]
+
+
+# -- the action index ------------------------------------------------------------------
+
+
+def test_the_seasons_index_is_the_documented_one():
+    index = seasons_index()
+    assert index.n_decisions == 19 and index.size == 19 + 216
+    assert [index.name(i) for i in (0, 1, 4, 7, 8, 18, 19, 234)] == [
+        "keep", "reroll:0", "reroll:0,1", "reroll:0,1,2", "place:max-5", "place:min-17",
+        "dice:1,1,1", "dice:6,6,6"]
+
+
+def test_the_sonnentau_index_on_the_default_board_is_the_documented_one():
+    index = sonnentau_index()
+    assert index.n_decisions == 564 and index.size == 600
+    assert sonnentau_index("", "miwin").size == 564 + 216
+    assert [index.name(i) for i in (0, 179, 180, 479, 480, 562, 563, 564)] == [
+        "move:d0:p0:B:cw", "move:d2:p4:G:out", "enter:d0:p0:OL", "enter:d2:p4:OR:UR:ccw",
+        "relocate:B00", "relocate:start", "relocate:goal", "dice:1,1"]
+
+
+@pytest.mark.parametrize("game, options", CONFIGS)
+def test_every_action_string_parses_back_to_its_action(game, options):
+    index = action_index(game, options)
+    rules = find_game(game)
+    for number in range(index.size):
+        action = index.decision(number) if number < index.n_decisions else index.roll(number)
+        assert rules.parse_action(index.name(number)) == action
+
+
+@pytest.mark.parametrize("dice, seats", [("standard", 2), ("standard", 3), ("miwin", 4)])
+def test_the_sonnentau_index_holds_every_action_random_games_meet(dice, seats):
+    index = sonnentau_index("", dice)
+    rules, rng = find_game("sonnentau"), random.Random(seats)
+    for seed in range(4):
+        state = rules.initial_state({"dice": dice, "seats": seats, "turn_limit": 200})
+        roll = DiceStream(seed).roll
+        while not state.is_terminal:
+            if state.is_chance_node():
+                index.id_of(state.apply_roll(roll(state.chance_request())))
+            else:
+                legal = state.legal_actions()
+                assert [index.decisions[i] for i in index.ids_of(legal)] == list(legal)
+                state.apply(rng.choice(legal))
+
+
+def test_values_are_remembered_by_tuple_identity_until_that_stops_paying():
+    built = []
+    cache = ByIdentity(lambda legal: built.append(legal) or len(legal), size=4)
+    shared = ("keep", "reroll:0")
+    assert [cache(shared) for _ in range(3)] == [2, 2, 2] and built == [shared]
+    assert cache(tuple(shared)) == 2 and len(built) == 1  # tuple() of a tuple is that tuple
+    assert cache(("keep", "reroll:0")[:1]) == 1 and len(built) == 2  # equal is not enough
+    for k in range(1, 8):  # tuples built anew are never met again: the cache gives up
+        assert cache(tuple([object()] * k)) == k
+    assert not cache.remembering and not cache.entries
+    assert cache(shared) == 2 and len(built) == 10
+
+
+# -- the environments ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game, options", CONFIGS)
+def test_pettingzoos_own_api_and_seed_tests_pass(game, options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo's advice for dict observations
+        api_test(make_env(game, render_mode="ansi", **options), num_cycles=200)
+        seed_test(lambda: make_env(game, **options), num_cycles=200)
+
+
+class IdChooser:
+    """An arena player choosing like :func:`play_episode`: by the action index, seeded."""
+
+    name, version = "ids", "1"
+
+    def __init__(self, game: str, options: dict, rng: random.Random) -> None:
+        self.index, self.rng = action_index(game, options), rng
+
+    def act(self, observation):
+        ids = sorted(self.index.ids_of(observation.legal_actions))
+        return self.index.decisions[ids[self.rng.randrange(len(ids))]]
+
+
+def play_episode(env, seed: int, rng: random.Random) -> dict[str, float]:
+    """Play one episode choosing among the mask's ids with ``rng``; the total rewards."""
+    env.reset(seed=seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        observation, reward, terminated, truncated, _ = env.last()
+        totals[agent] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        ids = observation["action_mask"].nonzero()[0]
+        env.step(ids[rng.randrange(len(ids))])
+    return totals
+
+
+@pytest.mark.parametrize("game, options", CONFIGS)
+def test_a_seeded_episode_is_the_game_play_game_plays_with_that_seed(game, options):
+    seed, seats = 20260601, options.get("seats", 2)
+    env = make_env(game, **options)
+    totals = play_episode(env, seed, random.Random(5))
+    shared = random.Random(5)  # one stream for all seats, as in the episode
+    game_options = {k: v for k, v in options.items() if k != "seats"}
+    players = [IdChooser(game, game_options, shared) for _ in range(seats)]
+    record = play_game(game, players, seed=seed, options=game_options)
+    assert env.history == [move.action for move in record.moves]
+    assert env.game_seed == seed
+    points = game_points(record.ranks)
+    assert [totals[f"player_{s}"] for s in range(seats)] == list(points)
+
+
+def test_observations_are_from_the_observers_point_of_view():
+    env = seasons_env()
+    env.reset(seed=3)
+    state: SeasonsState = env.arena_state
+    assert state.phase == REROLL
+    mine = env.observe("player_0")
+    theirs = env.observe("player_1")
+    assert list(mine["observation"][22:25]) == list(state.dice)
+    assert list(mine["observation"][25:]) == [1, 0, 1] and list(theirs["observation"][25:]) == [
+        1, 0, 0]
+    assert mine["action_mask"][:8].all() and not mine["action_mask"][8:].any()
+    assert not theirs["action_mask"].any()
+    env.step(0)  # keep: the placement decision follows
+    assert env.arena_state.phase == PLACE
+    total = sum(state.dice)
+    env.step(8 + 4)  # place:max-13
+    after = env.observe("player_1")["observation"]
+    fields = env.arena_state.fields
+    assert fields[0][4] == total
+    assert list(after[:11]) == fields[1] and list(after[11:22]) == fields[0]
+    assert (after == seasons_vector(env.arena_state, 1)).all()
+
+
+def test_an_illegal_or_malformed_action_is_refused_with_the_legal_ones():
+    env = seasons_env()
+    env.reset(seed=1)
+    with pytest.raises(IllegalActionError, match=r"legal: 0 \(keep\)"):
+        env.step(8)
+    with pytest.raises(IllegalActionError, match="not an action id"):
+        env.step("keep")
+
+
+def test_a_game_stopped_by_its_limit_truncates_and_still_pays_the_points():
+    env = seasons_env(placement_limit=3)
+    env.reset(seed=11)
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        env.step(env.legal_actions()[0])
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    assert env.infos["player_0"]["termination"] == "placement-limit"
+    ranks = env.arena_state.outcome().ranks
+    assert [env.rewards[a] for a in env.possible_agents] == list(game_points(ranks))
+
+
+def test_rewards_follow_arenas_points_with_three_seats():
+    env = sonnentau_env(seats=3, turn_limit=30)
+    totals = play_episode(env, 4, random.Random(2))
+    assert sum(totals.values()) == pytest.approx(1.5)
+
+
+def test_render_ansi_draws_the_position():
+    env = sonnentau_env(render_mode="ansi")
+    env.reset(seed=2)
+    assert env.render() == find_game("sonnentau").render(env.arena_state)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert make_env("seasons").render() is None
+
+
+def test_arena_imports_without_the_extra_and_says_what_to_install():
+    code = ("import sys; sys.modules['pettingzoo'] = None; sys.modules['pyspiel'] = None\n"
+            "import arena.env\n"
+            "from arena.env import make_env, register_openspiel_games, MissingExtraError\n"
+            "for call in (lambda: make_env('seasons'), register_openspiel_games):\n"
+            "    try:\n"
+            "        call()\n"
+            "    except MissingExtraError as error:\n"
+            "        print(error)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert len(out) == 2 and all("pip install 'arena[rl]'" in line for line in out)
+    assert issubclass(MissingExtraError, ImportError)

@@ -1,0 +1,365 @@
+"""Replay JSON (arena.reports.replay, ``arena export`` and ``arena view``): the schema, the
+conversion both ways, the files, clear errors for bad ones, and the viewer page.
+
+The games are played for real and quickly (bots in-process): a Seasons pairing of a
+greedy bot and a crasher whose name tries to be HTML, a short Sonnentau game of three
+bots, and a Seasons tournament with a secret seed that is not complete.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from report_scenarios import CRASHER, EVIL
+
+from arena.cli import cli
+from arena.cli.export import replay_page_html
+from arena.referee.record import replay
+from arena.reports.replay import (
+    FORMAT,
+    ReplayError,
+    check_replay,
+    from_replay,
+    read_replays,
+    stored_replays,
+    to_replay,
+)
+from arena.results.store import Store
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
+
+try:  # the browser test reuses the report's browser fixture and helpers
+    from test_report_browser import CHROMEDRIVER, CHROMIUM, browser, js, load  # noqa: F401
+except pytest.skip.Exception:  # Selenium is missing: that module skips itself on import
+    CHROMIUM = CHROMEDRIVER = None
+
+jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed")
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((ROOT / "docs/replay.schema.json").read_text())
+GREEDY = "bots/seasons/greedy.py"
+SEASONS = {"name": "replay-seasons", "game": "seasons", "seed": 3, "games_per_pairing": 3,
+           "bots": [GREEDY, {"spec": CRASHER, "name": EVIL}]}
+SONNENTAU = {"name": "replay-sonnentau", "game": "sonnentau", "seed": 9, "seats": 3,
+             "options": {"turn_limit": 40},
+             "bots": ["bots/sonnentau/heuristic.py", "bots/sonnentau/random_bot.py",
+                      {"spec": "bots/sonnentau/random_bot.py", "name": "random-b"}]}
+SECRET = {"name": "replay-secret", "game": "seasons", "seed": "secret",
+          "bots": [GREEDY, "bots/seasons/random_bot.py"]}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    """The three tournaments in one database; the secret one is marked running again."""
+    path = tmp_path_factory.mktemp("replays") / "arena.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        with Store(path) as store:
+            for data in (SEASONS, SONNENTAU, SECRET):
+                run_tournament(parse_config({**data, "workers": 1, "isolation": "none",
+                                             "db": str(path)}), store)
+            store.set_status(store.find_tournament(SECRET["name"]).id, "running")
+    return path
+
+
+@pytest.fixture
+def store(db) -> Any:
+    with Store(db) as opened:
+        yield opened
+
+
+def exported(db: Path, name: str, *extra: str) -> list[dict[str, Any]]:
+    result = CliRunner().invoke(cli, ["export", name, "--db", str(db), *extra])
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def validator() -> Any:
+    return jsonschema.Draft202012Validator(
+        SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+# -- the format ------------------------------------------------------------------------------
+
+
+def test_the_schema_is_a_valid_draft_2020_12_schema():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    assert SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+@pytest.mark.parametrize("name", [SEASONS["name"], SONNENTAU["name"], SECRET["name"]])
+def test_every_exported_game_matches_the_schema_and_its_stored_game(store, db, name):
+    tournament = store.find_tournament(name)
+    rows = list(store.games(tournament.id))
+    replays = exported(db, name)
+    assert len(replays) == len(rows) > 0
+    labels = {bot: store.bot(bot) for bot in store.entrants(tournament.id)}
+    entrants = store.entrants(tournament.id)
+    for number, (data, row) in enumerate(zip(replays, rows, strict=True), 1):
+        validator().validate(data)
+        check_replay(data)
+        record = store.record(tournament.id, row.key)
+        assert data["format"] == FORMAT and data["version"] == 1
+        assert data["tournament"] == {"name": name, "key": row.key, "number": number,
+                                      "round": row.round, "table": row.table, "set": row.set,
+                                      "rotation": row.rotation}
+        assert [s["label"] for s in data["seats"]] == [
+            labels[entrants[p]].label for p in row.seats]
+        assert [s["revision"] for s in data["seats"]] == [
+            labels[entrants[p]].identity.code_hash for p in row.seats]
+        assert data["outcome"] == {"ranks": list(row.ranks), "scores": list(row.scores),
+                                   "termination": row.termination}
+        assert [m.get("roll") or m["action"] for m in data["moves"]] == [
+            m.action for m in record.moves]
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["finished"])
+        assert data["seed"] == (None if name == SECRET["name"] else row.seed)
+
+
+def test_a_replay_converts_to_a_record_and_back_unchanged(db):
+    for data in exported(db, SONNENTAU["name"]) + exported(db, SEASONS["name"]):
+        record = from_replay(data)
+        assert to_replay(record) == data
+        state = replay(record)
+        if record.termination == "normal":
+            assert state.is_terminal and state.outcome().ranks == record.ranks
+
+
+def test_a_record_played_anywhere_converts_with_nulls_for_what_it_does_not_know():
+    import arena
+
+    bots = [arena.load_bot(f"bots/seasons/{name}.py").player for name in ("greedy", "random_bot")]
+    record = arena.play_game("seasons", bots, seed=7)
+    data = to_replay(record)
+    validator().validate(data)
+    assert data["tournament"] is None and data["finished"] is None
+    assert [s["revision"] for s in data["seats"]] == [None, None]
+    assert from_replay(data).moves[0] == record.moves[0]
+
+
+def test_failure_details_are_kept_unless_left_out(db):
+    crashed = [d for d in exported(db, SEASONS["name"]) if d["outcome"]["termination"] == "crash"]
+    assert crashed, "the crasher should crash in a game of an odd seed"
+    seat = next(s for s in crashed[0]["seats"] if s["status"] == "crash")
+    assert "Traceback" in seat["detail"] and seat["name"] == EVIL
+    quiet = [d for d in exported(db, SEASONS["name"], "--no-details")
+             if d["outcome"]["termination"] == "crash"]
+    assert all(s["detail"] == "" for d in quiet for s in d["seats"])
+
+
+def test_the_secret_seed_shows_once_the_tournament_is_complete(db, store):
+    tournament = store.find_tournament(SECRET["name"])
+    assert {d["seed"] for d in stored_replays(store, tournament)} == {None}
+    store.set_status(tournament.id, "complete")
+    try:
+        complete = store.find_tournament(SECRET["name"])
+        seeds = [d["seed"] for d in stored_replays(store, complete)]
+        assert seeds == [row.seed for row in store.games(tournament.id)]
+    finally:
+        store.set_status(tournament.id, "running")
+
+
+def test_the_export_streams(store):
+    replays = stored_replays(store, store.find_tournament(SEASONS["name"]))
+    assert next(replays)["tournament"]["number"] == 1
+    replays.close()
+
+
+# -- files ---------------------------------------------------------------------------------
+
+
+def test_a_jsonl_file_and_a_folder_hold_the_same_games(db, tmp_path):
+    runner = CliRunner()
+    lines, folder = tmp_path / "games.jsonl", tmp_path / "games"
+    for out in (lines, folder):
+        result = runner.invoke(cli, ["export", SONNENTAU["name"], "--db", str(db),
+                                     "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert f"wrote 3 replays of '{SONNENTAU['name']}' to {out}" in result.output
+    files = sorted(path.name for path in folder.iterdir())
+    assert files == ["0001-r0-t0-s0-o0.json", "0002-r0-t0-s0-o1.json", "0003-r0-t0-s0-o2.json"]
+    from_lines = [(where, record) for where, record in read_replays(lines)]
+    from_folder = [record for _, record in read_replays(folder)]
+    assert [where for where, _ in from_lines] == [f"{lines}, line {n}" for n in (1, 2, 3)]
+    assert [r for _, r in from_lines] == from_folder
+    listed = tmp_path / "list.json"
+    listed.write_text(json.dumps([json.loads(p.read_text()) for p in sorted(folder.iterdir())]))
+    assert [r for _, r in read_replays(listed)] == from_folder
+
+
+def test_the_latest_tournament_by_default_and_a_missing_one_is_one_line(db):
+    runner = CliRunner()
+    latest = runner.invoke(cli, ["export", "--db", str(db)])
+    assert latest.exit_code == 0
+    assert json.loads(latest.stdout.splitlines()[0])["tournament"]["name"] == SECRET["name"]
+    missing = runner.invoke(cli, ["export", "nope", "--db", str(db)])
+    assert missing.exit_code == 1
+    assert missing.output.strip().splitlines() == [
+        f"Error: no tournament 'nope' in {db}"]
+
+
+def good(db: Path) -> dict[str, Any]:
+    return exported(db, SEASONS["name"])[0]
+
+
+BAD: list[tuple[str, Any, str]] = [
+    ("format", "chess-replay", "format: 'chess-replay' is not 'arena-replay'"),
+    ("version", 2, "version: 2 is newer than this arena reads (1); update arena"),
+    ("game", "chess", "game: 'chess' is not one of seasons, sonnentau"),
+    ("seed", "7", "seed: '7' is neither an integer nor null"),
+    ("seats.1.status", "lost", "seats[1].status: 'lost' is not one of ok, crash, timeout, "
+                               "illegal-action"),
+    ("seats.0.isolation", "docker", "seats[0].isolation: 'docker' is not one of sandbox, "
+                                    "process, none or null"),
+    ("seats.0.name", "", "seats[0].name: expected a non-empty string"),
+    ("moves.1.seat", 5, "moves[1].seat: 5 is not a seat (0 to 1)"),
+    ("moves.0.roll", "3,4,5", "moves[0].roll: '3,4,5' is not dice:"),
+    ("moves.1.seconds", -1, "moves[1].seconds: -1 is not a number of seconds"),
+    ("outcome.ranks", [0], "outcome.ranks: 1 values for 2 seats"),
+    ("outcome.scores", [1, "x"], "outcome.scores: [1, 'x'] are not all numbers"),
+    ("finished", "yesterday", "finished: 'yesterday' is not an ISO 8601 time"),
+    ("tournament.number", "1", "tournament.number: '1' is not an integer"),
+]
+
+
+def changed(data: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    data = copy.deepcopy(data)
+    *parents, last = path.split(".")
+    target: Any = data
+    for part in parents:
+        target = target[int(part)] if part.isdigit() else target[part]
+    target[int(last) if last.isdigit() else last] = value
+    return data
+
+
+@pytest.mark.parametrize(("path", "value", "message"), BAD, ids=[b[0] for b in BAD])
+def test_a_bad_replay_is_refused_by_the_check_and_by_the_schema(db, path, value, message):
+    data = changed(good(db), path, value)
+    with pytest.raises(ReplayError) as raised:
+        check_replay(data)
+    assert str(raised.value).startswith(message)
+    assert list(validator().iter_errors(data)), f"the schema accepts {path}={value!r}"
+
+
+def test_what_the_schema_cannot_say_the_check_does(db):
+    """Lengths that must match the seats are beyond JSON Schema: arena's check has them."""
+    three = changed(good(db), "outcome.ranks", [0, 1, 1])
+    validator().validate(three)
+    with pytest.raises(ReplayError, match=r"^outcome.ranks: 3 values for 2 seats"):
+        check_replay(three)
+
+
+def test_unknown_keys_are_ignored_by_both(db):
+    data = {**good(db), "commentary": "a later key"}
+    check_replay(data)
+    validator().validate(data)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"format": "arena-replay"\n', "line 2: not JSON ("),
+    ("[1, 2]\n", "line 2: the replay: expected an object, found a list"),
+    ('{"format": "arena-replay", "version": 1, "game": "seasons", "options": {}, "seed": 1,'
+     ' "seats": "two"}\n', "line 2: seats: expected a list, found a string ('two')"),
+])
+def test_a_malformed_file_is_one_line_naming_the_file_line_and_problem(db, tmp_path, text,
+                                                                       message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(good(db)) + "\n" + text)
+    with pytest.raises(ReplayError) as raised:
+        list(read_replays(path))
+    assert str(raised.value).startswith(f"{path}, {message}")
+    result = CliRunner().invoke(cli, ["view", str(path)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [f"Error: {raised.value}"]
+
+
+def test_a_broken_json_file_names_its_line(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{\n  "format": "arena-replay",\n  oops\n}\n')
+    with pytest.raises(ReplayError, match=re.escape(f"{path}, line 3: not JSON")):
+        list(read_replays(path))
+
+
+# -- the viewer page --------------------------------------------------------------------------
+
+
+def page_data(page: str) -> dict[str, Any]:
+    found = re.search(r'<script type="application/json" id="report-data">(.*?)</script>',
+                      page, re.DOTALL)
+    assert found
+    return json.loads(found[1])
+
+
+def write_export(db: Path, name: str, out: Path) -> Path:
+    result = CliRunner().invoke(cli, ["export", name, "--db", str(db), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.mark.parametrize("name", [SEASONS["name"], SONNENTAU["name"]])
+def test_arena_view_writes_a_page_with_every_game_of_the_file(db, store, tmp_path, name):
+    source = write_export(db, name, tmp_path / "games.jsonl")
+    result = CliRunner().invoke(cli, ["view", str(source)])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "games.html").read_text()
+    assert result.output.strip() == f"wrote {tmp_path / 'games.html'}"
+    data = page_data(page)
+    tournament = store.find_tournament(name)
+    rows = list(store.games(tournament.id))
+    assert [g["no"] for g in data["games"]] == list(range(1, len(rows) + 1))
+    assert [g["k"] for g in data["games"]] == [row.key for row in rows]
+    assert all("e" not in g and len(g["n"]) == len(g["z"]) + 1 for g in data["games"])
+    labels = {store.bot(b).label for b in store.entrants(tournament.id)}
+    assert {bot["label"] for bot in data["bots"]} == labels
+    assert len(re.findall(r"<script\b", page)) == 3
+    assert "<script>alert" not in page  # the crasher's name is text, never markup
+    assert page.count('<tr data-game="') == len(rows)
+
+
+def test_a_page_shows_one_game_kind(db, tmp_path):
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("".join(json.dumps(d) + "\n" for d in (
+        exported(db, SEASONS["name"])[:1] + exported(db, SONNENTAU["name"])[:1])))
+    with pytest.raises(ReplayError, match=re.escape(
+            f"{mixed}, line 2: a sonnentau game after seasons games")):
+        replay_page_html(mixed)
+
+
+def test_a_page_holds_the_first_games_and_says_how_many_there_are(db, tmp_path):
+    source = write_export(db, SEASONS["name"], tmp_path / "games.jsonl")
+    page = replay_page_html(source, max_games=2)
+    assert len(page_data(page)["games"]) == 2
+    assert "this page shows the first 2" in page
+
+
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
+                    reason="Chromium, its driver or Selenium is not installed")
+@pytest.mark.parametrize("name", [SEASONS["name"], SONNENTAU["name"]])
+def test_the_replay_page_steps_through_every_game_in_a_browser(db, browser, tmp_path, name):
+    source = write_export(db, name, tmp_path / "games.jsonl")
+    path = tmp_path / "page.html"
+    assert CliRunner().invoke(cli, ["view", str(source), "--out", str(path)]).exit_code == 0
+    replays = [record for _, record in read_replays(source)]
+    load(browser, path, "#game=2")
+    assert js(browser, "var d = document.documentElement.dataset;"
+                       "return [d.reportReady, d.reportError || '', d.alerted || ''];"
+              ) == ["ok", "", ""]
+    assert js(browser, "return document.getElementById('game-select').options.length"
+              ) == len(replays)
+    browser.find_element("css selector", "[data-step=last]").click()
+    state = js(browser, """
+        var v = document.getElementById('game-viewer');
+        return {game: v.dataset.game, move: v.dataset.move, moves: v.dataset.moves,
+                notation: document.getElementById('notation').textContent};""")
+    from arena.referee.record import game_log
+
+    log = game_log(replays[1])
+    assert (state["game"], state["move"]) == ("2", str(len(log) - 1))
+    assert state["notation"].endswith(log[-1])
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == []
