@@ -128,3 +128,25 @@ def test_the_packaged_example_loads_by_its_entry_point_name(
                              seed=2)
     assert [seat.status for seat in record.seats] == ["ok", "ok"]
     sys.modules.pop("arena_highlow_bot", None)
+
+
+def test_a_package_folder_is_a_spec_and_its_data_is_part_of_its_revision(
+        tmp_path: Path) -> None:
+    from arena.bots.isolation import start_bot
+    from arena.bots.loading import load_bot, split_spec
+
+    assert split_spec("bots/seasons/trained") == ("bots/seasons/trained/__init__.py", None)
+    copy = tmp_path / "trained"
+    shutil.copytree(ROOT / "bots" / "seasons" / "trained", copy,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    first = load_bot(str(copy))
+    assert first.player.name == "trained"
+    policy = json.loads((copy / "policy.json").read_text())
+    (copy / "policy.json").write_text(json.dumps(policy, indent=1))
+    assert load_bot(str(copy / "__init__.py")).code_hash != first.code_hash
+    player = start_bot(str(copy), "process")
+    try:
+        record = arena.play_game("seasons", [player, load_bot(str(RANDOM)).player], seed=3)
+    finally:
+        player.close()
+    assert record.seats[0].status == "ok"

@@ -9,6 +9,8 @@ A bot is a player (:mod:`arena.referee.protocol`). Bots are named explicitly by 
     or more than one, is an error that names the candidates.
 ``path/to/bot.py:Name``
     The attribute ``Name`` of that file.
+``path/to/package``
+    A package folder (with a ``/`` in its path): its ``__init__.py``.
 ``package.module:attr``
     The attribute ``attr`` of an importable module.
 ``name``
@@ -105,11 +107,18 @@ def load_bot(spec: str, params: Mapping[str, Any] | None = None) -> LoadedBot:
 
 
 def split_spec(spec: str) -> tuple[str, str | None]:
-    """``bots/x.py:Greedy`` → (``bots/x.py``, ``Greedy``); ``pkg.mod:attr`` likewise."""
+    """``bots/x.py:Greedy`` → (``bots/x.py``, ``Greedy``); ``pkg.mod:attr`` likewise; a
+    package folder's path (``bots/seasons/trained``) is its ``__init__.py``."""
     target, sep, attr = spec.rpartition(":")
     if sep and attr and target and (target.endswith(".py") or ".py" not in spec):
-        return target, attr
-    return spec, None
+        return _package_file(target), attr
+    return _package_file(spec), None
+
+
+def _package_file(target: str) -> str:
+    if "/" in target and not target.endswith(".py") and (Path(target) / "__init__.py").is_file():
+        return str(Path(target) / "__init__.py")
+    return target
 
 
 def _import_file(spec: str, path: Path) -> ModuleType:

@@ -149,4 +149,7 @@ def read_records(path: str) -> list[GameRecord]:
                 records.append(GameRecord.from_json(json.loads(line)))
             except (ValueError, KeyError, TypeError, IndexError) as exc:
                 raise RecordError(f"{path}, line {number}: not a game record ({exc})") from None
+            except RecursionError:
+                raise RecordError(f"{path}, line {number}: not a game record (nested too "
+                                  "deeply)") from None
     return records

@@ -319,9 +319,10 @@ def build_model(store: Store, tournament: TournamentRow, *, luck: LuckSource | N
     config = stored_config(tournament)
     bots = entrant_bots(store, tournament)
     rows = tuple(store.games(tournament.id))
+    two_seat = [row.key for row in rows if len(row.seats) == 2]  # the only ones a pair shows
     model_name, luck_by_key = (
-        tournament_luck(store, tournament.id, [row.key for row in rows], source=luck,
-                        workers=workers, progress=progress) if luck else ("", {}))
+        tournament_luck(store, tournament.id, two_seat, source=luck, workers=workers,
+                        progress=progress) if luck and two_seat else ("", {}))
     labels = [bot.label for bot in bots]
     table, ratings_progress = tournament_ratings(rows, config.ratings)
     counts, terminations = count_endings(rows, len(bots))

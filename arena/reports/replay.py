@@ -443,6 +443,8 @@ def _json(where: str, text: str) -> Any:
         place = f", line {exc.lineno}" if ", line" not in where else ""
         raise ReplayError(f"{where}{place}: not JSON ({exc.msg}, column {exc.colno})") \
             from None
+    except RecursionError:
+        raise ReplayError(f"{where}: nested too deeply to be a replay") from None
 
 
 def _record(where: str, data: Any) -> GameRecord:

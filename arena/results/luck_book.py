@@ -75,20 +75,23 @@ def tournament_luck(store: Store, tournament: int, keys: Sequence[str], *,
 
 
 def unaccounted(store: Store, tournament: int, source: LuckSource | None = None) -> int:
-    """How many of the tournament's stored games are not yet accounted for under the model
-    (0 where no value model fits its game)."""
+    """How many of the tournament's stored two-player games (those a report accounts for)
+    are not yet accounted for under the model (0 where no value model fits its game)."""
     source = source or LuckSource()
-    row = store.db.execute("SELECT key FROM games WHERE tournament_id = ? LIMIT 1",
+    two_seat = "tournament_id = ? AND json_array_length(seats) = 2"
+    row = store.db.execute(f"SELECT key FROM games WHERE {two_seat} LIMIT 1",
                            (tournament,)).fetchone()
     if row is None:
         return 0
     model = source.model(*_game_and_options(store, tournament, row[0]))
     if model is None:
         return 0
-    total = store.db.execute("SELECT count(*) FROM games WHERE tournament_id = ?",
+    total = store.db.execute(f"SELECT count(*) FROM games WHERE {two_seat}",
                              (tournament,)).fetchone()[0]
-    done = store.db.execute("SELECT count(*) FROM luck WHERE tournament_id = ? AND model = ?",
-                            (tournament, model.name)).fetchone()[0]
+    done = store.db.execute(
+        "SELECT count(*) FROM luck l JOIN games g ON g.tournament_id = l.tournament_id"
+        " AND g.key = l.key WHERE l.model = ? AND g.tournament_id = ?"
+        " AND json_array_length(g.seats) = 2", (model.name, tournament)).fetchone()[0]
     return int(total) - int(done)
 
 

@@ -1,10 +1,11 @@
 """Seasons of the Sun's value model: the expectimax evaluation, with the exact re-roll.
 
 For the seat about to play, the position's table (:class:`~arena.games.seasons.
-evaluation.Planner`: the exact endgame when few fields are left, else the
-solitaire evaluation) says what each final total 3..18 is worth as a chance of
-winning the game (a draw counts ½). The fields do not change within a turn, so
-one table values every state of the turn exactly as the rules go on:
+evaluation.Planner`: the exact endgame when few fields are left, see
+:attr:`SeasonsValues.ENDGAME_NODES`, else the solitaire evaluation) says what
+each final total 3..18 is worth as a chance of winning the game (a draw counts
+½). The fields do not change within a turn, so one table values every state of
+the turn exactly as the rules go on:
 
 * with the dice placed-to-be (``place``): the table at their total;
 * after the first roll (``reroll``): the best re-roll's expectation of the table;
@@ -51,8 +52,13 @@ class SeasonsValues:
 
     name = NAME
 
+    ENDGAME_NODES = 300
+    """The bot's exact endgame search where it expands at most this many positions (the
+    bot's own limit is 700): a little less exact at five or six empty fields, and the
+    accounting then costs less than an expectimax game's play."""
+
     def __init__(self) -> None:
-        self._planner = Planner()
+        self._planner = Planner(self.ENDGAME_NODES)
         self._planner.evaluation = ArrayEvaluation()
         self._planner.endgame.evaluation = self._planner.evaluation
         self._table = lru_cache(maxsize=65_536)(self._fresh_table)
