@@ -286,3 +286,14 @@ def test_a_report_skips_the_accounting_of_very_many_games_unless_asked(tmp_path,
     asked = invoke("report", "luck", "--db", db, "--out", str(out), "--luck")
     assert "skipped" not in asked.output
     assert all(row["adjusted_score"] for row in csv.DictReader((out / "pairs.csv").open()))
+
+
+def test_a_failing_value_model_is_one_line_naming_it(records):
+    class Broken:
+        name = "broken/1"
+
+        def values(self, state):
+            return {}["missing"]
+
+    with pytest.raises(LuckError, match=r"value model 'broken/1' failed at move 1: KeyError"):
+        account(records[0], Broken())

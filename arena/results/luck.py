@@ -104,6 +104,7 @@ def account(record: GameRecord, model: ValueModel, *, keep_rolls: bool = False) 
     seats = len(record.seats)
     luck = [0.0] * seats
     rolls: list[ChanceLuck] = []
+    index = 0
     try:
         for index, move in enumerate(record.moves):
             action = game.parse_action(move.action)
@@ -120,4 +121,7 @@ def account(record: GameRecord, model: ValueModel, *, keep_rolls: bool = False) 
                 rolls.append(ChanceLuck(index, shares))
     except ValueError as exc:  # the record does not replay, or the model's seats are off
         raise LuckError(f"game {record.seed}: cannot account for its luck ({exc})") from None
+    except Exception as exc:  # a user's model failed: one line that names it
+        raise LuckError(f"game {record.seed}: value model {model.name!r} failed at move "
+                        f"{index + 1}: {type(exc).__name__}: {exc}") from None
     return LuckAccount(model.name, game_points(record.ranks), tuple(luck), tuple(rolls))
