@@ -331,19 +331,16 @@ def stored_replays(store: Store, tournament: TournamentRow, *, details: bool = T
             entrants = store.entrants(tournament.id)  # a ladder's entrants grow
         seated = [bots.setdefault(entrants[p], store.bot(entrants[p])) for p in row.seats]
         place = StoredPlace(tournament.name, row.key, number, row.round, row.table, row.set,
-                            row.rotation, _finished(store, tournament.id, row.key),
-                            round(row.duration, 3))
+                            row.rotation, _iso_time(row.finished), round(row.duration, 3))
         record = _with_details(store.record(tournament.id, row.key), row)
         yield to_replay(record, seed_shown=seed_shown, bots=[b.identity for b in seated],
                         labels=[b.label for b in seated], place=place, details=details)
 
 
-def _finished(store: Store, tournament: int, key: str) -> str | None:
-    found = store.db.execute("SELECT finished FROM games WHERE tournament_id = ? AND key = ?",
-                             (tournament, key)).fetchone()
-    if found is None or found[0] is None:
+def _iso_time(timestamp: float | None) -> str | None:
+    if timestamp is None:
         return None
-    when = datetime.datetime.fromtimestamp(float(found[0]), datetime.timezone.utc)
+    when = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
     return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 

@@ -41,9 +41,16 @@ class LuckSource:
     spec: str | None = None
 
     def model(self, game: str, options: Mapping[str, Any]) -> ValueModel | None:
-        if self.spec is not None:
-            return load_value_model(self.spec, options)
-        return model_for(game, options)
+        """The model for these game options, one per process (its caches make later games
+        cheaper: a comparison asks again after every batch it plays)."""
+        key = (self.spec, game, json.dumps(dict(options), sort_keys=True))
+        if key not in _MODELS:
+            _MODELS[key] = (load_value_model(self.spec, options) if self.spec is not None
+                            else model_for(game, options))
+        return _MODELS[key]
+
+
+_MODELS: dict[tuple[str | None, str, str], ValueModel | None] = {}
 
 
 def tournament_luck(store: Store, tournament: int, keys: Sequence[str], *,
@@ -131,24 +138,12 @@ def account_texts(batch: Sequence[tuple[str, str]], spec: str | None, game: str,
                   options: Mapping[str, Any], model: ValueModel | None = None
                   ) -> dict[str, tuple[float, ...]]:
     """The luck of each (key, record JSON) under ``model``, or (in a worker) under the
-    source's model for these options, kept between tasks."""
+    source's model for these options."""
     if model is None:
-        model = _worker_model(spec, game, json.dumps(options, sort_keys=True))
-    return {key: account(_record(key, text), model).luck for key, text in batch}
-
-
-_MODELS: dict[tuple[str | None, str, str], ValueModel] = {}
-"""A worker's models, kept between its tasks (their caches make later games cheaper)."""
-
-
-def _worker_model(spec: str | None, game: str, options_json: str) -> ValueModel:
-    key = (spec, game, options_json)
-    if key not in _MODELS:
-        model = LuckSource(spec).model(game, json.loads(options_json))
+        model = LuckSource(spec).model(game, options)
         if model is None:
             raise LuckError(f"no value model for {game}")
-        _MODELS[key] = model
-    return _MODELS[key]
+    return {key: account(_record(key, text), model).luck for key, text in batch}
 
 
 def _record(key: str, text: str) -> GameRecord:

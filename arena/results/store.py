@@ -335,6 +335,8 @@ class GameRow:
     isolations: tuple[str, ...] = ()
     details: tuple[str, ...] = ()
     """Per seat: why it lost by a failure, or empty."""
+    finished: float | None = None
+    """When the game was stored (seconds since the epoch)."""
 
 
 @dataclass(frozen=True)
@@ -635,8 +637,8 @@ class Store:
     def games(self, tournament: int, *, round_index: int | None = None) -> Iterator[GameRow]:
         """Finished games in schedule order (round, table, set, rotation)."""
         query = ("SELECT key, round, table_no, set_no, rotation, seed, seats, ranks, scores,"
-                 " statuses, termination, moves, duration, isolations, details FROM games"
-                 " WHERE tournament_id = ?")
+                 " statuses, termination, moves, duration, isolations, details, finished"
+                 " FROM games WHERE tournament_id = ?")
         args: list[Any] = [tournament]
         if round_index is not None:
             query += " AND round = ?"
@@ -657,7 +659,8 @@ class Store:
                            tuple(int(r) for r in ranks), tuple(float(s) for s in scores),
                            tuple(str(s) for s in statuses), str(row[10]), int(row[11]),
                            float(row[12]), tuple(str(i) for i in isolations),
-                           tuple(str(d) for d in details) or ("",) * len(seats))
+                           tuple(str(d) for d in details) or ("",) * len(seats),
+                           float(row[15]))
         except (TypeError, ValueError) as exc:
             raise StoreError(f"{self.path}: tournament {tournament}, game {row[0]!r}: the row "
                              f"is damaged ({exc}); restore the database from a copy, or "

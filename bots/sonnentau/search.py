@@ -64,7 +64,7 @@ import time
 from collections import Counter
 
 from arena.games.sonnentau.board import board_for_option
-from arena.games.sonnentau.race import dice_to_home
+from arena.games.sonnentau.race import dice_to_home, extend_mask, hit_chances
 from arena.games.sonnentau.rules import (
     DICE_VARIANTS,
     HIT,
@@ -190,37 +190,15 @@ class Tables:
         one roll, chaining any of the roll's dice in any order (blocking ignored)."""
         probs = self._hit_probability.get(source)
         if probs is None:
-            probs = [0.0] * (self.n + 1)
-            for values, p in self.rolls:
-                mask = self._landings(1 << source, values)
-                while mask:
-                    low = mask & -mask
-                    probs[low.bit_length() - 1] += p
-                    mask ^= low
-            self._hit_probability[source] = probs
+            probs = self._hit_probability[source] = hit_chances(
+                self._extend, self.rolls, source, self.n + 1)
         return probs
-
-    def _landings(self, mask, values):
-        total = 0
-        for i, v in enumerate(values):
-            if v in values[:i]:
-                continue
-            moved = self._extend(mask, v)
-            total |= moved
-            if len(values) > 1 and moved:
-                total |= self._landings(moved, values[:i] + values[i + 1:])
-        return total
 
     def _extend(self, mask, v):
         key = (mask, v)
         moved = self._extend_cache.get(key)
         if moved is None:
-            moved, rest = 0, mask
-            while rest:
-                low = rest & -rest
-                moved |= self.reach_mask[low.bit_length() - 1].get(v, 0)
-                rest ^= low
-            self._extend_cache[key] = moved
+            moved = self._extend_cache[key] = extend_mask(self.reach_mask, mask, v)
         return moved
 
 

@@ -42,6 +42,7 @@ turn count except for the limit). Terminal states are worth their game points.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -53,7 +54,7 @@ from typing import Any
 
 from arena.games.base import State, ranks_from_scores
 from arena.games.sonnentau.board import Board, board_for_option
-from arena.games.sonnentau.race import dice_to_home
+from arena.games.sonnentau.race import dice_to_home, extend_mask, hit_chances
 from arena.games.sonnentau.rules import (
     DICE_VARIANTS,
     HOME,
@@ -178,31 +179,9 @@ class RaceTables:
         in one roll, chaining any of the roll's dice in any order (blocking ignored)."""
         probs = self._hits.get(source)
         if probs is None:
-            probs = [0.0] * (self.n + 1)
-            for values, p in self.rolls:
-                mask = self._landings(1 << source, values)
-                while mask:
-                    low = mask & -mask
-                    probs[low.bit_length() - 1] += p
-                    mask ^= low
-            self._hits[source] = probs
+            probs = self._hits[source] = hit_chances(
+                functools.partial(extend_mask, self.reach), self.rolls, source, self.n + 1)
         return probs
-
-    def _landings(self, mask: int, values: tuple[int, ...]) -> int:
-        total = 0
-        for i, v in enumerate(values):
-            if v in values[:i]:
-                continue
-            moved = 0
-            rest = mask
-            while rest:
-                low = rest & -rest
-                moved |= self.reach[low.bit_length() - 1][v]
-                rest ^= low
-            total |= moved
-            if len(values) > 1 and moved:
-                total |= self._landings(moved, values[:i] + values[i + 1:])
-        return total
 
 
 def _mask(fields: Iterable[int]) -> int:
