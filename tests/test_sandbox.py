@@ -68,8 +68,9 @@ def test_a_sandboxed_bot_sees_only_itself_and_writes_only_its_bounded_tmp(tmp_pa
     assert report["processes"] == [1] and report["pid"] == 1  # the namespace's only process
     assert report["uid"] == 65534 and report["cwd"] == "/tmp"
     assert not any(report["seen"].values()), report["seen"]
-    installation = {Path(bind.inside).parts[1] for bind in system_binds()}  # e.g. a .venv's folder
-    assert report["root"] == sorted({"bin", "bot", "dev", "etc", "lib", "lib64", "proc", "root",
+    # the interpreter's and the environment's folders, e.g. /root/.pyenv and a .venv's folder
+    installation = {Path(bind.inside).parts[1] for bind in system_binds()}
+    assert report["root"] == sorted({"bin", "bot", "dev", "etc", "lib", "lib64", "proc",
                                      "sbin", "tmp", "usr"} | installation)
     assert report["env"] == sorted(["HOME", "TMPDIR", "PATH", "PWD", "LANG", "ARENA_SANDBOXED",
                                     "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
