@@ -21,7 +21,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

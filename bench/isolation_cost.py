@@ -10,8 +10,15 @@ tournament with isolated bots against one with the bots inside arena.
    decision, (isolated time - in-process time) / decisions, is set against a raw pipe round
    trip of the same observations in the same run: their JSON sent down an OS pipe to a
    process that reads a line and answers one. Goal: <= 2x.
+3. The rule that no bot process plays two games on the same dice: the default tournament
+   (`configs/seasons-round-robin.yaml`: the shipped Seasons bots, 300 games, sandboxed) on
+   two workers, each game of a duplicate set seated with an instance that has not played
+   its dice, against the same tournament with one instance of each bot per worker for all
+   its games (as before the rule). Runs alternate, ``--runs`` of each; the ratio of the
+   medians. Goal: <= 1.15x.
 
     .venv/bin/python bench/isolation_cost.py [--games 2000] [--decisions 6000] [--starts 20]
+                                             [--runs 3] [--part 1|2|3]
 """
 
 from __future__ import annotations
@@ -25,6 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
+from arena.bots.instances import InstancePool
 from arena.bots.isolation import bot_process
 from arena.bots.sandbox import sandbox_problem
 from arena.games import find_game
@@ -135,17 +145,68 @@ def raw_round_trip(messages: list[bytes]) -> float:
     return seconds
 
 
+def default_tournament(folder: Path, name: str) -> float:
+    """Seconds to play the default tournament on two workers, in the sandbox."""
+    config = parse_config({
+        **yaml.safe_load((ROOT / "configs/seasons-round-robin.yaml").read_text()),
+        "name": name, "workers": 2, "isolation": "sandbox", "db": str(folder / f"{name}.db"),
+        "output": str(folder / name)})
+    with Store(config.db) as store:
+        started = time.perf_counter()
+        report = run_tournament(config, store)
+        seconds = time.perf_counter() - started
+    assert report.complete
+    return seconds
+
+
+def one_instance_for_every_game(pool: InstancePool, seed: int) -> object:
+    """Before the rule: each bot's first instance plays all its games."""
+    return pool.sample
+
+
+def instance_rule_cost(runs: int) -> None:
+    fresh_for_dice = InstancePool.for_seed
+    taken: dict[str, list[float]] = {"one per set game": [], "one for all games": []}
+    with tempfile.TemporaryDirectory() as folder:
+        for run in range(runs):
+            for label in (list(taken) if run % 2 == 0 else list(taken)[::-1]):
+                InstancePool.for_seed = (  # type: ignore[method-assign]
+                    fresh_for_dice if label == "one per set game"
+                    else one_instance_for_every_game)
+                taken[label].append(default_tournament(Path(folder), f"{label.split()[1]}-{run}"))
+    InstancePool.for_seed = fresh_for_dice  # type: ignore[method-assign]
+    median = {label: sorted(times)[len(times) // 2] for label, times in taken.items()}
+    print(f"3. the default tournament (300 games), two workers, sandboxed, {runs} runs each")
+    for label, times in taken.items():
+        print(f"   {label:18} " + "  ".join(f"{t:6.2f} s" for t in times)
+              + f"   median {median[label]:6.2f} s")
+    ratio = median["one per set game"] / median["one for all games"]
+    print(f"   no process plays two games on the same dice: {ratio:.2f}x the wall time of "
+          f"one instance for all games (goal <= 1.15: {'met' if ratio <= 1.15 else 'NOT met'})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--decisions", type=int, default=6000)
     parser.add_argument("--starts", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--part", type=int, choices=(1, 2, 3))
     args = parser.parse_args()
     problem = sandbox_problem()
     if problem is not None:
         sys.exit(f"the sandbox cannot run here: {problem}")
     os.chdir(ROOT)
+    if args.part in (None, 1):
+        decisions_and_starts(args)
+    if args.part in (None, 2):
+        tournament_overhead(args)
+    if args.part in (None, 3):
+        instance_rule_cost(args.runs)
+
+
+def decisions_and_starts(args: argparse.Namespace) -> None:
     sample = observations(args.decisions)
     players = {level: bot_process(RANDOM, {}, level) for level in ("process", "sandbox")}
     for player in players.values():
@@ -167,6 +228,9 @@ def main() -> None:
     ratio = starts["sandbox"] / starts["process"]
     print(f"   start-up: sandbox / process = {ratio:.2f} (goal <= 1.5: "
           f"{'met' if ratio <= 1.5 else 'NOT met'})")
+
+
+def tournament_overhead(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as folder:
         runs = {level: tournament(Path(folder), level, level, args.games)
                 for level in ("none", "process", "sandbox")}

@@ -1,6 +1,7 @@
 """The command line, driven through click's CliRunner."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -268,8 +269,8 @@ def test_arena_run_says_how_its_bots_are_isolated(run, tmp_path):
         ("sandbox", "none"), ("none", "sandbox")}
 
 
-def test_without_the_sandbox_a_run_says_so_once_and_plays_in_processes(run, tmp_path,
-                                                                       monkeypatch):
+def test_without_the_sandbox_a_run_of_shipped_bots_says_so_once_and_plays_in_processes(
+        run, tmp_path, monkeypatch):
     from arena.bots import isolation
 
     monkeypatch.setattr(isolation, "sandbox_problem", lambda: "bwrap is not installed")
@@ -285,6 +286,29 @@ def test_without_the_sandbox_a_run_says_so_once_and_plays_in_processes(run, tmp_
     config.write_text(asked.replace("fallback", "asked"))
     refused = run("run", str(config), "--no-progress")
     assert refused.exit_code == 1 and "isolation 'sandbox' was asked for" in refused.output
+
+
+def test_without_the_sandbox_anyone_elses_bot_stops_run_and_play_before_a_game(
+        run, tmp_path, monkeypatch):
+    from arena.bots import isolation
+
+    monkeypatch.setattr(isolation, "sandbox_problem", lambda: "bwrap is not installed")
+    own = tmp_path / "mine.py"
+    own.write_text(Path(RANDOM).read_text())
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: mine\ngame: seasons\nbots: [{own}, {RANDOM}]\n"
+                      f"db: {tmp_path / 'a.db'}\noutput: {tmp_path / 'out'}\n")
+    for result in (run("run", str(config), "--no-progress"),
+                   run("play", "seasons", str(own), RANDOM, "--games", "2")):
+        assert result.exit_code == 1, result.output
+        assert "apt-get install bubblewrap" in result.output
+        assert "isolation: process" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "a.db").exists() or "mine" not in run("ratings", "--db", str(
+        tmp_path / "a.db")).output
+    config.write_text(config.read_text() + "isolation: process\n")
+    played = run("run", str(config), "--no-progress")
+    assert played.exit_code == 0, played.output
+    assert "bots run in plain processes, not sandboxed" in played.output
 
 
 def test_a_secret_seed_stays_secret_until_the_tournament_is_complete(run, tmp_path):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.kernel import PR_SET_CHILD_SUBREAPER, prctl
 from arena.bots.process import ProcessPlayer, bot_command
 from arena.bots.sandbox import sandbox_problem
 from arena.referee.match import play_game
@@ -195,6 +196,7 @@ SANDBOXED = {
     "surrogate.sh": ("crash", "unprintable characters"),
     "closer.sh": ("timeout", "no answer within"),  # it stopped listening: it never answers
     "impostor.py": ("ok", ""),  # a revision of greedy@1.0 of its own, labelled apart
+    "syscaller.py": ("ok", ""),  # every refused call is refused; it says ESCAPED if not
 }
 PLAIN = ["bots/seasons/greedy.py", "bots/seasons/random_bot.py"]
 
@@ -211,17 +213,33 @@ def tournament(tmp_path, name, bots, **settings):
 
 
 def processes():
-    """pid -> command line of every live process that is arena's, a bot's or a sandbox's."""
-    found = {}
+    """pid -> command line of every live process this test started that is arena's, a bot's
+    or a sandbox's: the test process's descendants, orphans included (it adopts them), and
+    not the arena processes that others run on the machine."""
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+    parents, lines = {}, {}
     for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError, IndexError):
-            if not entry.name.isdigit() or (entry / "stat").read_text().rsplit(
-                    ")", 1)[1].split()[0] == "Z":
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if not entry.name.isdigit():
                 continue
-            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            if any(word in line for word in ("arena", "bwrap", "hostile", "sleep 30")):
-                found[int(entry.name)] = line
-    return found
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if fields[0] == "Z":
+                continue
+            parents[int(entry.name)] = int(fields[1])
+            lines[int(entry.name)] = (entry / "cmdline").read_bytes().replace(
+                b"\0", b" ").decode()
+    return {pid: line for pid, line in lines.items() if _descends(pid, parents)
+            and any(word in line for word in ("arena", "bwrap", "hostile", "sleep 30"))}
+
+
+def _descends(pid, parents):
+    seen = set()
+    while pid in parents and pid not in seen:
+        seen.add(pid)
+        pid = parents[pid]
+        if pid == os.getpid():
+            return True
+    return False
 
 
 def stopped(pid):
@@ -394,3 +412,30 @@ def test_a_cpu_limit_per_game_is_reset_each_game_and_stops_a_runaway(tmp_path):
     assert record.seats[0].status == "timeout"
     assert "used up its CPU time for the game (1 s" in record.seats[0].detail
     assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("isolation", ["sandbox", "process"])
+def test_a_bot_learns_nothing_in_one_game_of_a_set_for_another(tmp_path, isolation):
+    if isolation == "sandbox" and sandbox_problem() is not None:
+        pytest.skip(f"no sandbox here: {sandbox_problem()}")
+    bots = [str(HOSTILE / "mirror_reader.py"), "bots/seasons/random_bot.py"]
+    report, games, records = tournament(tmp_path, "mirror", bots, workers=1, isolation=isolation,
+                                        games_per_pairing=8, time_limit=2.0)
+    assert report.complete and len(games) == 16
+    assert all(seat.status == "ok" for record in records for seat in record.seats), [
+        seat.detail for record in records for seat in record.seats if seat.status != "ok"][:1]
+
+
+def test_terminal_escapes_in_a_failure_are_stored_escaped(tmp_path):
+    from arena.reports import write_reports
+
+    bots = [str(HOSTILE / "terminal_writer.py"), "bots/seasons/random_bot.py"]
+    _, _, records = tournament(tmp_path, "escapes", bots, workers=1, isolation="process",
+                               games_per_pairing=1)
+    details = [seat.detail for record in records for seat in record.seats if seat.detail]
+    assert len(details) == 2 and all("\\x1b]0;ESCAPED title\\x07" in d for d in details)
+    with Store(tmp_path / "escapes.db") as store:
+        paths = write_reports(store, store.find_tournament("escapes"), tmp_path / "out")
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        assert not any(c in text for c in "\x1b\x07\x08\x00\x9b\r"), path.name

@@ -115,12 +115,14 @@ def test_a_board_file_the_bots_cannot_reach_is_shown_to_them(tmp_path, monkeypat
     assert [seat.status for seat in record.seats] == ["ok", "ok"], record.seats
 
 
-def test_without_a_sandbox_the_default_falls_back_once_and_explicit_or_strangers_refuse(
+def test_without_a_sandbox_only_shipped_bots_fall_back_and_explicit_or_strangers_refuse(
         monkeypatch, capsys):
     monkeypatch.setattr(isolation, "sandbox_problem", lambda: "bwrap is not installed")
     monkeypatch.setattr(isolation, "_announced", False)
-    assert resolve_isolation(None) == "process"
-    assert resolve_isolation(None) == "process"
+    with pytest.raises(IsolationError, match=r"apt-get install bubblewrap.*isolation: process"):
+        resolve_isolation(None)
+    assert resolve_isolation(None, shipped=True) == "process"
+    assert resolve_isolation(None, shipped=True) == "process"
     warning = capsys.readouterr().err
     assert warning.count("\n") == 1 and "apt-get install bubblewrap" in warning
     assert resolve_isolation("process") == "process" and resolve_isolation("none") == "none"

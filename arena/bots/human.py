@@ -19,13 +19,13 @@ from typing import Any
 import click
 
 from arena.bots.announcer import MoveLog, move_log
-from arena.bots.names import printable, shown
+from arena.bots.names import shown
 from arena.bots.screen import fit, grid, numbered, pages, terminal_size
 from arena.games.base import Action, Game, Observation, State
 from arena.games.seasons.notation import CIRCLES
 from arena.games.sonnentau.text import choice_label as sonnentau_choice_label
 from arena.games.sonnentau.text import seat_colour
-from arena.referee.protocol import PlayerInfo
+from arena.referee.protocol import PlayerInfo, printable
 from arena.referee.record import Move
 
 HUMAN_SPEC = "human"

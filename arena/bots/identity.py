@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import shlex
 import shutil
 from collections.abc import Mapping
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.bots.files import MAX_PROGRAM_BYTES, BotFileError, read_bot_file
 from arena.bots.isolation import NONE, SANDBOX, bot_process
 from arena.bots.loading import (
     BotLoadError,
@@ -97,7 +99,10 @@ def source_hash(spec: str) -> str:
     if is_command(spec):
         words = shlex.split(spec[len(COMMAND_PREFIX):])
         program = shutil.which(words[0]) if words else None
-        data = Path(program).read_bytes() if program else b""
+        if program and os.sep in words[0]:  # the bot's own program: read as its files are
+            data = read_bot_file(words[0], limit=MAX_PROGRAM_BYTES)[0]
+        else:  # a program of the system's, found in PATH
+            data = Path(program).read_bytes() if program else b""
         return hashlib.sha256(spec.encode() + b"\0" + data).hexdigest()
     target, _attr = split_spec(spec)
     path: str | None = target if target.endswith(".py") else None
@@ -153,6 +158,10 @@ def entrant(entry: BotEntry, limits: Limits, game: str | None = None) -> Entrant
         name, version = entry.fallback_name, entry.version or UNLOADABLE_VERSION
         detail = exc.detail if isinstance(exc, PlayerFailure) else str(exc)
         problem = "it cannot be loaded: " + (detail.splitlines() or ["no reason given"])[0]
-    identity = BotIdentity(name, version, identity_hash(source_hash(entry.spec), entry.params),
-                           entry.spec, dict(entry.params))
+    try:
+        code = source_hash(entry.spec)
+    except BotFileError as exc:  # a link, device, FIFO or socket among its files, or too much
+        code, problem = "", f"it cannot be loaded: {exc}"
+    identity = BotIdentity(name, version, identity_hash(code, entry.params), entry.spec,
+                           dict(entry.params))
     return Entrant(entry, identity, problem)

@@ -28,18 +28,21 @@ DESCRIPTIONS = {SANDBOX: "sandboxed (bubblewrap)", PROCESS: "in plain processes,
                 NONE: "inside arena (trusted)"}
 
 _announced = False
+SHIPPED_BOTS = Path(__file__).resolve().parents[2] / "bots"
 
 
 class IsolationError(ArenaError):
     """The isolation a bot needs cannot be had here."""
 
 
-def resolve_isolation(requested: str | None, *, strangers: bool = False) -> str:
+def resolve_isolation(requested: str | None, *, strangers: bool = False,
+                      shipped: bool = False) -> str:
     """The level a bot runs at: ``requested``, or by default the sandbox where it works.
 
-    Without a working sandbox, a default falls back to ``process`` (said once, on
-    stderr); an explicit ``sandbox``, or bots from strangers (``strangers``), are
-    refused with the reason and the install command.
+    Without a working sandbox, a default is refused with the reason and the install
+    command, unless the bots are arena's own (``shipped``): they fall back to ``process``,
+    said once on stderr. A plain process is had by asking for it in so many words. An
+    explicit ``sandbox``, or bots from strangers (``strangers``), are always refused.
     """
     if requested in (PROCESS, NONE) and not strangers:
         return requested
@@ -50,8 +53,22 @@ def resolve_isolation(requested: str | None, *, strangers: bool = False) -> str:
         raise IsolationError(f"bots from others run only in the sandbox, and {problem}")
     if requested == SANDBOX:
         raise IsolationError(f"isolation 'sandbox' was asked for, but {problem}")
+    if not shipped:
+        hint = "" if INSTALL_HINT in problem else f" (install it with: {INSTALL_HINT})"
+        raise IsolationError(
+            f"bots run in the sandbox by default, and {problem}{hint}; to run them in plain "
+            "processes, which do not contain a hostile bot, say so: isolation: process "
+            "(config) or --isolation process")
     _announce(problem)
     return PROCESS
+
+
+def is_shipped(spec: str) -> bool:
+    """Whether ``spec`` names a bot that arena ships (a file or folder under its ``bots/``)."""
+    if is_command(spec):
+        return False
+    target = Path(split_spec(spec)[0])
+    return target.exists() and target.resolve().is_relative_to(SHIPPED_BOTS)
 
 
 def _announce(problem: str) -> None:
@@ -78,7 +95,7 @@ def bot_process(spec: str, params: Mapping[str, Any], isolation: str,
 def start_bot(spec: str, isolation: str | None = None, limits: Limits | None = None) -> Player:
     """A bot ready to play at its level (default: the sandbox where it works), its handshake
     done; BotLoadError, with the bot's stderr, if it does not start."""
-    level = resolve_isolation(isolation)
+    level = resolve_isolation(isolation, shipped=is_shipped(spec))
     if level == NONE and not is_command(spec):
         return load_bot(spec).player
     target, _attr = split_spec(spec)
@@ -92,9 +109,3 @@ def start_bot(spec: str, isolation: str | None = None, limits: Limits | None = N
         raise BotLoadError(f"bot {spec!r} cannot be loaded: {head}", tail) from None
     return player
 
-
-def close_player(player: Any) -> None:
-    """Stop ``player``'s bot process (and what it started), if it has one."""
-    inner = getattr(player, "player", player)
-    if isinstance(inner, ProcessPlayer):
-        inner.close()

@@ -35,11 +35,11 @@ import sys
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from arena.bots.files import BotFileError, read_bot
 from arena.bots.names import name_problem, version_problem
 from arena.games.base import ArenaError
 from arena.referee.protocol import Player
@@ -73,6 +73,11 @@ class NotAPlayerError(BotLoadError):
     """The named object does not have the player protocol's shape."""
 
 
+class BotFilesRefused(BotLoadError):
+    """A bot's files are not all regular files and folders, or are over a cap
+    (:mod:`arena.bots.files`); the message names the entry."""
+
+
 @dataclass(frozen=True)
 class LoadedBot:
     """A player with where it came from and a hash of its code."""
@@ -91,19 +96,36 @@ class LoadedBot:
         return self.player.version
 
 
-def load_bot(spec: str, params: Mapping[str, Any] | None = None) -> LoadedBot:
-    """Load the player named by ``spec``; raise a BotLoadError subclass on any failure."""
+def load_bot(spec: str, params: Mapping[str, Any] | None = None, *,
+             check_files: bool = True) -> LoadedBot:
+    """Load the player named by ``spec``; raise a BotLoadError subclass on any failure.
+
+    A bot file's files (its package's folder) are checked before it is imported: regular
+    files and folders only (:mod:`arena.bots.files`), and hashed as read. Only a bot's own
+    process, whose files arena checked already, loads it with ``check_files`` False (and
+    no hash)."""
     params = dict(params or {})
     target, attr = split_spec(spec)
     if target.endswith(".py"):
+        checked = bot_files_hash(spec) if check_files and Path(target).is_file() else ""
         module = _import_file(spec, Path(target))
     elif attr is not None:
         module = _import_module(spec, target)
+        checked = code_hash(module) if check_files else ""
     else:
-        return _load_entry_point(spec, params)
+        return _load_entry_point(spec, params, check_files)
     obj = _pick_attribute(spec, module, attr) if attr else _find_player(spec, module)
     player = _instantiate(spec, obj, params)
-    return LoadedBot(player, spec, code_hash(module), params)
+    return LoadedBot(player, spec, checked, params)
+
+
+def bot_files_hash(spec: str) -> str:
+    """The code hash of a bot file spec's files, refused (BotFilesRefused) unless they are
+    all regular files and folders within the caps."""
+    try:
+        return read_bot(split_spec(spec)[0]).digest()
+    except BotFileError as exc:
+        raise BotFilesRefused(str(exc)) from None
 
 
 def split_spec(spec: str) -> tuple[str, str | None]:
@@ -170,7 +192,10 @@ def _bot_frames(details: str) -> str:
     return "".join(kept)
 
 
-def _load_entry_point(spec: str, params: Mapping[str, Any]) -> LoadedBot:
+def _load_entry_point(spec: str, params: Mapping[str, Any], check_files: bool = True
+                      ) -> LoadedBot:
+    from importlib.metadata import entry_points  # here: it takes a while to import
+
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == spec]
     if not found:
         installed = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
@@ -183,7 +208,8 @@ def _load_entry_point(spec: str, params: Mapping[str, Any]) -> LoadedBot:
     except BaseException as exc:
         raise _import_failure(spec, exc, "failed to import") from None
     player = _instantiate(spec, obj, params)
-    return LoadedBot(player, spec, code_hash(inspect.getmodule(obj)), params)
+    checked = code_hash(inspect.getmodule(obj)) if check_files else ""
+    return LoadedBot(player, spec, checked, params)
 
 
 def _pick_attribute(spec: str, module: ModuleType, attr: str) -> Any:
@@ -283,28 +309,27 @@ def check_player(spec: str, obj: Any) -> None:
 
 
 def code_hash(module: ModuleType | None) -> str:
-    """SHA-256 of the module's source file (of every file for a package)."""
+    """SHA-256 of the module's source file (of every file for a package); BotFilesRefused
+    unless its files are all regular files and folders within the caps."""
     path = getattr(module, "__file__", None)
-    return source_file_hash(Path(path)) if path else ""
+    if not path:
+        return ""
+    try:
+        return source_file_hash(Path(path))
+    except BotFileError as exc:
+        raise BotFilesRefused(str(exc)) from None
 
 
 def source_file_hash(file: Path) -> str:
-    """SHA-256 of a bot's source: the file, or every file of a package's folder (its data,
-    a trained policy say, decides its play as much as its code; compiled caches aside)."""
-    files = sorted(_package_files(file.parent)) if file.name == "__init__.py" else [file]
-    digest = hashlib.sha256()
-    for item in files:
-        digest.update(item.read_bytes())
-    return digest.hexdigest()
-
-
-def _package_files(folder: Path) -> list[Path]:
-    return [path for path in folder.rglob("*") if path.is_file() and not path.is_symlink()
-            and "__pycache__" not in path.relative_to(folder).parts
-            and path.suffix not in (".pyc", ".pyo")]
+    """SHA-256 of a bot's source: the file's bytes, or, for a package, its folder's every
+    entry (relative path, executable bit, bytes; its data, a trained policy say, decides
+    its play as much as its code; compiled caches aside), read as :mod:`arena.bots.files`
+    reads a bot (BotFileError for a link, device, FIFO or socket, or too much)."""
+    return read_bot(file).digest()
 
 
 __all__ = [
-    "BotImportError", "BotLoadError", "BotNotFoundError", "LoadedBot", "NoPlayerError",
-    "NotAPlayerError", "check_player", "load_bot", "split_spec",
+    "BotFilesRefused", "BotImportError", "BotLoadError", "BotNotFoundError", "LoadedBot",
+    "NoPlayerError", "NotAPlayerError", "bot_files_hash", "check_player", "load_bot",
+    "split_spec",
 ]

@@ -10,6 +10,8 @@ surrounding spaces; a version has no ``@`` (``NAME@VERSION`` names a version).
 
 from __future__ import annotations
 
+from arena.referee.protocol import printable
+
 MAX_NAME = 64
 MAX_VERSION = 32
 
@@ -42,15 +44,6 @@ def version_problem(version: object) -> str | None:
 def identity_problem(name: object, version: object) -> str | None:
     """Why ``name`` and ``version`` cannot identify a bot (None if they can)."""
     return name_problem(name) or version_problem(version)
-
-
-def printable(text: str) -> str:
-    """``text`` with every unprintable character but newlines and tabs written as an escape
-    (``\\x1b``), so that it shows as what it is on a terminal and cannot act on it."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() or c in "\n\t" else
-                   c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def shown(text: str, limit: int = 40) -> str:

@@ -45,10 +45,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots.loading import split_spec
-from arena.bots.names import identity_problem, printable, shown
+from arena.bots.names import identity_problem, shown
 from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import Observation, Outcome
-from arena.referee.protocol import STDERR_MARK, PlayerFailure, PlayerInfo
+from arena.referee.protocol import STDERR_MARK, PlayerFailure, PlayerInfo, printable
 from arena.referee.record import CRASH, TIMEOUT
 
 log = logging.getLogger(__name__)
@@ -144,6 +144,8 @@ class ProcessPlayer:
         self.label = label
         self.name, self.version = label, "?"
         self.process: subprocess.Popen[bytes] | None = None
+        self.greeted = False
+        """Whether the running process has shaken hands."""
         self.folder: Path | None = None
         self.buffer = b""
         self.games: tuple[str, ...] | None = None
@@ -158,10 +160,31 @@ class ProcessPlayer:
 
     def ensure_running(self) -> None:
         """Start the bot process and shake hands, if it is not running."""
-        if self.process is not None and self.process.poll() is None:
+        if not self._running():
+            if self.load_error is not None:
+                raise PlayerFailure(CRASH, self.load_error)
+            self._launch()
+        elif self.greeted:
             return
-        if self.load_error is not None:
-            raise PlayerFailure(CRASH, self.load_error)
+        try:
+            self._handshake()
+        except PlayerFailure as failure:
+            if self.remember_load_failure:  # a bot that cannot start is not retried each game
+                self.load_error = f"the bot cannot be loaded: {failure.detail}"
+            raise
+        self.greeted = True
+
+    def launch(self) -> None:
+        """Start the bot's process, if it is not running, without waiting for its handshake
+        (done when it is first asked to play): the bots of a game start side by side."""
+        if not self._running() and self.load_error is None:
+            with contextlib.suppress(PlayerFailure):  # it fails again, and says so, in start
+                self._launch()
+
+    def _running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def _launch(self) -> None:
         self.close()
         self.folder = Path(tempfile.mkdtemp(prefix="arena-bot-"))
         stderr = open(self.folder / "stderr.txt", "wb")  # noqa: SIM115 - the child owns it
@@ -178,13 +201,7 @@ class ProcessPlayer:
         os.set_blocking(self.process.stdin.fileno(), False)
         assert self.process.stdout is not None
         os.set_blocking(self.process.stdout.fileno(), False)
-        self.buffer = b""
-        try:
-            self._handshake()
-        except PlayerFailure as failure:
-            if self.remember_load_failure:  # a bot that cannot start is not retried each game
-                self.load_error = f"the bot cannot be loaded: {failure.detail}"
-            raise
+        self.buffer, self.greeted = b"", False
 
     def _spawn(self, folder: Path, stderr: Any) -> subprocess.Popen[bytes]:
         """Start the bot's process, its working folder ``folder``."""
@@ -201,8 +218,14 @@ class ProcessPlayer:
 
     @property
     def cpu_pid(self) -> int | None:
-        """The process whose CPU time counts against the bot's budget."""
+        """The bot's own process, whose soft CPU limit is moved each game."""
         return None if self.process is None else self.process.pid
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU time that counts against the bot's budget: here its own process's (a
+        sandboxed bot counts all its processes); None without a process."""
+        pid = self.cpu_pid
+        return None if pid is None else _cpu_seconds(pid)
 
     def _handshake(self) -> None:
         self._send({"type": "hello", "protocol": 1})
@@ -233,7 +256,7 @@ class ProcessPlayer:
         """Stop the bot process (and everything it started) and remove its folder."""
         if self.process is not None:
             if self.process.poll() is None:
-                self._signal_group(signal.SIGCONT)
+                self._resume()
                 with contextlib.suppress(OSError, ValueError, PlayerFailure):
                     self._send({"type": "quit"}, QUIT_SECONDS)
             self._kill_group()
@@ -259,7 +282,7 @@ class ProcessPlayer:
 
     def start(self, info: PlayerInfo) -> None:
         self.ensure_running()
-        self._signal_group(signal.SIGCONT)  # stopped at the end of its last game
+        self._resume()  # stopped at the end of its last game
         self._start_cpu_budget()
         self._send({"type": "start", "info": {
             "game": info.game, "options": dict(info.options), "seat": info.seat,
@@ -300,8 +323,19 @@ class ProcessPlayer:
         if self.process is not None and self.process.poll() is None:
             with contextlib.suppress(PlayerFailure):
                 self._send({"type": "end", "outcome": outcome.to_json()})
-            self._signal_group(signal.SIGSTOP)  # no CPU for a bot between its games
+                # Over its budget since the last check: the game's result stands, but the
+                # bot (and what it started) is not kept; it is started again for its next.
+                self._check_cpu_budget(time.monotonic())
+            if self.process is not None:
+                self._pause()  # no CPU for a bot between its games
         kill_strays(_RUNNING_BOTS)  # what left the bot's process group during the game
+
+    def _pause(self) -> None:
+        """Stop the bot and what it starts, between games."""
+        self._signal_group(signal.SIGSTOP)
+
+    def _resume(self) -> None:
+        self._signal_group(signal.SIGCONT)
 
     def _signal_group(self, signal_number: int) -> None:
         group = self.group
@@ -391,8 +425,8 @@ class ProcessPlayer:
                 reason = self._failure_text(code) or f"{reason} (exit status {_exit_text(code)})"
             tail = self.stderr_tail()
         self.close()
-        raise PlayerFailure(status, self.shown_paths(
-            reason + (f"\n{STDERR_MARK}\n{tail}" if tail else "")))
+        raise PlayerFailure(status, printable(self.shown_paths(  # shown on terminals, pages
+            reason + (f"\n{STDERR_MARK}\n{tail}" if tail else ""))))
 
     def shown_paths(self, text: str) -> str:
         """``text`` (a failure's detail) with the bot's files named as its author knows
@@ -425,13 +459,13 @@ class ProcessPlayer:
         self.cpu_at_start = self.cpu_checked = 0.0
         if seconds is None or pid is None:
             return
-        self.cpu_at_start = _cpu_seconds(pid)
+        self.cpu_at_start = self.cpu_seconds() or 0.0  # what all its processes used
         self.cpu_checked = time.monotonic()
         if not self.can_limit_cpu:
             return
-        try:
+        try:  # the kernel's limit holds for the bot's own process only
             _soft, hard = resource.prlimit(pid, resource.RLIMIT_CPU)
-            soft = int(self.cpu_at_start + seconds) + 1
+            soft = int(_cpu_seconds(pid) + seconds) + 1
             resource.prlimit(pid, resource.RLIMIT_CPU,
                              (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
         except (OSError, ValueError) as exc:
@@ -445,10 +479,11 @@ class ProcessPlayer:
                      "its CPU time between decisions instead", self.label, pid, exc)
 
     def _check_cpu_budget(self, now: float) -> None:
-        seconds, pid = self.limits.cpu_seconds_per_game, self.cpu_pid
+        """Fail with ``timeout`` if the bot's processes used more than the game's budget."""
+        seconds = self.limits.cpu_seconds_per_game
         self.cpu_checked = now
-        if seconds is not None and pid is not None \
-                and _cpu_seconds(pid) - self.cpu_at_start > seconds:
+        used = None if seconds is None else self.cpu_seconds()
+        if seconds is not None and used is not None and used - self.cpu_at_start > seconds:
             self._fail(TIMEOUT, self._cpu_text())
 
     def _cpu_text(self) -> str:

@@ -4,8 +4,9 @@ An entry becomes a bot process (sandboxed or plain, :mod:`arena.bots.isolation`)
 started again after a failure, or, if trusted (``none``), a bot loaded into this
 process. Either plays under the name and version its entry gives it, and a bot
 that cannot load, or whose entry was refused, stands in as a player that
-forfeits every game. A worker keeps each entry's player for all its games
-(``start(info)`` marks a new game) and stops them with :func:`close_players`.
+forfeits every game. A worker keeps each entry's instances for all its games
+(``start(info)`` marks a new game), seating one that has played nothing on the game's
+dice (:mod:`arena.bots.instances`), and stops them with :func:`close_players`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.bots.identity import UNLOADABLE_VERSION, BotEntry
-from arena.bots.isolation import SANDBOX, bot_process, close_player
+from arena.bots.instances import InstancePool, stop_bot
+from arena.bots.isolation import SANDBOX, bot_process
 from arena.bots.loading import LoadedBot, load_bot
 from arena.bots.process import Limits, ProcessPlayer
 from arena.games.base import Action, Observation
@@ -97,30 +99,33 @@ def make_player(entry: BotEntry, limits: Limits, refused: str | None = None) -> 
     return RenamedProcess(process, entry)
 
 
-_players: dict[tuple[int, str], Player] = {}
+_pools: dict[tuple[int, str], InstancePool] = {}
 
 
-def player_for(entry: BotEntry, limits: Limits, refused: str | None = None) -> Player:
-    """This thread's player for ``entry``, created on first use and kept.
+def pool_for(entry: BotEntry, limits: Limits, refused: str | None = None) -> InstancePool:
+    """This thread's instances of ``entry``, kept for all its games.
 
     Per thread, because a Dask worker may run several tasks at once in threads.
     """
     key = (threading.get_ident(), json.dumps(
         [entry.to_json(), dataclasses.asdict(limits), refused], sort_keys=True))
-    if key not in _players:
-        _players[key] = make_player(entry, limits, refused)
-    return _players[key]
+    if key not in _pools:
+        _pools[key] = InstancePool(lambda: make_player(entry, limits, refused))
+    return _pools[key]
 
 
-def seat_players(entries: Sequence[BotEntry], limits: Limits,
+def seat_players(entries: Sequence[BotEntry], limits: Limits, seed: int,
                  refusals: Sequence[str | None] | None = None) -> list[Player]:
-    """The players for a game's seats (``refusals``: why an entry may not play, if it may
-    not); a bot process not yet started shows its entry's name (its handshake gives it its
-    own)."""
+    """The players for a game's seats on the game seed ``seed``, none of which has played on
+    it before (``refusals``: why an entry may not play, if it may not); a bot process not
+    yet started shows its entry's name (its handshake gives it its own)."""
     refusals = refusals or [None] * len(entries)
-    players = [player_for(entry, limits, refused)
+    players = [pool_for(entry, limits, refused).for_seed(seed)
                for entry, refused in zip(entries, refusals, strict=True)]
     for player, entry in zip(players, entries, strict=True):
+        process = getattr(player, "player", player)
+        if isinstance(process, ProcessPlayer):
+            process.launch()  # the seats' processes start side by side
         if isinstance(player, ProcessPlayer) and player.name == player.label:
             player.name = entry.fallback_name
     return players
@@ -139,9 +144,9 @@ def with_entry_names(record: GameRecord, entries: Sequence[BotEntry]) -> GameRec
 
 def close_players() -> None:
     """Stop every bot process this process started for entries (and forget them)."""
-    for player in _players.values():
-        close_player(player)
-    _players.clear()
+    for pool in _pools.values():
+        stop_bot(pool)
+    _pools.clear()
 
 
 atexit.register(close_players)

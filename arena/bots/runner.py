@@ -163,15 +163,20 @@ def reply_text(action: Any) -> str:
 class Session:
     """One bot behind the protocol."""
 
-    def __init__(self, spec: str, params: dict[str, Any], out: BinaryIO) -> None:
+    def __init__(self, spec: str, params: dict[str, Any], out: BinaryIO,
+                 refused: str | None = None) -> None:
         self.spec, self.params, self.out = spec, params, out
+        self.refused = refused
+        """Why the bot's files are refused (checked before the audit hook), if they are."""
         self.player: Any = None
 
     def hello(self) -> None:
         from arena.bots.loading import BotLoadError, declared_games, load_bot
 
         try:
-            self.player = load_bot(self.spec, self.params).player
+            if self.refused is not None:
+                raise BotLoadError(self.refused)
+            self.player = load_bot(self.spec, self.params, check_files=False).player
         except BotLoadError as exc:
             sys.stderr.write(exc.details)
             _send(self.out, {"error": str(exc)})
@@ -250,6 +255,21 @@ def _run_hook(session: Session, hook: str, call: Any, argument: Any) -> None:
         os._exit(1)
 
 
+def _files_refused(spec: str) -> str | None:
+    """Why the bot file's files are refused (a link, device, FIFO or socket among them, or
+    too much; :mod:`arena.bots.files`), or None."""
+    from arena.bots.loading import BotLoadError, bot_files_hash, split_spec
+
+    target = split_spec(spec)[0]
+    if not target.endswith(".py") or not os.path.isfile(target):
+        return None  # a module, an entry point, or no file: loading says what is wrong
+    try:
+        bot_files_hash(spec)
+    except BotLoadError as exc:
+        return str(exc)
+    return None
+
+
 def main(argv: list[str]) -> None:
     protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # whatever the bot prints goes to stderr
@@ -257,10 +277,11 @@ def main(argv: list[str]) -> None:
     spec = argv[0]
     params = json.loads(argv[1]) if len(argv) > 1 else {}
     _disarm_unaudited()
+    refused = _files_refused(spec)  # now: the audit hook refuses to open the bot's folders
     sys.addaudithook(make_audit_hook(_allowed_roots(),
                                      ctypes_allowed=os.environ.get(SANDBOXED) == "1"))
     try:
-        serve(Session(spec, params, protocol_out), sys.stdin.buffer)
+        serve(Session(spec, params, protocol_out, refused), sys.stdin.buffer)
     except SystemExit:
         raise
     except BaseException:

@@ -16,7 +16,10 @@ keeps out. Inside, the bot has
   ``/bot``; a fresh ``/tmp`` of bounded size, its working and home folder,
   which is the only place it can write;
 - no results database, config, checkout, other bot, process outside its
-  sandbox, or network.
+  sandbox, or network;
+- a system-call filter (:mod:`arena.bots.syscall_filter`): the calls that reach the parts of
+  the kernel escapes come from (ptrace, mounts, keyrings, BPF, namespaces, io_uring, ...)
+  fail with EPERM.
 
 Arena's process limits (address space, CPU per game, file size, process count)
 apply as for a plain bot process. When arena runs as root, the system paths
@@ -43,7 +46,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.bots.cgroups import MemoryGroup
+from arena.bots import syscall_filter
+from arena.bots.cgroups import BotGroups, namespace_cpu_seconds, pid_namespace, signal_namespace
+from arena.bots.files import MAX_PROGRAM_BYTES, BotEntry, BotTree, read_bot, read_bot_file
 from arena.bots.kernel import bind_mount, libc, unshare_mounts
 from arena.bots.loading import split_spec
 from arena.bots.process import (
@@ -71,6 +76,9 @@ TOP_LEVEL_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime")
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 ARENA_PACKAGE = Path(__file__).resolve().parents[1]
+FILTER_SYSCALLS = True
+"""Not a setting: False only for ``bench/syscall_filter_cost.py``, to measure the filter's
+cost. A sandbox always has its system-call filter."""
 
 
 class SandboxUnavailable(Exception):
@@ -86,7 +94,8 @@ class Bind:
 
 
 def bwrap_argv(inner: Sequence[str], binds: Sequence[Bind], limits: Limits, *,
-               info_fd: int | None = None, nproc_inside: int | None = None) -> list[str]:
+               info_fd: int | None = None, nproc_inside: int | None = None,
+               seccomp_fd: int | None = None) -> list[str]:
     """The ``bwrap`` command line that runs ``inner`` in a sandbox seeing only ``binds``."""
     argv = [BWRAP,
             "--unshare-all",        # user, PID, net, IPC, UTS, cgroup: no network, no other process
@@ -122,6 +131,8 @@ def bwrap_argv(inner: Sequence[str], binds: Sequence[Bind], limits: Limits, *,
              "--remount-ro", "/dev"]    # read-only, or a bot could fill the machine's memory
     if info_fd is not None:
         argv += ["--info-fd", str(info_fd)]  # where bwrap says the bot's pid
+    if seccomp_fd is not None:          # the system-call filter, loaded just before the bot
+        argv += ["--seccomp", str(seccomp_fd)]
     argv.append("--")
     if nproc_inside is not None:        # arena is not root: the bot limits its own process count
         argv += ["/usr/bin/prlimit", f"--nproc={nproc_inside}", "--"]
@@ -138,6 +149,9 @@ def sandbox_problem() -> str | None:
         return f"bubblewrap (bwrap) is not installed; install it with: {INSTALL_HINT}"
     if os.geteuid() != 0 and not Path("/usr/bin/prlimit").exists():
         return "the sandbox needs /usr/bin/prlimit (util-linux) when arena is not root"
+    problem = syscall_filter.problem()
+    if problem is not None:
+        return f"the sandbox's system-call filter cannot be had: {problem}"
     launch = SandboxLaunch([sys.executable, "-c", "import arena.games"], None, Limits())
     try:
         result = launch.run_briefly()
@@ -156,8 +170,8 @@ class SandboxLaunch:
     _counter = 0
 
     def __init__(self, inner: Sequence[str], code: Path | None, limits: Limits,
-                 files: Sequence[str] = (), memory: MemoryGroup | None = None) -> None:
-        self.inner, self.code, self.limits, self.memory = list(inner), code, limits, memory
+                 files: Sequence[str] = (), groups: BotGroups | None = None) -> None:
+        self.inner, self.code, self.limits, self.groups = list(inner), code, limits, groups
         self.root = os.geteuid() == 0
         self.uid = self._next_uid() if self.root else None
         libc()  # loaded here, in the parent: the child between fork and exec only calls it
@@ -169,9 +183,11 @@ class SandboxLaunch:
         cls._counter = (cls._counter + 1) % 256
         return UID_BASE + ((os.getpid() & 0x3FFFFF) << 8) + cls._counter
 
-    def argv(self, staged: Sequence[Bind], info_fd: int | None) -> list[str]:
+    def argv(self, staged: Sequence[Bind], info_fd: int | None,
+             seccomp_fd: int | None = None) -> list[str]:
         return bwrap_argv(self.inner, staged, self.limits, info_fd=info_fd,
-                          nproc_inside=None if self.root else self.limits.processes)
+                          nproc_inside=None if self.root else self.limits.processes,
+                          seccomp_fd=seccomp_fd)
 
     def stage(self, folder: Path) -> list[Bind]:
         """As root: an empty folder per bind below ``folder``, which the bot's uid can
@@ -200,9 +216,9 @@ class SandboxLaunch:
             for bind, stage in zip(self.binds, staged, strict=True):
                 if not bind_mount(bind.host, stage.host):
                     os._exit(121)
-            if self.memory is not None:
+            if self.groups is not None:  # its cgroups: bwrap and all of the sandbox in them
                 try:
-                    self.memory.join()
+                    self.groups.join()
                 except OSError:
                     os._exit(122)
             os.setgroups([])
@@ -216,17 +232,23 @@ class SandboxLaunch:
               ) -> tuple[subprocess.Popen[bytes], int]:
         """Start the sandbox; returns the process and the read end of bwrap's info pipe."""
         staged = self.stage(folder)
+        try:  # no filter, no sandbox: it is never started without one
+            seccomp = syscall_filter.filter_fd() if FILTER_SYSCALLS else None
+        except syscall_filter.SyscallFilterUnavailable as exc:
+            raise SandboxUnavailable(f"no system-call filter: {exc}") from None
         info_read, info_write = os.pipe()
+        passed = (info_write,) if seccomp is None else (info_write, seccomp)
         try:  # the memory group's fd is open in the child until its exec, and no longer
             process = subprocess.Popen(
-                self.argv(staged, info_write), stdin=stdin, stdout=stdout, stderr=stderr,
-                cwd="/", env={"PATH": SANDBOX_PATH}, start_new_session=True,
-                pass_fds=(info_write,), preexec_fn=lambda: self.preexec(staged))
+                self.argv(staged, info_write, seccomp), stdin=stdin, stdout=stdout,
+                stderr=stderr, cwd="/", env={"PATH": SANDBOX_PATH}, start_new_session=True,
+                pass_fds=passed, preexec_fn=lambda: self.preexec(staged))
         except BaseException:
             os.close(info_read)
             raise
         finally:
-            os.close(info_write)
+            for fd in passed:  # bwrap has its own copies
+                os.close(fd)
         return process, info_read
 
     def run_briefly(self, seconds: float = 30.0) -> subprocess.CompletedProcess[bytes]:
@@ -305,15 +327,9 @@ def copy_code(spec: str, folder: Path) -> str:
     """Copy a Python bot's file (or its package's folder) into ``folder``, readable by the
     sandbox's user; return the spec that names the copy inside the sandbox."""
     target, attr = split_spec(spec)
-    source = Path(target).resolve()
-    if source.name == "__init__.py":
-        shutil.copytree(source.parent, folder / source.parent.name)
-        inside = f"{CODE}/{source.parent.name}/__init__.py"
-    else:
-        shutil.copyfile(source, folder / source.name)
-        inside = f"{CODE}/{source.name}"
-    for path in folder.rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
+    tree = read_bot(target)  # never through a link, nothing but files and folders, capped
+    tree.write(folder / tree.name)  # the bytes read, modes 0644 (0755: folders, executables)
+    inside = f"{CODE}/{tree.name}" + ("/__init__.py" if tree.package else "")
     return inside + (f":{attr}" if attr else "")
 
 
@@ -322,8 +338,9 @@ def copy_program(words: list[str], folder: Path) -> list[str]:
     a program named without a path is looked up in the sandbox's PATH."""
     program = Path(words[0]) if words else None
     if program is not None and os.sep in words[0] and program.is_file():
-        shutil.copyfile(program, folder / program.name)
-        (folder / program.name).chmod(0o755)
+        data, _executable = read_bot_file(program, limit=MAX_PROGRAM_BYTES)  # not a link
+        BotTree(program.name, False, (BotEntry(program.name, data, True),)).write(
+            folder / program.name)
         return [f"{CODE}/{program.name}", *words[1:]]
     return words
 
@@ -339,7 +356,11 @@ class SandboxedPlayer(ProcessPlayer):
                          remember_load_failure=remember_load_failure)
         self.spec, self.params = spec, dict(params)
         self.bot_pid: int | None = None
-        self.memory: MemoryGroup | None = None
+        self.groups: BotGroups | None = None
+        self.namespace: str | None = None
+        """The bot's PID namespace: all its processes, where it has no cgroups."""
+        self.signalled = False
+        """Whether its pause between games was by signals (no freezer group)."""
         self.files: tuple[str, ...] = ()
         """Files a game's options name (a board): seen in the sandbox at the same path."""
         self.code_paths: tuple[str, str] | None = None
@@ -355,11 +376,12 @@ class SandboxedPlayer(ProcessPlayer):
     def _spawn(self, folder: Path, stderr: Any) -> subprocess.Popen[bytes]:
         code = folder / "code"
         code.mkdir(mode=0o755)
-        self.memory = MemoryGroup.create(self.limits.memory_mb)
+        self.groups = BotGroups.create(self.limits.memory_mb)
         launch = SandboxLaunch(self._inner_command(code), code, self.limits, self.files,
-                               self.memory)
+                               self.groups)
         process, info = launch.popen(folder, subprocess.PIPE, subprocess.PIPE, stderr)
         self.bot_pid = read_child_pid(info, self.limits.handshake_seconds)
+        self.namespace = None if self.bot_pid is None else pid_namespace(self.bot_pid)
         return process
 
     def _inner_command(self, code: Path) -> list[str]:
@@ -385,14 +407,43 @@ class SandboxedPlayer(ProcessPlayer):
     def cpu_pid(self) -> int | None:
         return self.bot_pid
 
+    def cpu_seconds(self) -> float | None:
+        """The CPU time of all the bot's processes: its cpuacct group's, else its PID
+        namespace's (what a helper in a session of its own uses counts too)."""
+        if self.groups is not None and self.groups.has("cpuacct"):
+            return self.groups.cpu_seconds()
+        if self.namespace is not None:
+            return namespace_cpu_seconds(self.namespace)
+        return super().cpu_seconds()
+
+    def _pause(self) -> None:
+        """All the bot's processes stop: its freezer group is frozen, else each process of
+        its PID namespace (and its process group) gets SIGSTOP."""
+        self.signalled = not (self.groups is not None and self.groups.freeze())
+        if self.signalled:
+            super()._pause()
+            if self.namespace is not None:
+                signal_namespace(self.namespace, signal.SIGSTOP)
+
+    def _resume(self) -> None:
+        if self.groups is not None:
+            self.groups.thaw()
+        super()._resume()
+        if self.signalled and self.namespace is not None:
+            signal_namespace(self.namespace, signal.SIGCONT, rounds=1)
+        self.signalled = False
+
     def close(self) -> None:
+        if self.groups is not None:
+            self.groups.thaw()  # a frozen process does not even die
         super().close()
-        if self.memory is not None:
-            self.memory.remove()
-            self.memory = None
+        if self.groups is not None:
+            self.groups.remove()
+            self.groups = None
+        self.namespace, self.signalled = None, False
 
     def _failure_text(self, code: int | None) -> str | None:
-        if code == -signal.SIGKILL and self.memory is not None and self.memory.went_over():
+        if code == -signal.SIGKILL and self.groups is not None and self.groups.went_over():
             return (f"used more than its memory ({self.limits.memory_mb} MB for all its "
                     "processes, memory_limit)")
         return super()._failure_text(code)

@@ -19,11 +19,15 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import time
 from collections.abc import Collection
 
+from arena.bots.cgroups import release_stale
 from arena.bots.kernel import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, prctl
 
 MAX_ROUNDS = 100
+REAP_SECONDS = 5.0
+"""How long arena waits for a killed stray to end."""
 _adopting_pid: int | None = None  # a forked child is not a subreaper: it must ask again
 
 
@@ -54,13 +58,29 @@ def kill_strays(bots: Collection[int]) -> int:
                   if session != own_session]
         if not strays:
             break
+        release_stale()  # a stray frozen in its cgroup would never die
         for pid in strays:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+        _reap(strays)
         killed += len(strays)
     return killed
+
+
+def _reap(pids: Collection[int], seconds: float = REAP_SECONDS) -> None:
+    """Wait for the killed ``pids`` to end, for at most ``seconds``: one that cannot end (a
+    process stuck in the kernel) must not hang arena."""
+    left, deadline = set(pids), time.monotonic() + seconds
+    while left:
+        for pid in list(left):
+            with contextlib.suppress(ChildProcessError):
+                if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                    continue
+            left.discard(pid)
+        if left:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.005)
 
 
 def _children(skip: Collection[int] = ()) -> list[tuple[int, int]]:

@@ -8,17 +8,22 @@ results and the decision times.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from arena.bots.isolation import NONE, PROCESS, bot_process, resolve_isolation
+from arena.bots.isolation import (
+    NONE,
+    PROCESS,
+    SHIPPED_BOTS,
+    bot_process,
+    is_shipped,
+    resolve_isolation,
+)
 from arena.bots.process import ProcessPlayer
-from arena.games import GAMES, find_game
+from arena.games import find_game, game_names
 from arena.referee.dice import derive_seed
 from arena.referee.match import play_game
 from arena.referee.protocol import PlayerFailure, failure_excerpt
 from arena.referee.record import OK, GameRecord
 
-ARENA_ROOT = Path(__file__).resolve().parents[2]
 SLOW_FRACTION = 0.5
 
 
@@ -52,7 +57,7 @@ def validate(spec: str, *, game: str | None = None, games: int = 6,
     ``against_itself`` against a second process of itself, in the sandbox (or at
     ``isolation``; a stranger's bot only in the sandbox)."""
     verdict = Verdict(spec)
-    level = resolve_isolation(isolation, strangers=strangers)
+    level = resolve_isolation(isolation, strangers=strangers, shipped=is_shipped(spec))
     if level == NONE:
         level = PROCESS  # validation checks the protocol: always a process of its own
     player = bot_process(spec, {}, level)
@@ -90,13 +95,13 @@ def _games_to_try(game: str | None, declared: tuple[str, ...] | None) -> list[st
         return [find_game(game).info.name]
     if declared:
         return [find_game(name).info.name for name in declared]
-    return sorted(GAMES)
+    return game_names()
 
 
 def _try_game(verdict: Verdict, player: ProcessPlayer, game: str, games: int,
               time_limit: float, seed: int, level: str, against_itself: int = 0) -> str | None:
     """Play ``game``; a failure's description, or None with the game added to the verdict."""
-    opponent = bot_process(str(ARENA_ROOT / "bots" / game / "random_bot.py"), {}, level)
+    opponent = bot_process(str(SHIPPED_BOTS / game / "random_bot.py"), {}, level)
     twin = bot_process(verdict.spec, {}, level) if against_itself else None
     times: list[float] = []
     failures: list[str] = []
@@ -105,7 +110,7 @@ def _try_game(verdict: Verdict, player: ProcessPlayer, game: str, games: int,
     try:
         for other, index in tables:
             seated = [player, other] if index % 2 == 0 else [other, player]
-            record = play_game(game, seated, derive_seed(seed, "validate", index // 2),
+            record = play_game(game, seated, derive_seed(seed, "validate", index),
                                time_limit=time_limit)
             seats = [seat for seat, who in enumerate(seated) if who in (player, twin)]
             for seat in seats:

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
+from arena.bots.loading import bot_files_hash, split_spec
+from arena.bots.process import is_command
 from arena.bots.template import new_bot
 from arena.bots.validation import validate
 from arena.cli.common import DB_OPTION, check_bot_file, echo, reports_errors
 from arena.results.store import Store
 from arena.tournaments.submissions import submit as submit_bot
+
+
+def check_bot_files(spec: str) -> None:
+    """A bot file's files must be regular files and folders, within the caps: else one line
+    naming the entry that is not (:mod:`arena.bots.files`)."""
+    target = split_spec(spec)[0]
+    if not is_command(spec) and target.endswith(".py") and os.path.lexists(target):
+        bot_files_hash(spec)
 
 
 @click.group()
@@ -40,6 +51,7 @@ def bots_new(name: str, game_name: str, folder: str) -> None:
 def bots_validate(spec: str, game_name: str | None, count: int, time_limit: float) -> None:
     """Load SPEC in isolation, play it against random, and give a verdict."""
     check_bot_file(spec)
+    check_bot_files(spec)
     verdict = validate(spec, game=game_name, games=count, time_limit=time_limit)
     for line in verdict.lines():
         echo(line)
@@ -64,6 +76,7 @@ def submit(spec: str, game_name: str | None, db: str, folder: str,
            ladder_name: str | None, server: str | None, token: str | None) -> None:
     """Validate SPEC, keep a copy of its code and register it for tournaments and ratings
     (with --ladder: queue it for a ladder; with --server: upload it to a competition)."""
+    check_bot_files(spec)
     if server is not None:
         from arena.cli.serve import submit_to_server
 

@@ -13,9 +13,9 @@ import click
 import yaml
 
 from arena.bots.loading import BotLoadError, BotNotFoundError, split_spec
-from arena.bots.names import printable
 from arena.bots.process import is_command
 from arena.games.base import ArenaError
+from arena.referee.protocol import printable
 from arena.results.ratings import SYSTEMS
 from arena.results.store import Store
 from arena.tournaments.config import DEFAULT_DB

@@ -12,9 +12,8 @@ from typing import Any
 import multiprocessing_logging
 from tqdm import tqdm
 
-from arena.bots.names import printable
 from arena.cli.common import BarLines, echo
-from arena.referee.protocol import failure_excerpt, failure_shape
+from arena.referee.protocol import failure_excerpt, failure_shape, printable
 from arena.referee.record import OK
 from arena.results.luck_book import LuckSource, unaccounted
 from arena.results.standings import BotResults, game_points

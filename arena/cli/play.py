@@ -14,7 +14,8 @@ import click
 from tqdm import tqdm
 
 from arena.bots.human import HUMAN_SPEC, GameAbandoned, HumanPlayer, Terminal
-from arena.bots.isolation import ISOLATIONS, close_player, start_bot
+from arena.bots.instances import InstancePool, stop_bot
+from arena.bots.isolation import ISOLATIONS, start_bot
 from arena.cli.common import echo, parse_option, reports_errors
 from arena.games import GAMES, find_game
 from arena.games.base import ArenaError, Game
@@ -96,11 +97,14 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
         refuse_other_games(game, bots, players)
         if workers != 1 and count > 1:
             for player in players:  # each worker starts bots of its own
-                close_player(player)
+                stop_bot(player)
             out = open(json_path, "w", encoding="utf-8") if json_path else None  # noqa: SIM115
             show_summary_of_workers(game, bots, players, isolation, seed, count, options,
                                     time_limit, workers, out)
             return
+        if count > 1:  # no bot process plays two games on the same dice
+            players[:] = [player if spec == HUMAN_SPEC else pooled(spec, isolation, player)
+                          for spec, player in zip(bots, players, strict=True)]
         results = play_match(game, players, seed, count, options, time_limit=time_limit,
                              on_move=terminal.on_move if terminal else None)
         first = next(results) if count == 1 else None  # before the file: it may be abandoned
@@ -120,7 +124,12 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
         if out:
             out.close()
         for player in players:
-            close_player(player)
+            stop_bot(player)
+
+
+def pooled(spec: str, isolation: str | None, first: Player) -> Any:
+    """``spec``'s instances, ``first`` among them: each game of a set gets another."""
+    return InstancePool(lambda: start_bot(spec, isolation), first=first)
 
 
 def _abandon(stop: KeyboardInterrupt) -> None:
@@ -186,13 +195,14 @@ def show_summary_of_workers(game: Game, specs: Sequence[str], players: Sequence[
                             workers: int, out: IO[str] | None) -> None:
     """Several games played by worker processes; the records are written in game order
     (as one process would write them) as soon as the games before them are done."""
-    from arena.bots.isolation import resolve_isolation
+    from arena.bots.isolation import is_shipped, resolve_isolation
     from arena.tournaments.matches import MatchSummary, bot_labels, play_match_in_workers
 
     summary = MatchSummary(bot_labels(players), len(players))
     waiting: dict[int, GameRecord] = {}
     written = 0
-    results = play_match_in_workers(game.info.name, specs, resolve_isolation(isolation),
+    results = play_match_in_workers(game.info.name, specs, resolve_isolation(
+        isolation, shipped=all(map(is_shipped, specs))),
                                     seed, count, options, workers=workers or os.cpu_count() or 1,
                                     time_limit=time_limit)
     for index, order, record in tqdm(results, total=count, unit="game", file=sys.stderr,

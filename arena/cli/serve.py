@@ -83,12 +83,14 @@ def submit_to_server(spec: str, server: str, token: str, ladder: str | None) -> 
 
     import httpx
 
+    from arena.bots.files import read_bot_file  # never through a link, capped
+
     path = Path(spec)
     try:
         reply = httpx.post(server.rstrip("/") + "/api/submissions",
                            headers={"Authorization": f"Bearer {token}"},
                            data={"ladder": ladder or ""},
-                           files={"bot": (path.name, path.read_bytes())}, timeout=60)
+                           files={"bot": (path.name, read_bot_file(path)[0])}, timeout=60)
     except httpx.HTTPError as exc:
         raise click.ClickException(f"cannot reach {server}: {exc}") from None
     body = reply.json() if reply.headers.get("content-type", "").startswith(

@@ -32,7 +32,14 @@ from arena.games.base import (
     ranks_from_scores,
 )
 from arena.referee.dice import DiceStream, derive_seed
-from arena.referee.protocol import Player, PlayerFailure, PlayerInfo, call_hook, raised_text
+from arena.referee.protocol import (
+    Player,
+    PlayerFailure,
+    PlayerInfo,
+    call_hook,
+    printable,
+    raised_text,
+)
 from arena.referee.record import CRASH, ILLEGAL_ACTION, TIMEOUT, GameRecord, Move, SeatRecord
 
 SEATS_OPTION = "seats"
@@ -50,9 +57,13 @@ class Forfeit(Exception):
         self.seat, self.status, self.detail = seat, status, detail
 
 
-def bot_seed(game_seed: int, seat: int) -> int:
-    """The seed handed to the bot in ``seat``: derived, never the dice seed itself."""
-    return derive_seed(game_seed, "bot", seat)
+def bot_seed(game_seed: int, seat: int, seat_order: int = 0) -> int:
+    """The seed handed to the bot in ``seat`` in the game of seat order ``seat_order`` of
+    its duplicate set: derived, never the dice seed itself, and its own: no other game of
+    the set hands it to anyone (the seats' seeds do not move with the seats)."""
+    if seat_order == 0:
+        return derive_seed(game_seed, "bot", seat)
+    return derive_seed(game_seed, "bot", seat, seat_order)
 
 
 def play_game(
@@ -64,11 +75,14 @@ def play_game(
     time_limit: float | None = None,
     time_bank: float = 0.0,
     on_move: Callable[[State, Move], None] | None = None,
+    seat_order: int = 0,
 ) -> GameRecord:
     """Play one game; ``players[i]`` sits in seat ``i``. Never raises for a player's fault.
 
     With a ``time_limit``, each decision may take that long plus what is left of the
     seat's ``time_bank`` for the game; more loses the game with ``timeout``.
+    ``seat_order`` is the game's index in its duplicate set (the games on ``seed``): it
+    gives each seat's bot a seed of its own (:func:`bot_seed`).
     """
     game = find_game(game) if isinstance(game, str) else game
     options = resolve_game_options(game, options, len(players))
@@ -76,7 +90,7 @@ def play_game(
     moves: list[Move] = []
     failure: Forfeit | None = None
     try:
-        _start_players(game, players, seed, options, time_limit)
+        _start_players(game, players, seed, options, time_limit, seat_order)
         clock = Clock(time_limit, [time_bank] * len(players))
         _play_out(game, state, players, seed, moves, clock, on_move)
         outcome = state.outcome()
@@ -86,8 +100,8 @@ def play_game(
     # Names are read after start(): a bot process says who it is in its handshake.
     statuses = [SeatRecord(p.name, p.version) for p in players]
     if failure is not None:
-        statuses[failure.seat] = dataclasses.replace(
-            statuses[failure.seat], status=failure.status, detail=failure.detail)
+        statuses[failure.seat] = dataclasses.replace(  # escaped: it is shown on terminals
+            statuses[failure.seat], status=failure.status, detail=printable(failure.detail))
     for player in players:
         _end_quietly(player, outcome)
     return GameRecord(game.info.name, options, seed, tuple(statuses), tuple(moves),
@@ -113,10 +127,11 @@ def check_seat_count(game: Game, seats: int) -> None:
 
 
 def _start_players(game: Game, players: Sequence[Player], seed: int,
-                   options: Mapping[str, Any], time_limit: float | None) -> None:
+                   options: Mapping[str, Any], time_limit: float | None,
+                   seat_order: int) -> None:
     for seat, player in enumerate(players):
         info = PlayerInfo(game.info.name, dict(options), seat, len(players),
-                          bot_seed(seed, seat), time_limit)
+                          bot_seed(seed, seat, seat_order), time_limit)
         try:
             call_hook(player, "start", info)
         except PlayerFailure as failure:

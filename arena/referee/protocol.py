@@ -73,6 +73,15 @@ DETAIL_CHARS = 2000
 """How much of a failure's traceback or stderr a record keeps (its end)."""
 
 
+def printable(text: str) -> str:
+    """``text`` with every unprintable character but newlines and tabs written as an escape
+    (``\\x1b``), so that it shows as what it is on a terminal and cannot act on it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in "\n\t" else
+                   c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def raised_text(hook: str, exc: BaseException) -> str:
     """``act() raised KeyError: 'x'`` and the bot's own traceback, without arena's frames:
     the detail a crash is recorded with."""

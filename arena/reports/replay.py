@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from arena.bots.identity import BotIdentity
-from arena.games import GAMES
+from arena.games import MODULES
 from arena.games.base import CHANCE_SEAT, ArenaError
 from arena.referee.record import SEAT_STATUSES, GameRecord, Move, SeatRecord
 from arena.reports import viewer
@@ -162,8 +162,8 @@ def check_replay(data: Any) -> None:
     if version > VERSION:
         raise ReplayError(f"version: {version} is newer than this arena reads ({VERSION}); "
                           "update arena")
-    if obj.get("game") not in GAMES:
-        raise ReplayError(f"game: {obj.get('game')!r} is not one of {', '.join(GAMES)}")
+    if obj.get("game") not in MODULES:
+        raise ReplayError(f"game: {obj.get('game')!r} is not one of {', '.join(MODULES)}")
     _object(obj.get("options"), "options")
     seed = obj.get("seed")
     if seed is not None and not _is_int(seed):

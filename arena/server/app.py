@@ -33,8 +33,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
 from starlette.routing import Route
 
-from arena.bots.names import printable
 from arena.games.base import ArenaError
+from arena.referee.protocol import printable
 from arena.results.ladder_book import LadderBook, Submission
 from arena.results.store import Store, StoreError
 from arena.server import pages

@@ -75,13 +75,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.bots.names import printable
-from arena.games import GAMES
+from arena.bots.files import MAX_BOT_BYTES, MAX_BOT_ENTRIES
+from arena.games import MODULES
 from arena.games.base import ArenaError
+from arena.referee.protocol import printable
 
 MAX_UPLOAD_BYTES = 1 << 20          # whole upload (1 MiB)
-MAX_FILES = 64                      # zip entries
-MAX_UNPACKED_BYTES = 8 << 20        # all entries together, uncompressed
+MAX_FILES = MAX_BOT_ENTRIES         # zip entries: as many as a bot's folder may hold
+MAX_UNPACKED_BYTES = MAX_BOT_BYTES  # all entries together, uncompressed, as for any bot
 MAX_RATIO = 100                     # uncompressed/compressed per entry (zip bombs)
 MANIFEST = "arena.json"
 
@@ -400,10 +401,10 @@ def _read_manifest(files: dict[str, bytes]) -> tuple[str, str | None, str | None
         raise UploadError(f"'attr' in {MANIFEST} must be the name of a class or factory "
                           f"(a Python identifier), not {what}")
     game = manifest.get("game")
-    if game is not None and not (isinstance(game, str) and game in GAMES):
+    if game is not None and not (isinstance(game, str) and game in MODULES):
         what = _shown(game) if isinstance(game, str) else f"a {_json_type(game)}"
         raise UploadError(f"{MANIFEST} names the game {what}, which arena does not know; "
-                          f"the known games are {', '.join(sorted(GAMES))}")
+                          f"the known games are {', '.join(sorted(MODULES))}")
     return entry, attr, game
 
 

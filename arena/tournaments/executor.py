@@ -46,6 +46,13 @@ def _play_in_worker(task: GameTask) -> GameResult:
     return play_task(_worker_setup, task)
 
 
+def dice_of(task: GameTask) -> int:
+    """Games on the same dice (a set's) go to different workers where they can: a worker
+    that plays one game of each set needs one process per bot, since no process plays two
+    games on the same dice."""
+    return task.seed
+
+
 def run_local(setup: MatchSetup, tasks: Iterable[GameTask],
               workers: int) -> Iterator[GameResult]:
     """Yield each task's result as it finishes (in any order with several workers).
@@ -57,7 +64,8 @@ def run_local(setup: MatchSetup, tasks: Iterable[GameTask],
         yield from run_unordered(_play_in_worker, tasks, max(1, workers),
                                  initializer=_worker_init, initargs=(setup, max(1, workers)),
                                  finalizer=release_players,
-                                 on_lost=lambda lost: lost_game(setup, lost))
+                                 on_lost=lambda lost: lost_game(setup, lost),
+                                 spread=dice_of)
     except WorkerDied as died:
         raise ArenaError(
             f"the worker processes died {MAX_ATTEMPTS} times while playing game "

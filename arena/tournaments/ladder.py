@@ -35,7 +35,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from arena.bots.identity import BotEntry
-from arena.bots.isolation import resolve_isolation
+from arena.bots.isolation import is_shipped, resolve_isolation
 from arena.games import find_game
 from arena.games.base import ArenaError
 from arena.referee.dice import derive_seed
@@ -223,7 +223,8 @@ def _pending(ladder: Ladder) -> bool:
 
 def _resolved_entries(config: LadderConfig) -> list[BotEntry]:
     return [dataclasses.replace(entry, isolation=resolve_isolation(
-        entry.isolation or config.play.isolation)) for entry in config.play.bots]
+        entry.isolation or config.play.isolation, shipped=is_shipped(entry.spec)))
+        for entry in config.play.bots]
 
 
 def take_in(ladder: Ladder) -> list[str]:

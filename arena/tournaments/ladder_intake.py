@@ -28,7 +28,6 @@ import logging
 import multiprocessing
 import os
 import re
-import shutil
 import signal
 import stat
 import time
@@ -37,6 +36,7 @@ from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from arena.bots.files import read_bot_file, read_bot_folder
 from arena.bots.identity import BotEntry, entrant
 from arena.bots.isolation import SANDBOX
 from arena.bots.process import Limits
@@ -87,13 +87,15 @@ def stage(book: LadderBook, home: Path, file: Path, source: str, *, attr: str | 
     is opened without following a link, and read once: what is queued is what was read."""
     if file.suffix != ".py":
         raise ArenaError(f"a ladder takes a Python bot file (path/to/bot.py), not {file}")
+    tree = read_bot_folder(package) if package is not None else None  # no link followed
     code = None if package is not None else _read_plain(file)
     staged = home / "staged"
     staged.mkdir(parents=True, exist_ok=True)
     submission = book.submit(source, "")
-    if package is not None:
-        copy = staged / str(submission) / package.name / "__init__.py"
-        shutil.copytree(package, copy.parent, symlinks=True)
+    if tree is not None:
+        copy = staged / str(submission) / tree.name / "__init__.py"
+        copy.parent.parent.mkdir()
+        tree.write(copy.parent)  # the bytes read, modes normalised
     else:
         copy = staged / f"{submission}-{file.name}"
         copy.write_bytes(code or b"")
@@ -102,17 +104,7 @@ def stage(book: LadderBook, home: Path, file: Path, source: str, *, attr: str | 
 
 
 def _read_plain(file: Path) -> bytes:
-    try:
-        fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as exc:
-        raise ArenaError(f"cannot read {file}: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise ArenaError(f"{file} is not a plain file")
-        code = handle.read(MAX_SUBMISSION_BYTES + 1)
-    if len(code) > MAX_SUBMISSION_BYTES:
-        raise ArenaError(f"{file} is larger than {MAX_SUBMISSION_BYTES} bytes")
-    return code
+    return read_bot_file(file, limit=MAX_SUBMISSION_BYTES)[0]  # BotFileError: one line
 
 
 def take_folder(book: LadderBook, home: Path, folder: Path) -> list[str]:

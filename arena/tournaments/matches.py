@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.bots.identity import BotEntry, identity_hash, source_hash
+from arena.bots.instances import seated
 from arena.games import find_game
 from arena.games.base import ArenaError, Game, State
 from arena.referee.dice import derive_seed
@@ -66,15 +67,18 @@ def play_match(game: Game | str, players: Sequence[Player], seed: int, games: in
     """Yield (bot index of each seat, record) for each game, as it is played.
 
     ``on_move(state, move)``, if given, sees every move of every game as it is made, the
-    dice included (see :func:`arena.referee.match.play_game`).
+    dice included (see :func:`arena.referee.match.play_game`). A player that is an
+    :class:`~arena.bots.instances.InstancePool` plays each game of a set in another
+    instance.
     """
     game = find_game(game) if isinstance(game, str) else game
-    check_seat_count(game, len(players))
+    seats = len(players)
+    check_seat_count(game, seats)
     for index in range(games):
-        order = rotation(index, len(players))
-        seated = [players[bot] for bot in order]
-        yield order, play_game(game, seated, match_seed(seed, index, len(players)), options,
-                               time_limit=time_limit, on_move=on_move)
+        order, game_seed = rotation(index, seats), match_seed(seed, index, seats)
+        at_table = [seated(players[bot], game_seed) for bot in order]
+        yield order, play_game(game, at_table, game_seed, options, time_limit=time_limit,
+                               on_move=on_move, seat_order=index % seats)
 
 
 def play_match_in_workers(game: str, specs: Sequence[str], isolation: str, seed: int,

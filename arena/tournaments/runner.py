@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.bots.identity import BotEntry, BotIdentity, entrant
-from arena.bots.isolation import DESCRIPTIONS, SANDBOX, resolve_isolation
+from arena.bots.isolation import DESCRIPTIONS, SANDBOX, is_shipped, resolve_isolation
 from arena.bots.loading import split_spec
 from arena.bots.process import Limits, is_command
 from arena.games import find_game
@@ -122,7 +122,8 @@ def resolve_entries(config: TournamentConfig) -> TournamentConfig:
     """The config with each bot's isolation settled: its entry's, else the config's, else
     the sandbox where it works (see :func:`arena.bots.isolation.resolve_isolation`)."""
     bots = tuple(dataclasses.replace(entry, isolation=resolve_isolation(
-        entry.isolation or config.isolation)) for entry in config.bots)
+        entry.isolation or config.isolation, shipped=is_shipped(entry.spec)))
+        for entry in config.bots)
     return dataclasses.replace(config, bots=bots)
 
 

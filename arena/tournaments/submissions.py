@@ -9,11 +9,11 @@ a new revision of it. Each revision's code is kept in a folder of its own
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.bots.identity import BotIdentity, identity_hash, source_hash
+from arena.bots.files import read_bot
+from arena.bots.identity import BotIdentity, identity_hash
 from arena.bots.loading import split_spec
 from arena.bots.names import identity_problem
 from arena.bots.process import is_command
@@ -41,23 +41,26 @@ def submit(spec: str, store: Store, *, game: str | None = None,
 def accept(spec: str, folder: Path, validate_as: Callable[[], Verdict]
            ) -> tuple[Verdict, BotIdentity | None]:
     """Validate the bot file ``spec`` by ``validate_as()``; if valid, copy it below
-    ``folder`` and return its identity there (its spec is the copy)."""
+    ``folder`` and return its identity there (its spec is the copy). Its files are read
+    first, once (:mod:`arena.bots.files`: a link, device, FIFO or socket among them is
+    refused), and what is kept and hashed is what was read."""
     source = _bot_file(spec)
+    tree = read_bot(source)  # what is hashed is what is kept: read once, no link followed
     verdict = validate_as()
     if not verdict.valid:
         return verdict, None
-    code_hash = identity_hash(source_hash(spec), {})
-    package = source.name == "__init__.py"  # a package: its whole folder is the bot
+    code_hash = identity_hash(tree.digest(), {})
+    package = tree.package  # a package: its whole folder is the bot
     copy = _copy_path(folder, verdict.name, verdict.version, code_hash[:REVISION_FOLDER],
-                      f"{source.parent.name}/__init__.py" if package else source.name)
+                      f"{tree.name}/__init__.py" if package else tree.name)
     attr = split_spec(spec)[1]
     copy.parent.parent.mkdir(parents=True, exist_ok=True)
     if not package:
         copy.parent.mkdir(exist_ok=True)
     if package and not copy.parent.exists():
-        shutil.copytree(source.parent, copy.parent, symlinks=True)
+        tree.write(copy.parent)
     elif not package and not copy.exists():
-        shutil.copyfile(source, copy)
+        tree.write(copy)
     return verdict, BotIdentity(verdict.name, verdict.version, code_hash,
                                 str(copy) + (f":{attr}" if attr else ""))
 

@@ -104,10 +104,11 @@ def play_task(setup: MatchSetup, task: GameTask) -> GameResult:
     note = beacon()
     start_seconds = 2 * setup.limits.handshake_seconds + 1.0  # a restart, then 'ready'
     players = [Watched(player, seat, note, start_seconds) for seat, player in
-               enumerate(seat_players(entries, setup.limits, refusals))]
+               enumerate(seat_players(entries, setup.limits, task.seed, refusals))]
     started = time.perf_counter()
     record = play_game(setup.game, players, task.seed, setup.options,
-                       time_limit=setup.time_limit, time_bank=setup.time_bank)
+                       time_limit=setup.time_limit, time_bank=setup.time_bank,
+                       seat_order=task.rotation)
     duration = time.perf_counter() - started
     record = with_entry_names(record, entries)
     log.info("game %s (%s) done: ranks %s, %s", task.key,

@@ -31,7 +31,7 @@ import signal
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -42,6 +42,10 @@ from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import ArenaError
 
 QUEUED_PER_WORKER = 2
+LOOKAHEAD_PER_WORKER = 16
+"""With a spread, how many tasks per worker are drawn ahead to find each one it has not
+had the key of."""
+RECENT_KEYS = 4096
 WATCHDOG_MARGIN = 5.0
 """Seconds a worker may overrun the moment its beacon gave, before it is killed."""
 WATCH_SECONDS = 1.0
@@ -125,6 +129,25 @@ class _Worker(Generic[T]):
     tasks: deque[T] = field(default_factory=deque)
 
 
+class _Recent:
+    """The last :data:`RECENT_KEYS` keys added, for membership tests."""
+
+    def __init__(self) -> None:
+        self.order: deque[Hashable] = deque()
+        self.keys: set[Hashable] = set()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys
+
+    def add(self, key: Hashable) -> None:
+        if key in self.keys:
+            return
+        self.order.append(key)
+        self.keys.add(key)
+        if len(self.order) > RECENT_KEYS:
+            self.keys.discard(self.order.popleft())
+
+
 @dataclass
 class _Pool(Generic[T]):
     context: Any
@@ -137,6 +160,37 @@ class _Pool(Generic[T]):
     workers: list[_Worker[T]] = field(default_factory=list)
     replays: deque[T] = field(default_factory=deque)
     attempts: dict[int, int] = field(default_factory=dict)
+    spread: Callable[[T], Hashable] | None = None
+    ahead: deque[T] = field(default_factory=deque)
+    """Tasks drawn from the iterator but not yet given to a worker (with a spread)."""
+    waits: bool = False
+    """Whether the iterator said :data:`WAIT` when last asked."""
+    given: dict[int, _Recent] = field(default_factory=dict)
+    """Per worker slot: the spread keys of the tasks it was given lately."""
+
+    def next_for(self, slot: int, todo: Iterator[T]) -> Any:
+        """The next task for the worker in ``slot``: one to play again first; then, with a
+        spread, the first of the tasks drawn ahead whose key the worker has not had (the
+        first, if it had them all); :data:`WAIT` or ``_NOTHING`` when there is no task."""
+        if self.replays:
+            return self.replays.popleft()
+        if self.spread is None or len(self.workers) == 1:
+            return next(todo, _NOTHING)
+        while len(self.ahead) < LOOKAHEAD_PER_WORKER * len(self.workers) and not self.waits:
+            drawn = next(todo, _NOTHING)
+            if drawn is _NOTHING or drawn is WAIT:
+                self.waits = drawn is WAIT
+                break
+            self.ahead.append(drawn)  # type: ignore[arg-type]
+        if not self.ahead:
+            waited, self.waits = self.waits, False
+            return WAIT if waited else _NOTHING
+        had = self.given.setdefault(slot, _Recent())
+        task = next((t for t in self.ahead if self.spread(t) not in had), self.ahead[0])
+        self.ahead.remove(task)
+        had.add(self.spread(task))
+        return task
+
 
     def start(self, slot: int) -> _Worker[T]:
         parent_end, child_end = self.context.Pipe()
@@ -200,16 +254,20 @@ def _exit_on_sigterm(signal_number: int, frame: Any) -> None:
 def run_unordered(function: Callable[[T], R], tasks: Iterable[T], workers: int, *,
                   initializer: Callable[..., None], initargs: tuple[Any, ...] = (),
                   finalizer: Callable[[], None] = lambda: None,
-                  on_lost: Callable[[Lost], R | None] = lambda lost: None) -> Iterator[R]:
+                  on_lost: Callable[[Lost], R | None] = lambda lost: None,
+                  spread: Callable[[T], Hashable] | None = None) -> Iterator[R]:
     """Yield ``function(task)`` for every task, as the forked workers finish them.
 
     ``initializer(*initargs)`` runs once in each worker, ``finalizer()`` when it is
     told to stop. ``function`` must be a module-level function. When a worker is
     lost during a task, ``on_lost`` gives that task's result, or None to play it again.
+    Tasks of the same ``spread(task)`` go to different workers where they can (a free
+    worker never waits for one).
     """
     context = multiprocessing.get_context("fork")
     pool: _Pool[T] = _Pool(context, function, initializer, initargs, finalizer,
-                           context.RawArray("d", workers), context.RawArray("i", workers))
+                           context.RawArray("d", workers), context.RawArray("i", workers),
+                           spread=spread)
     adopt_orphans()  # what a lost worker's bots leave behind comes here, to be killed
     todo = iter(tasks)
     try:
@@ -268,13 +326,9 @@ def _top_up(pool: _Pool[T], worker: _Worker[T], todo: Iterator[T]) -> bool:
     if not worker.tasks:  # an idle worker's beacon is old: it gets time to pick the task up
         pool.deadlines[worker.slot] = time.monotonic() + IDLE_SECONDS
     while len(worker.tasks) < QUEUED_PER_WORKER:
-        if pool.replays:
-            task = pool.replays.popleft()
-        else:
-            drawn = next(todo, _NOTHING)
-            if drawn is _NOTHING or drawn is WAIT:
-                return drawn is WAIT
-            task = drawn  # type: ignore[assignment]
+        task = pool.next_for(worker.slot, todo)
+        if task is _NOTHING or task is WAIT:
+            return task is WAIT
         worker.tasks.append(task)
         try:
             worker.connection.send(task)

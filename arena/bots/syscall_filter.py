@@ -1,0 +1,195 @@
+"""The sandbox's system-call filter: a deny list compiled with libseccomp, as Docker's default
+profile and nsjail have it.
+
+Everything is allowed except the calls that reach parts of the kernel a bot has no use for
+and that are where sandbox escapes come from: tracing and reading other processes, mounts,
+keyrings, BPF, performance counters, userfaultfd, loading kernels and modules, new
+namespaces, io_uring, the clock, swap, reboot, the kernel log, ``personality`` values other
+than Docker's, and the terminal ioctls that push input (``TIOCSTI``, ``TIOCLINUX``). A refused
+call fails with ``EPERM``; only ``clone3``, whose flags a filter cannot see, fails with
+``ENOSYS``, so that the C library falls back to ``clone``, whose namespace flags are checked.
+Nothing is killed. The filter covers the 32-bit (x86) and x32 entry points too, and a call
+of any other architecture fails with ``EPERM``.
+
+The filter is compiled once per process (:func:`compiled`) and given to ``bwrap`` as a file
+descriptor (:func:`filter_fd`); bubblewrap loads it just before it starts the bot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import platform
+import tempfile
+from typing import Any
+
+INSTALL_HINT = ("install the Python package pyseccomp (pip install pyseccomp) and the "
+                "system's libseccomp (apt-get install libseccomp2)")
+
+REFUSED = (
+    # other processes: tracing, reading and writing their memory, taking their files
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    "process_madvise",
+    # mounts, old and new
+    "mount", "umount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen",
+    "fsconfig", "fsmount", "fspick", "mount_setattr",
+    # the kernel's keyrings, BPF programs, performance counters, userfaultfd
+    "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
+    # new kernels and modules
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "create_module", "get_kernel_syms", "query_module",
+    # namespaces (clone's namespace flags: below), io_uring (which bypasses this filter)
+    "unshare", "setns", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    # the machine's: swap, reboot, kernel log, accounting, clock, quotas, ports, terminals
+    "swapon", "swapoff", "reboot", "syslog", "acct", "settimeofday", "clock_settime",
+    "clock_adjtime", "stime", "lookup_dcookie", "quotactl", "quotactl_fd",
+    "name_to_handle_at", "open_by_handle_at", "vhangup", "iopl", "ioperm", "nfsservctl",
+    "uselib", "ustat", "sysfs", "_sysctl", "vm86", "vm86old",
+)
+"""Refused whatever their arguments."""
+
+NOT_SYSTEM = ("create_module", "get_kernel_syms", "query_module", "nfsservctl", "stime",
+              "vm86", "vm86old", "uselib", "ustat", "sysfs", "_sysctl", "quotactl_fd",
+              "process_madvise", "pidfd_getfd", "mount_setattr")
+"""Old or new calls an older libseccomp may not know: left out there, not an error."""
+
+TIOCSTI, TIOCLINUX = 0x5412, 0x541C
+"""The ioctls that push keystrokes into a terminal (and TIOCLINUX's console tricks)."""
+
+PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0xFFFFFFFF)
+"""The ``personality`` values allowed (Docker's): Linux, 32-bit uname, 2.6 uname, both, and
+the query. Every other value is refused."""
+
+NAMESPACE_FLAGS = {"CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000,
+                   "CLONE_NEWUTS": 0x04000000, "CLONE_NEWIPC": 0x08000000,
+                   "CLONE_NEWUSER": 0x10000000, "CLONE_NEWPID": 0x20000000,
+                   "CLONE_NEWNET": 0x40000000}
+"""``clone`` with any of these is refused. (CLONE_NEWTIME shares its bit with clone's exit
+signal; it can only be asked for with ``clone3`` and ``unshare``, both refused.)"""
+
+LOW_32 = 0xFFFFFFFF
+
+
+class SyscallFilterUnavailable(Exception):
+    """The filter cannot be compiled here; the message says why and what to install."""
+
+
+def personality_patterns() -> list[tuple[int, int]]:
+    """(mask, value) pairs, one masked comparison each, whose union is every 32-bit value
+    that is not one of :data:`PERSONALITIES`: libseccomp compares an argument only once per
+    rule, so the refused set is a union of rules.
+
+    A value outside the allowed set has a bit set outside 0x20008 (else it is one of the
+    four) and a bit clear (else it is the query). Cyclically, the run of set bits holding
+    such a bit ends at a bit k followed by a clear bit k+1: "k set, k+1 clear" catches it,
+    unless k is 3 or 17 (allowed bits); then the run holds k-1 too: "k-1 and k set, k+1
+    clear". None of these patterns matches an allowed value.
+    """
+    patterns = []
+    for k in range(32):
+        after = 1 << ((k + 1) % 32)
+        if k in (3, 17):
+            mask = (1 << (k - 1)) | (1 << k)
+            patterns.append((mask | after, mask))
+        else:
+            patterns.append(((1 << k) | after, 1 << k))
+    return patterns
+
+
+def _seccomp() -> Any:
+    """The pyseccomp module; SyscallFilterUnavailable if it or libseccomp is not there."""
+    try:
+        import pyseccomp  # type: ignore[import-untyped]
+    except ImportError:
+        raise SyscallFilterUnavailable(
+            f"the Python package pyseccomp is not installed; {INSTALL_HINT}") from None
+    except (OSError, RuntimeError) as exc:  # it loads libseccomp.so.2 when imported
+        raise SyscallFilterUnavailable(
+            f"libseccomp cannot be loaded ({exc}); {INSTALL_HINT}") from None
+    return pyseccomp
+
+
+def build() -> bytes:
+    """Compile the filter: the BPF program bubblewrap loads (``--seccomp``)."""
+    seccomp = _seccomp()
+    eperm = seccomp.ERRNO(errno.EPERM)
+    arg = seccomp.Arg
+    try:
+        rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+        rules.set_attr(seccomp.Attr.ACT_BADARCH, eperm)  # an unknown ABI: refused, not killed
+        with contextlib.suppress(OSError):  # a binary tree of calls, not a list (libseccomp 2.5)
+            rules.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)
+        if platform.machine() == "x86_64":  # the 32-bit and x32 entry points of an x86_64 kernel
+            for arch in (seccomp.Arch.X86, seccomp.Arch.X32):
+                with contextlib.suppress(OSError):  # EEXIST: already in
+                    rules.add_arch(arch)
+
+        def refuse(name: str, *args: Any, action: int = eperm) -> None:
+            number = seccomp.resolve_syscall(seccomp.Arch.NATIVE, name)
+            if number == -1:  # __NR_SCMP_ERROR: this libseccomp does not know it
+                if name in NOT_SYSTEM:
+                    return
+                raise SyscallFilterUnavailable(f"this libseccomp does not know {name!r}; "
+                                               "a newer one is needed (libseccomp2 >= 2.5)")
+            rules.add_rule(action, number, *args)
+
+        for name in REFUSED:
+            refuse(name)
+        refuse("clone3", action=seccomp.ERRNO(errno.ENOSYS))  # glibc then falls back to clone
+        for flag in NAMESPACE_FLAGS.values():
+            refuse("clone", arg(0, seccomp.MASKED_EQ, flag, flag))
+        for command in (TIOCSTI, TIOCLINUX):  # the kernel reads the command as 32 bits
+            refuse("ioctl", arg(1, seccomp.MASKED_EQ, LOW_32, command))
+        for mask, value in personality_patterns():
+            refuse("personality", arg(0, seccomp.MASKED_EQ, mask, value))
+        with tempfile.TemporaryFile() as file:
+            rules.export_bpf(file)
+            file.seek(0)
+            program = file.read()
+    except OSError as exc:
+        raise SyscallFilterUnavailable(f"libseccomp cannot compile the filter: {exc}") from None
+    if not isinstance(program, bytes) or not program or len(program) % 8:
+        raise SyscallFilterUnavailable("libseccomp gave no BPF program")
+    return program
+
+
+_compiled: bytes | None = None
+
+
+def compiled() -> bytes:
+    """The filter's BPF program, compiled on first use and kept for the process."""
+    global _compiled
+    if _compiled is None:
+        _compiled = build()
+    return _compiled
+
+
+def problem() -> str | None:
+    """Why the filter cannot be had here (None if it can)."""
+    try:
+        compiled()
+    except SyscallFilterUnavailable as exc:
+        return str(exc)
+    return None
+
+
+def filter_fd() -> int:
+    """A new file descriptor (close-on-exec: pass it on explicitly) holding the filter at
+    offset 0, for ``bwrap --seccomp FD``. A memory file, not a pipe: bwrap reads it when it
+    likes, however long the program is."""
+    program = compiled()
+    try:
+        fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):  # no memfd: an unnamed temporary file
+        with tempfile.TemporaryFile() as file:
+            fd = os.dup(file.fileno())
+    try:
+        written = 0
+        while written < len(program):
+            written += os.write(fd, program[written:])
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

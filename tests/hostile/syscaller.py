@@ -1,0 +1,199 @@
+import ctypes
+import errno
+import json
+import mmap
+import os
+import struct
+import sys
+import threading
+
+PID = "pid"  # stands for its own pid
+CLONE_THREAD = 0x10000  # without CLONE_SIGHAND: clone fails (EINVAL) even where it is not refused
+NAMESPACES = {"NEWNS": 0x20000, "NEWCGROUP": 0x02000000, "NEWUTS": 0x04000000,
+              "NEWIPC": 0x08000000, "NEWUSER": 0x10000000, "NEWPID": 0x20000000,
+              "NEWNET": 0x40000000}
+TIOCSTI, TIOCLINUX = 0x5412, 0x541C
+X32 = 0x40000000
+CHAR = ctypes.c_char(b"x")
+
+# name: (x86_64 number, arguments). The arguments are harmless: where the call is not
+# refused it fails on them (EFAULT, EBADF, EINVAL, ESRCH) or does nothing (unshare(0)).
+CALLS = {
+    "ptrace": (101, (3, PID, 0, 0)),  # PTRACE_PEEKUSER on itself: ESRCH if let through
+    "process_vm_readv": (310, (PID, 0, 0, 0, 0, 0)),
+    "process_vm_writev": (311, (PID, 0, 0, 0, 0, 0)),
+    "kcmp": (312, (PID, PID, 0, 0, 0)),
+    "pidfd_getfd": (438, (-1, 0, 0)),
+    "process_madvise": (440, (-1, 0, 0, 0, 0)),
+    "mount": (165, (0, 0, 0, 0, 0)),
+    "umount2": (166, (0, 0)),
+    "pivot_root": (155, (0, 0)),
+    "move_mount": (429, (-1, 0, -1, 0, 0)),
+    "open_tree": (428, (-1, 0, 0)),
+    "fsopen": (430, (0, 0)),
+    "fsconfig": (431, (-1, 0, 0, 0, 0)),
+    "fsmount": (432, (-1, 0, 0)),
+    "fspick": (433, (-1, 0, 0)),
+    "mount_setattr": (442, (-1, 0, 0, 0, 0)),
+    "keyctl": (250, (0, -3, 0)),  # KEYCTL_GET_KEYRING_ID of the session keyring
+    "add_key": (248, (0, 0, 0, 0, 0)),
+    "request_key": (249, (0, 0, 0, 0)),
+    "bpf": (321, (0, 0, 0)),
+    "perf_event_open": (298, (0, 0, -1, -1, 0)),
+    "userfaultfd": (323, (0,)),
+    "kexec_load": (246, (0, 0, 0, 0)),
+    "kexec_file_load": (320, (-1, -1, 0, 0, 0)),
+    "init_module": (175, (0, 0, 0)),
+    "finit_module": (313, (-1, 0, 0)),
+    "delete_module": (176, (0, 0)),
+    "create_module": (174, (0, 0)),
+    "get_kernel_syms": (177, (0,)),
+    "query_module": (178, (0, 0, 0, 0, 0)),
+    "unshare": (272, (0,)),  # unshare nothing: succeeds if let through
+    "setns": (308, (-1, 0)),
+    "io_uring_setup": (425, (1, 0)),
+    "io_uring_enter": (426, (-1, 0, 0, 0, 0, 0)),
+    "io_uring_register": (427, (-1, 0, 0, 0)),
+    "swapon": (167, (0, 0)),
+    "swapoff": (168, (0,)),
+    "reboot": (169, (0, 0, 0, 0)),  # wrong magic numbers
+    "syslog": (103, (10, 0, 0)),  # SYSLOG_ACTION_SIZE_BUFFER
+    "acct": (163, (0,)),
+    "settimeofday": (164, (0, 0)),
+    "clock_settime": (227, (0, 0)),
+    "clock_adjtime": (305, (0, 0)),
+    "lookup_dcookie": (212, (0, 0, 0)),
+    "quotactl": (179, (0, 0, 0, 0)),
+    "quotactl_fd": (443, (-1, 0, 0, 0)),
+    "name_to_handle_at": (303, (-1, 0, 0, 0, 0)),
+    "open_by_handle_at": (304, (-1, 0, 0)),
+    "vhangup": (153, ()),
+    "iopl": (172, (0,)),  # level 0: succeeds if let through
+    "ioperm": (173, (0, 0, 0)),
+    "nfsservctl": (180, (0, 0, 0)),
+    "uselib": (134, (0,)),
+    "ustat": (136, (0, 0)),
+    "sysfs": (139, (3,)),
+    "_sysctl": (156, (0,)),
+    **{f"clone({name})": (56, (flag | CLONE_THREAD, 0, 0, 0, 0))
+       for name, flag in NAMESPACES.items()},
+    "ioctl(TIOCSTI)": (16, (0, TIOCSTI, CHAR)),
+    "ioctl(TIOCSTI|1<<32)": (16, (0, TIOCSTI | 1 << 32, CHAR)),  # the kernel reads 32 bits
+    "ioctl(TIOCLINUX)": (16, (0, TIOCLINUX, CHAR)),
+    **{f"personality({value:#x})": (135, (value,))
+       for value in (0x1, 0x40000, 0x400000, 0x20001, 0x40008, 0x7FFFFFFF, 0x80000000,
+                     0xFFFFFFFE, 0x1_0004_0000)},
+    # the x32 entry points (x32 numbers), which the kernel may not even have
+    "x32 ptrace": (X32 | 521, (3, PID, 0, 0)),
+    "x32 unshare": (X32 | 272, (0,)),
+    "x32 personality": (X32 | 135, (0x40000,)),
+}
+EXPECTED = {"clone3": errno.ENOSYS}  # clone3 says "no such call": the C library falls back
+CALLS["clone3"] = (435, (0, 0))
+# the 32-bit entry points (int 0x80, i386 numbers, first argument in ebx)
+I386 = {"i386 ptrace": (26, 3), "i386 umount": (22, 0), "i386 unshare": (310, 0),
+        "i386 personality": (136, 0x40000)}
+ALLOWED_PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0x1_0000_0000)
+
+
+class Syscaller:
+    """Tries the system calls a sandbox's filter refuses (ptrace, mounts, keyrings, BPF,
+    namespaces, io_uring, kernel modules, the clock, personality, TIOCSTI, ...) through libc's
+    syscall() with x86_64 numbers, and through the 32-bit and x32 entry points. Writes what it
+    found as one JSON line to stderr, plays the first legal action; raises if any call was let
+    through (``ESCAPED`` and its names)."""
+
+    name, version = "syscaller", "1"
+
+    def start(self, info):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        results = {name: self.call(libc, number, args) for name, (number, args) in CALLS.items()}
+        results.update(self.int80_all(libc))
+        expected = {name: errno.errorcode[EXPECTED.get(name, errno.EPERM)] for name in results}
+        let_through = {name: got for name, got in results.items() if got != expected[name]}
+        with open("/proc/self/status") as file:
+            status = dict(line.split(":\t", 1) for line in file if line.startswith("Seccomp"))
+        summary = {"seccomp": status.get("Seccomp", "?").strip(), "tried": len(results),
+                   "refused": len(results) - len(let_through), "let_through": let_through,
+                   "works": self.what_works(libc)}
+        print("SYSCALLS " + json.dumps(summary, separators=(",", ":")), file=sys.stderr,
+              flush=True)
+        if let_through:
+            raise RuntimeError(f"ESCAPED {', '.join(let_through)}")
+
+    @staticmethod
+    def call(libc, number, args):
+        words = [ctypes.c_long(os.getpid() if a == PID else a) if isinstance(a, (int, str))
+                 else ctypes.byref(a) for a in args]
+        ctypes.set_errno(0)
+        result = libc.syscall(ctypes.c_long(number), *words)
+        if result == -1:
+            return errno.errorcode.get(ctypes.get_errno(), str(ctypes.get_errno()))
+        if number in (323, 425) and result >= 0:  # a file descriptor it got
+            os.close(result)
+        return f"returned {result}"
+
+    @staticmethod
+    def int80_all(libc):
+        """The i386 calls, each in a child (libc's fork: past the audit hook): int 0x80 may
+        be missing (SIGSEGV)."""
+        found = {}
+        for name, (number, ebx) in {"i386 getpid": (20, 0), **I386}.items():
+            read, write = os.pipe()
+            pid = libc.fork()
+            if pid == 0:
+                os.close(read)
+                result = int80(number, ebx)
+                os.write(write, str(result - os.getpid() if number == 20 else result).encode())
+                os._exit(0)
+            os.close(write)
+            with os.fdopen(read) as pipe:
+                said = pipe.read()
+            os.waitpid(pid, 0)
+            if not said:
+                found[name] = "no int 0x80 here"
+            elif name == "i386 getpid":  # the entry point works: what it refuses counts
+                if said != "0":
+                    found[name] = f"getpid said {said}"
+            else:
+                result = int(said)
+                found[name] = errno.errorcode.get(-result, f"returned {result}") if (
+                    -4096 < result < 0) else f"returned {result}"
+        if found.get("i386 getpid") == "no int 0x80 here":
+            return {}
+        return found
+
+    @staticmethod
+    def what_works(libc):
+        works = {}
+        libc.personality.restype = ctypes.c_int
+        before = libc.personality(ctypes.c_ulong(0xFFFFFFFF))
+        for value in ALLOWED_PERSONALITIES:
+            ok = libc.personality(ctypes.c_ulong(value)) != -1
+            works[f"personality({value:#x})"] = ok
+        libc.personality(ctypes.c_ulong(before))
+        pid = libc.fork()
+        if pid == 0:
+            os._exit(7)
+        works["fork"] = os.waitpid(pid, 0)[1] == 7 << 8
+        thread = threading.Thread(target=lambda: works.setdefault("thread", True))
+        thread.start()
+        thread.join()
+        works["system"] = libc.system(b"/bin/true") == 0  # posix_spawn: clone3, then clone
+        return works
+
+    def act(self, observation):
+        return observation.legal_actions[0]
+
+
+def int80(number, ebx):
+    """A 32-bit system call through int 0x80: ``number`` in eax, ``ebx``, the rest 0."""
+    code = (b"\x53\xbb" + struct.pack("<I", ebx)    # push rbx; mov ebx, ebx_value
+            + b"\x31\xc9\x31\xd2\x31\xf6\x31\xff"    # ecx = edx = esi = edi = 0
+            + b"\xb8" + struct.pack("<I", number)   # mov eax, number
+            + b"\xcd\x80\x5b\xc3")                   # int 0x80; pop rbx; ret
+    page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(code)
+    function = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
+    return function()

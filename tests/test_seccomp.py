@@ -1,0 +1,125 @@
+"""The sandbox's system-call filter: what it refuses (and how), and that bots in Python, shell
+and Perl still play under it."""
+
+import errno
+import json
+import platform
+import random
+from pathlib import Path
+
+import pytest
+
+from arena.bots import sandbox, syscall_filter
+from arena.bots.isolation import bot_process
+from arena.bots.process import Limits
+from arena.bots.sandbox import Bind, bwrap_argv, sandbox_problem
+from arena.referee.match import play_game
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = Path(__file__).parent / "hostile"
+needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None,
+                                   reason=f"no sandbox here: {sandbox_problem()}")
+
+
+@pytest.fixture(autouse=True)
+def at_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+def play(spec, game="seasons", seed=4):
+    """A game of the sandboxed ``spec`` against the random bot: its record and the bot's
+    stderr tail."""
+    bot = bot_process(spec, {}, "sandbox", Limits(processes=32))
+    opponent = bot_process(f"bots/{game}/random_bot.py", {}, "sandbox")
+    try:
+        record = play_game(game, [bot, opponent], seed=seed, time_limit=5)
+        tail = bot.stderr_tail()
+    finally:
+        bot.close()
+        opponent.close()
+    return record, tail
+
+
+@needs_sandbox
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the bot knows x86_64's numbers")
+def test_every_refused_call_fails_with_eperm_and_the_bot_plays_on():
+    record, tail = play(str(HOSTILE / "syscaller.py"))
+    assert record.seats[0].status == "ok", record.seats[0].detail
+    assert "ESCAPED" not in record.seats[0].detail
+    summary = json.loads(tail.split("SYSCALLS ")[-1].splitlines()[0])
+    assert summary["seccomp"] == "2"  # a filter, in the bot's own /proc/self/status
+    assert summary["let_through"] == {}
+    assert summary["refused"] == summary["tried"] >= 80  # the i386 ones where int 0x80 is
+    assert all(summary["works"].values()), summary["works"]  # fork, threads, subprocess, ...
+    assert record.seats[1].status == "ok"
+
+
+@needs_sandbox
+@pytest.mark.parametrize(("spec", "name"), [
+    ("bots/seasons/random_bot.py", "random"),
+    ("command:bots/examples/first_legal.sh", "first-legal-sh"),
+    ("command:tests/bots/first_legal.pl", "first-legal-pl"),
+])
+def test_python_shell_and_perl_bots_play_under_the_filter(spec, name):
+    for game in ("seasons", "sonnentau"):
+        record, tail = play(spec, game)
+        assert record.seats[0].status == "ok", (record.seats[0].detail, tail)
+        assert record.seats[0].name == name
+
+
+def test_the_filter_is_handed_to_bwrap_as_a_file_descriptor():
+    argv = bwrap_argv(["python", "bot.py"], [Bind("/opt", "/opt")], Limits(), seccomp_fd=9)
+    assert argv[argv.index("--seccomp") + 1] == "9" and argv.index("--seccomp") < argv.index("--")
+    assert "--seccomp" not in bwrap_argv(["python"], [], Limits())
+
+
+@pytest.mark.skipif(syscall_filter.problem() is not None,
+                    reason=f"no libseccomp here: {syscall_filter.problem()}")
+def test_the_filter_is_compiled_once_and_read_from_its_descriptor():
+    program = syscall_filter.compiled()
+    assert program is syscall_filter.compiled() and len(program) % 8 == 0
+    fd = syscall_filter.filter_fd()
+    try:
+        assert syscall_filter.os.read(fd, len(program) + 1) == program
+    finally:
+        syscall_filter.os.close(fd)
+
+
+def test_personality_refuses_all_but_dockers_values():
+    allowed = set(syscall_filter.PERSONALITIES)
+    patterns = syscall_filter.personality_patterns()
+
+    def refused(value):
+        return any(value & mask == want for mask, want in patterns)
+
+    rng = random.Random(23)
+    values = ({1 << i for i in range(32)} | {0xFFFFFFFF ^ 1 << i for i in range(32)}
+              | {(1 << i) | (1 << j) for i in range(32) for j in range(32)}
+              | {rng.getrandbits(32) for _ in range(20000)} | allowed)
+    for value in values:
+        assert refused(value) == (value not in allowed), hex(value)
+    assert len(patterns) <= 32
+
+
+def test_without_libseccomp_the_sandbox_says_what_to_install(monkeypatch):
+    def missing():
+        raise syscall_filter.SyscallFilterUnavailable(
+            f"the Python package pyseccomp is not installed; {syscall_filter.INSTALL_HINT}")
+
+    monkeypatch.setattr(syscall_filter, "_compiled", None)
+    monkeypatch.setattr(syscall_filter, "build", missing)
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: "/usr/bin/bwrap")
+    sandbox.sandbox_problem.cache_clear()
+    try:
+        problem = sandbox.sandbox_problem()
+        with pytest.raises(sandbox.SandboxUnavailable, match="pyseccomp"):
+            sandbox.SandboxLaunch(["true"], None, Limits()).run_briefly()
+    finally:
+        sandbox.sandbox_problem.cache_clear()
+    assert problem is not None and "system-call filter" in problem
+    assert "pip install pyseccomp" in problem and "libseccomp2" in problem
+
+
+def test_clone3_alone_says_no_such_call():
+    # the only refusal that is not EPERM: glibc falls back from clone3 to clone on ENOSYS
+    assert errno.ENOSYS != errno.EPERM and "clone3" not in syscall_filter.REFUSED
