@@ -80,3 +80,18 @@ def test_a_ladder_on_a_local_dask_cluster_plays_the_games_of_the_local_one(tmp_p
             run_ladder(config, store, LadderControl(rounds=3))
     assert len(results(remote.play.db)) == 3 * 3 * 2
     assert results(remote.play.db) == results(local.play.db)
+
+
+def test_on_dask_no_instance_plays_two_games_of_a_set(tmp_path, root, monkeypatch, cluster):
+    from test_instances import check_log, spy_entries
+
+    monkeypatch.chdir(root)
+    log = tmp_path / "starts.jsonl"
+    config = parse_config({"name": "spies", "game": "seasons", "seed": 5, "games_per_pairing": 3,
+                           "bots": spy_entries(log, 3), "executor": "dask",
+                           "scheduler": cluster.scheduler_address, "db": str(tmp_path / "d.db")})
+    with Store(config.db) as store:
+        report = run_tournament(config, store)
+        games = [(g.key, g.seed, g.seats) for g in store.games(report.tournament_id)]
+    assert len(games) == 18
+    check_log(log, games)
