@@ -281,8 +281,8 @@ class ProcessPlayer:
     # -- the player protocol ----------------------------------------------------------
 
     def start(self, info: PlayerInfo) -> None:
+        self._resume()  # stopped at the end of its last game (maybe before its handshake)
         self.ensure_running()
-        self._resume()  # stopped at the end of its last game
         self._start_cpu_budget()
         self._send({"type": "start", "info": {
             "game": info.game, "options": dict(info.options), "seat": info.seat,
@@ -320,12 +320,15 @@ class ProcessPlayer:
             self._fail(CRASH, printable(message["error"])[:2000], as_reported=True)
 
     def end(self, outcome: Outcome) -> None:
-        if self.process is not None and self.process.poll() is None:
-            with contextlib.suppress(PlayerFailure):
-                self._send({"type": "end", "outcome": outcome.to_json()})
-                # Over its budget since the last check: the game's result stands, but the
-                # bot (and what it started) is not kept; it is started again for its next.
-                self._check_cpu_budget(time.monotonic())
+        # A bot launched for a game that ended before its start (another seat forfeited
+        # first) has not shaken hands: it hears nothing before its hello.
+        if self._running():
+            if self.greeted:
+                with contextlib.suppress(PlayerFailure):
+                    self._send({"type": "end", "outcome": outcome.to_json()})
+                    # Over its budget since the last check: the game's result stands, but
+                    # the bot (and what it started) is not kept; it starts again for its next.
+                    self._check_cpu_budget(time.monotonic())
             if self.process is not None:
                 self._pause()  # no CPU for a bot between its games
         kill_strays(_RUNNING_BOTS)  # what left the bot's process group during the game
