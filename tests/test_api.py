@@ -60,17 +60,6 @@ def test_the_readme_examples_run_as_printed():
     assert runner.failures == 0 and runner.tries >= 3
 
 
-def test_the_readme_draft_runs_as_printed():
-    draft = Path("/tmp/w/readme-api.md")
-    if not draft.exists():
-        pytest.skip("no README draft at /tmp/w/readme-api.md")
-    test = doctest.DocTestParser().get_doctest(readme_examples(draft.read_text()), {},
-                                               draft.name, str(draft), 0)
-    runner = doctest.DocTestRunner(optionflags=FLAGS)
-    runner.run(test)
-    assert runner.failures == 0 and runner.tries >= 3
-
-
 # -- make and run ---------------------------------------------------------------------------
 
 
