@@ -389,3 +389,19 @@ def test_a_file_that_changes_as_it_is_taken_is_refused_and_the_ladder_plays_on(
     run_rounds(data, 2)
     assert [p.name for p in incoming.iterdir()] == ["swapped.py.refused"]
     assert len(played(tmp_path / "arena.db")) == 2 * 3 * 2
+
+
+@pytest.mark.usefixtures("at_root")
+def test_without_the_sandbox_a_ladder_of_others_bots_stops_before_its_first_game(
+        tmp_path, monkeypatch):
+    from arena.bots import isolation
+
+    monkeypatch.setattr(isolation, "sandbox_problem", lambda: "bwrap is not installed")
+    own = tmp_path / "mine.py"
+    own.write_text((ROOT / "bots/seasons/random_bot.py").read_text())
+    data = {**ladder_data(tmp_path), "bots": ["bots/seasons/greedy.py", str(own)]}
+    with pytest.raises(isolation.IsolationError, match="apt-get install bubblewrap"):
+        run_rounds(data, 1)
+    assert not (tmp_path / "arena.db").exists() or played(tmp_path / "arena.db") == []
+    run_rounds({**data, "isolation": "process"}, 1)
+    assert played(tmp_path / "arena.db")
