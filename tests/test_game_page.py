@@ -154,7 +154,7 @@ def test_a_game_is_found_by_its_key_only(store):
 def test_a_hostile_name_and_failure_detail_are_escaped(store):
     tournament, rows = rows_of(store, SEASONS["name"])
     row = crashed(rows)
-    page = game_page_html(store, tournament, row.key, show_details=True)
+    page = game_page_html(store, tournament, row.key, detail_seats=range(4))
     assert EVIL not in page and escape(EVIL) in page
     assert HOSTILE not in page and escape(HOSTILE) in page  # in the detail, escaped
     assert len(SCRIPTS.findall(page)) == 3 and len(ENDS.findall(page)) == 3
@@ -174,11 +174,11 @@ def test_failure_details_are_hidden_unless_asked_for(store):
                  "&#39;crash&#39;"):
         assert text not in hidden
     assert 'class="seat-failure"' not in hidden
-    shown = game_page_html(store, tournament, row.key, show_details=True)
+    shown = game_page_html(store, tournament, row.key, detail_seats=range(4))
     assert f'<tr class="seat-failure" data-seat="{seat}">' in shown
     assert escape("act() raised KeyError") in shown and "report_crasher.py" in shown
     ok = next(r for r in rows if "crash" not in r.statuses)  # nothing to show where none failed
-    clean = game_page_html(store, tournament, ok.key, show_details=True)
+    clean = game_page_html(store, tournament, ok.key, detail_seats=range(4))
     assert 'class="seat-failure"' not in clean
 
 
@@ -186,7 +186,7 @@ def test_a_secret_seed_is_not_shown_before_the_tournament_is_complete(store):
     tournament, rows = rows_of(store, SECRET["name"])
     assert tournament.secret and tournament.status == "running"
     for row in rows[:2]:
-        page = game_page_html(store, tournament, row.key, show_details=True)
+        page = game_page_html(store, tournament, row.key, detail_seats=range(4))
         assert str(row.seed) not in page and str(tournament.seed) not in page
         assert "<dt>seed</dt><dd>secret</dd>" in page
     store.set_status(tournament.id, "complete")
@@ -209,7 +209,7 @@ def test_the_viewer_steps_to_the_last_move_in_a_browser(store, browser, tmp_path
     row = crashed(rows) if name == SEASONS["name"] else rows[-1]
     path = tmp_path / "game.html"
     path.write_text(game_page_html(store, tournament, row.key, back_link=("index.html", "back"),
-                                   show_details=True), encoding="utf-8")
+                                   detail_seats=range(4)), encoding="utf-8")
     load(browser, path)
     assert js(browser, "var d = document.documentElement.dataset;"
                        "return [d.reportReady, d.reportError || '', d.alerted || ''];"

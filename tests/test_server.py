@@ -414,3 +414,66 @@ def test_too_many_failed_sign_ins_are_refused_before_any_token_is_checked(client
     form = client.post("/signin", data={"token": site["tokens"]["alice"],
                                         "csrf": csrf_of(client)})
     assert form.status_code == 429 and "too many failed sign-ins" in form.text
+
+
+def test_a_game_page_shows_a_viewer_only_their_own_seats_failure_details(client, site):
+    """An opponent's traceback is its owner's alone, and a name holding '@' is not taken
+    for another bot's name cut at the '@'."""
+    import json
+
+    from arena.bots.identity import BotIdentity
+
+    with Store(site["db"]) as store:
+        book = LadderBook(store, 1)
+        active = {store.bot(s.bot_id).identity.name: s for s in book.submissions("active")}
+        steady, greedy = active["steady"].position, active["greedy"].position
+        book.record_submitter(active["steady"].id, by_token(store, site["tokens"]["alice"]).id)
+        book.record_submitter(active["greedy"].id, by_token(store, site["tokens"]["bob"]).id)
+        key, seats, statuses, details = next(
+            row for row in store.db.execute(
+                "SELECT key, seats, statuses, details FROM games WHERE tournament_id = 1")
+            if sorted(json.loads(row[1])) == sorted([steady, greedy]))
+        order = json.loads(seats)
+        secrets = ["Traceback: alice-secret" if entrant == steady else "Traceback: bob-secret"
+                   for entrant in order]
+        store.db.execute("UPDATE games SET statuses = ?, details = ? WHERE key = ? AND"
+                         " tournament_id = 1", ('["crash", "crash"]', json.dumps(secrets), key))
+        mimic = store.register_bot("seasons", BotIdentity("steady@x", "1", "h" * 64, "x.py"))
+        store.db.execute("INSERT INTO entrants (tournament_id, position, bot_id, problem)"
+                         " VALUES (1, 99, ?, NULL)", (mimic,))
+        store.db.execute(
+            "INSERT INTO games (tournament_id, key, round, table_no, set_no, rotation, seed,"
+            " seats, ranks, scores, statuses, termination, moves, duration, record, finished,"
+            " details) VALUES (1, 'r999-t0-s0-o0', 999, 0, 0, 0, 1, '[99, 0]', '[1, 0]',"
+            " '[0, 0]', '[\"crash\", \"ok\"]', 'crash', 0, 0, '{}', 0,"
+            " '[\"Traceback: the secret of steady@x\", \"\"]')")
+    try:
+        seen = {}
+        for viewer in ("alice", "bob", "boss"):
+            client.cookies.clear()
+            signed_in(client, site["tokens"][viewer])
+            page = client.get(f"/ladders/league/games/{key}").text
+            seen[viewer] = {name for name in ("alice-secret", "bob-secret") if name in page}
+        assert seen == {"alice": {"alice-secret"}, "bob": {"bob-secret"},
+                        "boss": {"alice-secret", "bob-secret"}}
+        client.cookies.clear()
+        signed_in(client, site["tokens"]["alice"])
+        assert "the secret of steady@x" not in client.get("/ladders/league/bots/steady").text
+    finally:
+        with Store(site["db"]) as store:
+            store.db.execute("UPDATE games SET statuses = ?, details = ? WHERE key = ? AND"
+                             " tournament_id = 1", (statuses, details, key))
+            store.db.execute("DELETE FROM games WHERE key = 'r999-t0-s0-o0'")
+            store.db.execute("DELETE FROM entrants WHERE position = 99")
+            store.db.execute("DELETE FROM submitters WHERE submission_id IN (?, ?)",
+                             (active["steady"].id, active["greedy"].id))
+
+
+def test_numbers_too_large_for_the_database_in_a_url_name_nothing(client, site):
+    huge = "9" * 40
+    signed_in(client, site["tokens"]["alice"])
+    for path in (f"/submissions/{huge}", f"/ladders/league/games/r{huge}-t0-s0-o0",
+                 f"/ladders/league/games/r0-t{huge}-s0-o0"):
+        assert client.get(path).status_code == 404, path
+    for path in (f"/api/submissions/{huge}", f"/api/ladders/league/games/r{huge}-t0-s0-o0"):
+        assert client.get(path, headers=bearer(site["tokens"]["alice"])).status_code == 404, path

@@ -9,14 +9,15 @@ environment (autoescaping on) and its viewer markup, data and script, so the gam
 steps exactly as in the report. It shows the seats with their bots, the result,
 how the game ended, its seed (not while a secret seed is kept: a tournament with
 ``seed: secret`` that is not complete), and its moves. A failed seat's detail (the
-bot's traceback and stderr) is shown only with ``show_details``: only the bot's
-owner may read it.
+bot's traceback and stderr) is shown only for the seats in ``detail_seats``: only the
+seat's owner may read it.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Container
 from typing import Any
 
 from arena.games import find_game
@@ -44,12 +45,12 @@ ORDINALS = ("1st", "2nd", "3rd", "4th")
 
 def game_page_html(store: Store, tournament: TournamentRow, key: str, *,
                    title: str | None = None, back_link: tuple[str, str] | None = None,
-                   show_details: bool = False) -> str:
+                   detail_seats: Container[int] = ()) -> str:
     """A standalone HTML page showing game ``key`` of ``tournament`` in the game viewer.
 
     ``title`` heads the page (by default the game's key); ``back_link`` is an ``(href,
-    text)`` link shown at its top. ``show_details`` shows each failed seat's detail (its
-    traceback and stderr); leave it off for anyone but the bot's owner. StoreError when
+    text)`` link shown at its top. A failed seat in ``detail_seats`` shows its detail (its
+    traceback and stderr): name only the seats of the viewer's own bots. StoreError when
     the tournament has no game ``key`` or its record is damaged.
     """
     row = game_row(store, tournament, key)
@@ -65,7 +66,7 @@ def game_page_html(store: Store, tournament: TournamentRow, key: str, *,
         title=heading, tournament=tournament.name,
         game_title=find_game(tournament.game).info.title,
         back_link=back_link, summary=summary, facts=game_facts(tournament, row, game),
-        seats=seat_rows(store, tournament, row, bots, show_details),
+        seats=seat_rows(store, tournament, row, bots, detail_seats),
         game=tournament.game, games=[(game["no"], f"{row.key}: {summary}")],
         viewer=views, board_svg=board_svg, data=data, **page_assets())
 
@@ -73,7 +74,7 @@ def game_page_html(store: Store, tournament: TournamentRow, key: str, *,
 def game_row(store: Store, tournament: TournamentRow, key: str) -> GameRow:
     """The stored row of game ``key``, read from the games of its round only."""
     found = GAME_KEY.fullmatch(key)
-    if found:
+    if found and int(found[1]) < 1 << 63:  # a larger round is no SQLite integer, nor a game
         for row in store.games(tournament.id, round_index=int(found[1])):
             if row.key == key:
                 return row
@@ -97,14 +98,15 @@ def game_facts(tournament: TournamentRow, row: GameRow, game: dict[str, Any]
 
 
 def seat_rows(store: Store, tournament: TournamentRow, row: GameRow, bots: tuple[Bot, ...],
-              show_details: bool) -> list[dict[str, Any]]:
-    """One row per seat: its bot, score, place and status, and with ``show_details`` a
-    failed seat's detail as the report's failure panels show it."""
-    details = seat_details(store, tournament.id, row) if show_details else ()
+              detail_seats: Container[int]) -> list[dict[str, Any]]:
+    """One row per seat: its bot, score, place and status, and for a failed seat in
+    ``detail_seats`` its detail as the report's failure panels show it."""
+    shown = [seat for seat in range(len(row.seats)) if seat in detail_seats]
+    details = seat_details(store, tournament.id, row) if shown else ()
     rows = []
     for seat, entrant in enumerate(row.seats):
         status = row.statuses[seat]
-        detail = details[seat] if status != OK and seat < len(details) else ""
+        detail = details[seat] if status != OK and seat in shown and seat < len(details) else ""
         rank = row.ranks[seat]
         rows.append({
             "seat": seat, "bot": bots[entrant], "score": f"{row.scores[seat]:g}",

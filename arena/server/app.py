@@ -60,6 +60,10 @@ MAX_BODY_BYTES = MAX_UPLOAD_BYTES + (64 << 10)
 """A request body: one upload and a few form fields."""
 
 
+SQLITE_INTEGERS = 1 << 63
+"""Numbers a SQLite row id can be: a larger one in a URL names nothing."""
+
+
 class BodyLimit:
     """Refuse a request body larger than ``max_bytes`` before it is read (by its declared
     length) and while it is read (by counting), with 413 and one line."""
@@ -347,9 +351,11 @@ class Web:
             raise HTTPException(404, "no bot of that name in this ladder")
         who = self.who(request)
         mine = who is not None and (who.organizer or who.id == page.owner)
+        own = page.positions if who is not None and who.organizer else (
+            page.positions & pages.own_positions(LadderBook(self.store, row.id), who.id)
+            if mine and who is not None else set())
         return self.page(request, "bot.html.j2", ladder=row, bot=page, mine=mine,
-                         chart=rating_chart(page),
-                         failures=pages.failures(self.store, row, page.name) if mine else [])
+                         chart=rating_chart(page), failures=pages.failures(self.store, row, own))
 
     def compare(self, request: Request) -> HTMLResponse:
         row = self.ladder(request.path_params["ladder"])
@@ -371,20 +377,23 @@ class Web:
         try:
             html = game_page_html(self.store, row, key, title=f"{row.name}: game {key}",
                                   back_link=(f"/ladders/{row.name}", row.name),
-                                  show_details=bool(who and self.owns_game(who, row, key)))
+                                  detail_seats=self.own_seats(who, row, key))
         except StoreError:
             raise HTTPException(404, "no such game") from None
         return HTMLResponse(html)
 
-    def owns_game(self, who: Participant, row: Any, key: str) -> bool:
-        if who.organizer:
-            return True
-        book = LadderBook(self.store, row.id)
-        owned = {s.position for s in book.submissions()
-                 if s.position is not None and book.submitter_of(s.id) == who.id}
+    def own_seats(self, who: Participant | None, row: Any, key: str) -> set[int]:
+        """The seats of game ``key`` whose failure details ``who`` may read: those of their
+        own bots (every seat for the organizer), matched by entrant, never by name."""
         found = self.store.db.execute("SELECT seats FROM games WHERE tournament_id = ? AND"
                                       " key = ?", (row.id, key)).fetchone()
-        return bool(found) and bool(owned.intersection(json.loads(found[0])))
+        if who is None or not found:
+            return set()
+        seated = [int(entrant) for entrant in json.loads(found[0])]
+        if who.organizer:
+            return set(range(len(seated)))
+        owned = pages.own_positions(LadderBook(self.store, row.id), who.id)
+        return {seat for seat, entrant in enumerate(seated) if entrant in owned}
 
     async def submit(self, request: Request) -> Any:
         who = self.signed_in(request)
@@ -436,6 +445,8 @@ class Web:
                              "queued", "validating", "validated") else None)
 
     def find_submission(self, who: Participant, submission_id: int) -> tuple[Any, Submission]:
+        if not 0 < submission_id < SQLITE_INTEGERS:  # no row has it: nor can SQLite hold it
+            raise HTTPException(404, "no submission of yours with that number")
         for ladder in self.config.ladders:
             try:
                 row = find_ladder(self.store, ladder.name)

@@ -81,6 +81,12 @@ class BotPage:
     recent: list[dict[str, Any]]
     owner: int | None
 
+    @property
+    def positions(self) -> set[int]:
+        """The entrant positions of its versions."""
+        return {v.submission.position for v in self.versions
+                if v.submission.position is not None}
+
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name,
                 "versions": [{"bot": v.bot.label, "status": v.submission.status,
@@ -150,11 +156,16 @@ def recent_games(store: Store, row: TournamentRow, positions: set[int],
     return found
 
 
-def failures(store: Store, row: TournamentRow, name: str) -> list[dict[str, Any]]:
-    """The recent games the bot called ``name`` lost by a failure, with each failure's
-    detail (its traceback or stderr tail): for its owner's eyes only."""
+def own_positions(book: LadderBook, participant: int) -> set[int]:
+    """The entrant positions of the bots ``participant`` submitted to the ladder."""
+    return {s.position for s in book.submissions()
+            if s.position is not None and book.submitter_of(s.id) == participant}
+
+
+def failures(store: Store, row: TournamentRow, positions: set[int]) -> list[dict[str, Any]]:
+    """The recent games the entrants at ``positions`` (one bot's versions) lost by a failure,
+    with each failure's detail (its traceback or stderr tail): for its owner's eyes only."""
     labels = _labels(store, row)
-    positions = {p for p, label in labels.items() if label.split("@")[0] == name}
     rows = store.db.execute(
         "SELECT key, seats, statuses, details FROM games WHERE tournament_id = ? AND"
         " statuses NOT IN (?, ?, ?) ORDER BY finished DESC, id DESC LIMIT ?",
