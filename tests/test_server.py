@@ -477,3 +477,46 @@ def test_numbers_too_large_for_the_database_in_a_url_name_nothing(client, site):
         assert client.get(path).status_code == 404, path
     for path in (f"/api/submissions/{huge}", f"/api/ladders/league/games/r{huge}-t0-s0-o0"):
         assert client.get(path, headers=bearer(site["tokens"]["alice"])).status_code == 404, path
+
+
+def test_signing_out_ends_every_copy_of_the_session(site):
+    with TestClient(create_app(site["config"]), follow_redirects=False) as browser:
+        signed_in(browser, site["tokens"]["zoe"])
+        copied = dict(browser.cookies)
+        assert browser.get("/submit").status_code == 200
+        browser.post("/signout", data={"csrf": csrf_of(browser, "/submit")})
+    with TestClient(create_app(site["config"]), follow_redirects=False) as thief:
+        thief.cookies.update(copied)
+        assert thief.get("/submit").status_code == 303  # back to the sign-in page
+
+
+def test_the_organizer_ends_a_participants_sessions_and_none_lasts_past_its_days(
+        site, monkeypatch):
+    from arena.server import app as server
+
+    with TestClient(create_app(site["config"]), follow_redirects=False) as browser:
+        signed_in(browser, site["tokens"]["zoe"])
+        ended = CliRunner().invoke(cli, ["serve", "users", "sign-out", "zoe", "--db",
+                                         str(site["db"])])
+        assert ended.exit_code == 0 and "every session of zoe has ended" in ended.output
+        assert browser.get("/submit").status_code == 303
+        signed_in(browser, site["tokens"]["zoe"])
+        assert browser.get("/submit").status_code == 200
+        monkeypatch.setattr(server, "SESSION_DAYS", 0)  # the cookie itself still lasts
+        assert browser.get("/submit").status_code == 303  # used or not, a session ends
+    missing = CliRunner().invoke(cli, ["serve", "users", "sign-out", "nobody", "--db",
+                                       str(site["db"])])
+    assert missing.exit_code == 1 and "no participant 'nobody'" in missing.output
+
+
+def test_a_wrong_token_costs_one_hash_for_a_known_and_an_unknown_name(site, monkeypatch):
+    from arena.server import participants
+
+    hashed = []
+    real = participants._hash
+    monkeypatch.setattr(participants, "_hash", lambda *a: hashed.append(a) or real(*a))
+    with Store(site["db"]) as store:
+        for token in ("alice.wrong-secret", "nobody-at-all.wrong-secret"):
+            with pytest.raises(ParticipantError, match="do not match"):
+                by_token(store, token)
+    assert len(hashed) == 2

@@ -121,7 +121,7 @@ def test_a_schema_2_database_gets_revisions_failure_details_and_forfeit_marks(tm
     old.commit()
     old.close()
     with Store(path) as store:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         assert [b.label for b in store.bots("seasons")] == [
             "greedy@1.0", "random@1.0", "random@refused-cccccccccccc"]
         [game] = store.games(1)
@@ -212,3 +212,16 @@ CREATE TABLE IF NOT EXISTS ratings (
 # Schema 1 is schema 2 without the columns that schema 2 added.
 SCHEMA_V1 = SCHEMA_V2.replace(",\n    seed_secret INTEGER NOT NULL DEFAULT 0", "").replace(
     ",\n    isolations TEXT NOT NULL DEFAULT '[]'", "")
+
+
+def test_a_schema_6_database_gets_session_generations(tmp_path):
+    path = tmp_path / "v6.db"
+    with Store(path) as store:
+        store.db.execute("INSERT INTO participants (name, token_hash, salt, organizer, created)"
+                         " VALUES ('ann', 'h', 's', 0, 0)")
+        store.db.execute("ALTER TABLE participants DROP COLUMN sessions")
+        store.db.execute("PRAGMA user_version = 6")
+    with Store(path) as store:
+        assert store.db.execute("SELECT name, sessions FROM participants").fetchall() == [
+            ("ann", 0)]
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -64,6 +64,20 @@ def users_add(name: str, organizer: bool, db: str) -> None:
     echo(token)
 
 
+@users.command("sign-out")
+@click.argument("name")
+@DB_OPTION
+@reports_errors
+def users_sign_out(name: str, db: str) -> None:
+    """End every session of participant NAME, in every browser (a stolen cookie too)."""
+    from arena.cli.common import open_store
+    from arena.server.participants import end_sessions
+
+    with open_store(db) as store:
+        who = end_sessions(store, name)
+    echo(f"every session of {who.name} has ended; they sign in again with their token")
+
+
 @users.command("list")
 @DB_OPTION
 @reports_errors

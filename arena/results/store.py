@@ -27,7 +27,7 @@ from arena.bots.identity import BotIdentity
 from arena.games.base import ArenaError
 from arena.referee.record import OK, GameRecord
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
     id INTEGER PRIMARY KEY,
@@ -111,7 +111,8 @@ CREATE TABLE IF NOT EXISTS participants (
     token_hash TEXT NOT NULL,
     salt TEXT NOT NULL,
     organizer INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    sessions INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS submitters (
     submission_id INTEGER PRIMARY KEY REFERENCES submissions(id),
@@ -170,8 +171,9 @@ _BOTS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS bots"):
 _RATINGS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings"):]
 _LADDERS_V4 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS submissions"):
                      SCHEMA.index("CREATE TABLE IF NOT EXISTS participants")]
+_SESSIONS_V7 = ",\n    sessions INTEGER NOT NULL DEFAULT 0"
 _SERVER_V5 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS participants"):
-                    SCHEMA.index("CREATE TABLE IF NOT EXISTS luck")]
+                    SCHEMA.index("CREATE TABLE IF NOT EXISTS luck")].replace(_SESSIONS_V7, "")
 _LUCK_V6 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS luck"):
                   SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings")]
 MIGRATIONS: dict[int, list[str]] = {
@@ -192,6 +194,7 @@ MIGRATIONS: dict[int, list[str]] = {
     3: [statement for statement in _LADDERS_V4.split(";") if statement.strip()],
     4: [statement for statement in _SERVER_V5.split(";") if statement.strip()],
     5: [_LUCK_V6],
+    6: ["ALTER TABLE participants ADD COLUMN sessions INTEGER NOT NULL DEFAULT 0"],
 }
 """From each schema version to the next: statements, then :func:`_refingerprint` and
 :func:`_fill_details`. Ratings are recomputed from the games whenever they are asked for:

@@ -1,7 +1,11 @@
 """The competition's web application: pages, forms and the JSON API (Starlette).
 
 Sessions are signed cookies (Starlette's ``SessionMiddleware``, ``SameSite=Lax``,
-HTTP-only); every form carries the session's CSRF token, checked on every POST.
+HTTP-only) that carry the participant's session generation and when they signed in:
+signing out (or the organizer's ``arena serve users sign-out``) ends every session of
+the participant, copies of the cookie included, and none lasts more than
+:data:`SESSION_DAYS` however often it is used. Every form carries the session's CSRF
+token, checked on every POST.
 Uploads are read with a hard cap and unpacked by :mod:`arena.server.uploads`;
 the web process never runs a bot — it queues the submission in the store, and
 the ladder's process validates and plays it in the sandbox. Errors are one
@@ -39,7 +43,13 @@ from arena.results.ladder_book import LadderBook, Submission
 from arena.results.store import Store, StoreError
 from arena.server import pages
 from arena.server.config import ServeConfig
-from arena.server.participants import Participant, ParticipantError, by_token, participant
+from arena.server.participants import (
+    Participant,
+    ParticipantError,
+    by_token,
+    end_sessions,
+    participant,
+)
 from arena.server.uploads import (
     MANIFEST,
     MAX_UPLOAD_BYTES,
@@ -231,8 +241,18 @@ class Web:
         return HTMLResponse(html, status_code=status)
 
     def who(self, request: Request) -> Participant | None:
+        """The signed-in participant; a session that was ended (a sign-out anywhere, the
+        organizer) or is older than :data:`SESSION_DAYS` is cleared."""
         participant_id = request.session.get("participant")
-        return participant(self.store, int(participant_id)) if participant_id else None
+        if not participant_id:
+            return None
+        found = participant(self.store, int(participant_id))
+        since = request.session.get("since")
+        if found is None or request.session.get("sessions") != found.sessions or not \
+                isinstance(since, int | float) or time.time() - since > SESSION_DAYS * 86400:
+            request.session.clear()
+            return None
+        return found
 
     def signed_in(self, request: Request) -> Participant:
         who = self.who(request)
@@ -305,12 +325,14 @@ class Web:
         except HTTPException as exc:
             return self.page(request, "signin.html.j2", 403 if exc.status_code == 401
                              else exc.status_code, problem=str(exc.detail))
-        request.session.clear()
-        request.session["participant"] = who.id
+        start_session(request, who)
         return RedirectResponse("/", status_code=303)
 
     async def signout(self, request: Request) -> Any:
         await checked_form(request)
+        who = self.who(request)
+        if who is not None:  # a copy of the cookie ends with it
+            end_sessions(self.store, who.name)
         request.session.clear()
         return RedirectResponse("/", status_code=303)
 
@@ -329,8 +351,7 @@ class Web:
             who, token = add_participant(self.store, str(form.get("name", "")).strip())
         except ParticipantError as exc:
             return self.page(request, "register.html.j2", 400, problem=str(exc))
-        request.session.clear()
-        request.session["participant"] = who.id
+        start_session(request, who)
         return self.page(request, "token.html.j2", token=token, name=who.name)
 
     def leaderboard(self, request: Request) -> HTMLResponse:
@@ -558,6 +579,14 @@ def package_of(entry: Path, bot: UnpackedBot) -> Path | None:
 def _made(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def start_session(request: Request, who: Participant) -> None:
+    """A new session for ``who``, of their current generation, that lasts at most
+    :data:`SESSION_DAYS` from now however often it is used."""
+    request.session.clear()
+    request.session.update({"participant": who.id, "sessions": who.sessions,
+                            "since": time.time()})
 
 
 def csrf_token(request: Request) -> str:

@@ -4,7 +4,9 @@ A participant signs in with a name and a token. The token is shown once, when
 the participant is added (``arena serve users add NAME``) or registers with the
 competition's invite code; the database keeps only a salted scrypt hash of it.
 The first participant to submit a bot name owns it: only they may send new
-versions of it, and only they see its crash details.
+versions of it, and only they see its crash details. ``sessions`` counts the
+participant's sign-outs: a session made before the last one has ended
+(:func:`end_sessions`).
 """
 
 from __future__ import annotations
@@ -32,11 +34,18 @@ class Participant:
     id: int
     name: str
     organizer: bool
+    sessions: int = 0
+    """The generation of the participant's sessions: one of an older generation has ended."""
 
 
 def _hash(token: str, salt: str) -> str:
     return hashlib.scrypt(token.encode(), salt=bytes.fromhex(salt), dklen=32,
                           **SCRYPT).hex()
+
+
+_NOBODY = ("00" * 32, "00" * 16)
+"""The hash and salt an unknown name is checked against: no token hashes to it, and the
+check costs one scrypt, as a known name's does."""
 
 
 def add_participant(store: Store, name: str, *, organizer: bool = False) -> tuple[
@@ -60,13 +69,13 @@ def add_participant(store: Store, name: str, *, organizer: bool = False) -> tupl
 def sign_in(store: Store, name: str, token: str) -> Participant:
     """The participant whose name and token these are; ParticipantError otherwise (the
     same message whether the name or the token is wrong)."""
-    row = store.db.execute("SELECT id, token_hash, salt, organizer FROM participants"
-                           " WHERE name = ?", (name,)).fetchone()
-    expected = row[1] if row else _hash("", "00" * 16)  # as slow for an unknown name
-    given = _hash(token, row[2] if row else "00" * 16)
+    row = store.db.execute("SELECT id, token_hash, salt, organizer, sessions FROM"
+                           " participants WHERE name = ?", (name,)).fetchone()
+    expected, salt = (row[1], row[2]) if row else _NOBODY  # as slow for an unknown name
+    given = _hash(token, salt)
     if row is None or not hmac.compare_digest(expected, given):
         raise ParticipantError("that name and token do not match")
-    return Participant(int(row[0]), name, bool(row[3]))
+    return Participant(int(row[0]), name, bool(row[3]), int(row[4]))
 
 
 def by_token(store: Store, token: str) -> Participant:
@@ -79,9 +88,25 @@ def by_token(store: Store, token: str) -> Participant:
 
 
 def participant(store: Store, participant_id: int) -> Participant | None:
-    row = store.db.execute("SELECT id, name, organizer FROM participants WHERE id = ?",
-                           (participant_id,)).fetchone()
-    return None if row is None else Participant(int(row[0]), str(row[1]), bool(row[2]))
+    row = store.db.execute("SELECT id, name, organizer, sessions FROM participants WHERE"
+                           " id = ?", (participant_id,)).fetchone()
+    return None if row is None else Participant(int(row[0]), str(row[1]), bool(row[2]),
+                                                int(row[3]))
+
+
+def end_sessions(store: Store, name: str) -> Participant:
+    """End every session of participant ``name``, in every browser (sign-out does it for
+    the participant's own; the organizer with ``arena serve users sign-out``)."""
+    with store.transaction():
+        store.db.execute("UPDATE participants SET sessions = sessions + 1 WHERE name = ?",
+                         (name,))
+        row = store.db.execute("SELECT id FROM participants WHERE name = ?",
+                               (name,)).fetchone()
+    if row is None:
+        raise ParticipantError(f"no participant {name!r}")
+    found = participant(store, int(row[0]))
+    assert found is not None
+    return found
 
 
 def participants(store: Store) -> list[Participant]:
