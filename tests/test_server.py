@@ -276,6 +276,10 @@ def test_arena_submit_server_uploads_through_the_api(client, site, tmp_path, mon
                                       "--token", site["tokens"]["alice"], "--ladder", "league"])
     assert result.exit_code == 0, result.output
     assert "queued at http://arena.test" in result.output
+    page = re.search(r"follow it at http://arena\.test(/submissions/\d+) ", result.output)
+    assert page, result.output
+    signed_in(client, site["tokens"]["alice"])
+    assert client.get(page[1]).status_code == 200  # a page a signed-in browser opens
     bad = CliRunner().invoke(cli, ["submit", str(bot), "--server", "http://arena.test",
                                    "--token", "alice.wrong", "--ladder", "league"])
     assert bad.exit_code == 1 and "do not match" in bad.output
@@ -520,3 +524,19 @@ def test_a_wrong_token_costs_one_hash_for_a_known_and_an_unknown_name(site, monk
             with pytest.raises(ParticipantError, match="do not match"):
                 by_token(store, token)
     assert len(hashed) == 2
+
+
+def test_the_organizer_retires_from_the_list_and_is_asked_before_a_freeze(client, site):
+    signed_in(client, site["tokens"]["boss"])
+    page = client.get("/organizer").text
+    listed = re.findall(r'name="bot" value="([^"]+)"><button>Retire</button>', page)
+    assert sorted(listed) == ["greedy@1.0", "random@1.0", "steady@1.0"]
+    assert re.search(r"<td>greedy@1\.0</td><td>config</td><td>config: bots\[1\]</td>"
+                     r"<td>active</td>", page)
+    asked = client.post("/organizer", data={"action": "freeze", "ladder": "league",
+                                            "csrf": csrf_of(client, "/organizer")})
+    assert asked.status_code == 200 and "Freeze league?" in asked.text
+    assert 'name="confirm" value="yes"' in asked.text
+    with Store(site["db"]) as store:
+        assert store.db.execute("SELECT status FROM tournaments WHERE name = 'league'"
+                                ).fetchone()[0] == "running"

@@ -83,8 +83,8 @@ def submit(spec: str, game_name: str | None, db: str, folder: str,
         if not token:
             raise click.UsageError("--server needs --token (or ARENA_TOKEN)")
         reply = submit_to_server(spec, server, token, ladder_name)
-        echo(f"submission {reply['submission']} queued at {server}; its status: "
-             f"{server.rstrip('/')}{reply['url']}")
+        echo(f"submission {reply['submission']} queued at {server}; follow it at "
+             f"{server.rstrip('/')}{reply['page']} (signed in with your token)")
         return
     check_bot_file(spec)
     if ladder_name is not None:

@@ -486,21 +486,28 @@ class Web:
         who = self.signed_in(request)
         if not who.organizer:
             raise HTTPException(403, "only the organizer may open this page")
-        notice = None
+        notice, confirm = None, None
         if request.method == "POST":
             form = await checked_form(request)
-            notice = self.organize(str(form.get("action", "")), str(form.get("ladder", "")),
-                                   str(form.get("bot", "")))
+            action, ladder = str(form.get("action", "")), str(form.get("ladder", ""))
+            if action == "freeze" and form.get("confirm") != "yes":
+                confirm = self.ladder(ladder).name  # asked first: it cannot be undone
+            else:
+                notice = self.organize(action, ladder, str(form.get("bot", "")))
         from arena.server.participants import participants
 
-        rows = []
-        for ladder in self.config.ladders:
+        people = participants(self.store)
+        names = {p.id: p.name for p in people}
+        managed = []
+        for configured in self.config.ladders:
             try:
-                rows.append(find_ladder(self.store, ladder.name))
+                row = find_ladder(self.store, configured.name)
             except StoreError:
                 continue
-        return self.page(request, "organizer.html.j2", rows=rows, notice=notice,
-                         people=participants(self.store))
+            managed.append({"row": row, "submissions": pages.organizer_submissions(
+                self.store, row, names)})
+        return self.page(request, "organizer.html.j2", managed=managed, notice=notice,
+                         confirm=confirm, people=people)
 
     def organize(self, action: str, ladder_name: str, bot: str) -> str:
         from arena.tournaments.ladder import freeze
@@ -554,7 +561,8 @@ class Web:
         except (UploadError, ArenaError) as exc:
             raise HTTPException(400, str(exc)) from None
         return JSONResponse({"submission": submission_id, "status": "queued",
-                             "url": f"/api/submissions/{submission_id}"}, status_code=201)
+                             "url": f"/api/submissions/{submission_id}",
+                             "page": f"/submissions/{submission_id}"}, status_code=201)
 
     def api_submission(self, request: Request) -> JSONResponse:
         who = self.api_participant(request)

@@ -229,3 +229,17 @@ def compare_versions(store: Store, row: TournamentRow, a: str, b: str,
     elo = elo_difference(score) if games and 0 < score < 1 else None
     return Comparison(a, b, (first, second), games, score, elo, better)
 
+
+def organizer_submissions(store: Store, row: TournamentRow, names: dict[int, str]
+                          ) -> list[dict[str, Any]]:
+    """Every submission of the ladder, newest first, for the organizer: its number, where it
+    came from, who sent it, its status and its bot (an active one can be retired)."""
+    book = LadderBook(store, row.id)
+    found = []
+    for submission in sorted(book.submissions(), key=lambda s: -s.id):
+        submitter = book.submitter_of(submission.id)
+        found.append({"id": submission.id, "source": submission.source,
+                      "status": submission.status,
+                      "by": names.get(submitter, "?") if submitter is not None else "config",
+                      "bot": store.bot(submission.bot_id).label if submission.bot_id else None})
+    return found
