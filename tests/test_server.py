@@ -540,3 +540,23 @@ def test_the_organizer_retires_from_the_list_and_is_asked_before_a_freeze(client
     with Store(site["db"]) as store:
         assert store.db.execute("SELECT status FROM tournaments WHERE name = 'league'"
                                 ).fetchone()[0] == "running"
+
+
+def test_a_participant_finds_their_own_submissions_from_their_name(client, site):
+    with Store(site["db"]) as store:
+        book = LadderBook(store, 1)
+        steady = next(s for s in book.submissions("active")
+                      if store.bot(s.bot_id).identity.name == "steady")
+        book.record_submitter(steady.id, by_token(store, site["tokens"]["alice"]).id)
+    try:
+        signed_in(client, site["tokens"]["alice"])
+        assert '<a href="/me" id="me">alice</a>' in client.get("/").text
+        page = client.get("/me").text
+        assert f'<a href="/submissions/{steady.id}">{steady.id}</a>' in page
+        assert '<a href="/ladders/league/bots/steady">steady@1.0</a>' in page
+        assert "greedy@1.0" not in page  # not hers
+        client.cookies.clear()
+        assert client.get("/me").status_code == 303
+    finally:
+        with Store(site["db"]) as store:
+            store.db.execute("DELETE FROM submitters WHERE submission_id = ?", (steady.id,))

@@ -191,6 +191,8 @@ def create_app(config: ServeConfig,
     env = Environment(loader=PackageLoader("arena.server", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["printable"] = printable
+    env.filters["when"] = lambda moment: time.strftime("%Y-%m-%d %H:%M UTC",
+                                                       time.gmtime(moment))
     web = Web(config, stores, env)
     routes = [
         Route("/", web.index), Route("/healthz", web.health),
@@ -202,6 +204,7 @@ def create_app(config: ServeConfig,
         Route("/ladders/{ladder}/games/{key}", web.game),
         Route("/ladders/{ladder}/compare", web.compare),
         Route("/submit", web.submit, methods=["GET", "POST"]),
+        Route("/me", web.mine),
         Route("/submissions/{submission:int}", web.submission),
         Route("/organizer", web.organizer, methods=["GET", "POST"]),
         Route("/api/ladders/{ladder}/leaderboard", web.api_leaderboard),
@@ -455,6 +458,21 @@ class Web:
             shutil.rmtree(unpacked, ignore_errors=True)
         book.record_submitter(submission_id, who.id)
         return submission_id
+
+    def mine(self, request: Request) -> HTMLResponse:
+        """The signed-in participant's submissions and bots, in every ladder."""
+        who = self.signed_in(request)
+        found = []
+        for configured in self.config.ladders:
+            try:
+                row = find_ladder(self.store, configured.name)
+            except StoreError:
+                continue
+            book = LadderBook(self.store, row.id)
+            found += [pages.submission_view(self.store, row, submission)
+                      for submission in sorted(book.submissions(), key=lambda s: -s.id)
+                      if book.submitter_of(submission.id) == who.id]
+        return self.page(request, "mine.html.j2", submissions=found)
 
     def submission(self, request: Request) -> HTMLResponse:
         who = self.signed_in(request)

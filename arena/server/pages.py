@@ -184,9 +184,10 @@ def failures(store: Store, row: TournamentRow, positions: set[int]) -> list[dict
 
 def submission_view(store: Store, row: TournamentRow, submission: Submission
                     ) -> dict[str, Any]:
-    label = store.bot(submission.bot_id).label if submission.bot_id else None
+    bot = store.bot(submission.bot_id) if submission.bot_id else None
     return {"id": submission.id, "ladder": row.name, "status": submission.status,
-            "bot": label, "log": submission.log, "created": submission.created,
+            "bot": bot.label if bot else None, "bot_name": bot.identity.name if bot else None,
+            "log": submission.log, "created": submission.created,
             "changed": submission.changed}
 
 
