@@ -215,7 +215,7 @@ def start_server(config: Path, port: int, log: Path) -> subprocess.Popen:
         if server.poll() is not None:
             sys.exit(f"the server stopped (exit {server.returncode}):\n{log.read_text()}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).text == "ok":
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
                 return server
         except httpx.HTTPError:
             time.sleep(0.1)

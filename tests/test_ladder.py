@@ -405,3 +405,19 @@ def test_without_the_sandbox_a_ladder_of_others_bots_stops_before_its_first_game
     assert not (tmp_path / "arena.db").exists() or played(tmp_path / "arena.db") == []
     run_rounds({**data, "isolation": "process"}, 1)
     assert played(tmp_path / "arena.db")
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_refused_submissions_log_names_the_file_as_it_was_submitted(tmp_path):
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    run_rounds(data, 1)
+    crashing = tmp_path / "crashy.py"
+    crashing.write_text("class Crashy:\n    name, version = 'crashy', '1'\n\n"
+                        "    def act(self, observation):\n        raise KeyError('x')\n")
+    db = str(tmp_path / "arena.db")
+    CliRunner().invoke(cli, ["submit", "--ladder", "ladder", str(crashing), "--db", db])
+    run_until_judged(data, Path(db))
+    with Store(db) as store:
+        refused = newcomer_of(LadderBook(store, 1))
+    assert refused.status == ERROR and 'File "crashy.py", line 5, in act' in refused.log
+    assert "staged" not in refused.log and str(tmp_path) not in refused.log

@@ -530,7 +530,7 @@ def test_the_organizer_retires_from_the_list_and_is_asked_before_a_freeze(client
     signed_in(client, site["tokens"]["boss"])
     page = client.get("/organizer").text
     listed = re.findall(r'name="bot" value="([^"]+)"><button>Retire</button>', page)
-    assert sorted(listed) == ["greedy@1.0", "random@1.0", "steady@1.0"]
+    assert {"greedy@1.0", "random@1.0", "steady@1.0"} <= set(listed)
     assert re.search(r"<td>greedy@1\.0</td><td>config</td><td>config: bots\[1\]</td>"
                      r"<td>active</td>", page)
     asked = client.post("/organizer", data={"action": "freeze", "ladder": "league",

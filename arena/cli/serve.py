@@ -17,29 +17,65 @@ class ServeGroup(click.Group):
             args = ["start", *args]
         return super().parse_args(ctx, args)
 
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, "CONFIG [--host H] [--port P] [-v]")
+        formatter.write_usage(ctx.command_path, "COMMAND [ARGS]...", prefix="   or: ")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """``arena serve CONFIG``'s options (those of ``arena serve start``), then the
+        group's own and its commands."""
+        start = self.commands["start"]
+        rows = [record for param in start.params if isinstance(param, click.Option)
+                and (record := param.get_help_record(ctx)) is not None]
+        with formatter.section("Options of arena serve CONFIG (the same as arena serve "
+                               "start CONFIG)"):
+            formatter.write_dl(rows)
+        super().format_options(ctx, formatter)
+
 
 @click.group(cls=ServeGroup)
 def serve() -> None:
-    """Serve ladders on the web: arena serve CONFIG [--host H] [--port P]."""
+    """Serve ladders on the web: arena serve CONFIG starts the server and the ladders of
+    CONFIG (arena serve start CONFIG); arena serve users manages the participants."""
 
 
 @serve.command("start")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on (0.0.0.0: every interface).")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
+              help="The port to listen on.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="A line per finished game (the ladders' notes, rounds and failures "
+                   "show anyway).")
 @reports_errors
-def serve_start(config_path: str, host: str, port: int) -> None:
-    """Start the web server and the ladders of CONFIG; Ctrl-C stops both."""
+def serve_start(config_path: str, host: str, port: int, verbose: bool) -> None:
+    """Start the web server and the ladders of CONFIG; Ctrl-C stops both. A ladder
+    process that dies is restarted (after 1 s, 2 s, 4 s … up to 60 s)."""
     from arena.server.config import load_serve_config
     from arena.server.service import serve as run_server
 
     config = load_serve_config(config_path)
     names = ", ".join(ladder.name for ladder in config.ladders)
     alongside = "; the ladders play alongside" if config.run_ladders else ""
-    echo(f"{config.title}: http://{host}:{port}/ serving {names} (database {config.db})"
-         f"{alongside}; Ctrl-C stops it")
-    run_server(config, host, port)
+    run_server(config, host, port, lines=ladder_lines, verbose=verbose, ready=lambda: echo(
+        f"{config.title}: http://{host}:{port}/ serving {names} (database {config.db})"
+        f"{alongside}; Ctrl-C stops it"))
+
+
+def ladder_lines(name: str, verbose: bool) -> Any:
+    """What ``arena ladder run`` shows of a ladder (its notes, a line per round, each
+    failure; with ``verbose`` each game), as lines on stderr that start ``[name]``."""
+    from arena.cli.ladder import LadderView
+
+    class Lines(LadderView):
+        def write(self, line: str) -> None:
+            echo(f"[{name}] {line}", err=True)
+
+        def _round_done(self, index: int, games: int) -> None:
+            self.write(f"round {index + 1} done, {games} games in all")
+
+    return Lines(enabled=False, verbose=verbose).progress()
 
 
 @serve.group("users")

@@ -16,6 +16,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from arena.bots.names import name_skeleton
 from arena.results.store import Store, StoreError
 
 QUEUED, VALIDATING, VALIDATED = "queued", "validating", "validated"
@@ -265,6 +266,18 @@ class LadderBook:
             " = s.id JOIN bots b ON b.id = s.bot_id WHERE s.tournament_id = ? AND b.name = ?"
             " ORDER BY s.id LIMIT 1", (self.tid, bot_name)).fetchone()
         return None if row is None else int(row[0])
+
+    def lookalike_of(self, bot_name: str) -> str | None:
+        """A bot name of the ladder (an entrant's, the config's or a participant's) that
+        looks like ``bot_name`` (the same :func:`~arena.bots.names.name_skeleton`) but is
+        another name; None if there is none. No submission may bring such a name in, so a
+        look-alike is never a second owner's name."""
+        skeleton = name_skeleton(bot_name)
+        rows = self.store.db.execute(
+            "SELECT DISTINCT b.name FROM submissions s JOIN bots b ON b.id = s.bot_id WHERE"
+            " s.tournament_id = ? AND b.name != ? ORDER BY s.id", (self.tid, bot_name))
+        return next((str(name) for (name,) in rows if name_skeleton(str(name)) == skeleton),
+                    None)
 
     def submissions_since(self, participant_id: int, moment: float) -> int:
         row = self.store.db.execute(

@@ -16,25 +16,30 @@ from __future__ import annotations
 
 import hmac
 import json
+import math
 import os
 import secrets
 import shutil
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio
+import anyio.to_thread
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.routing import Route
 
 from arena.games.base import ArenaError
@@ -43,6 +48,7 @@ from arena.results.ladder_book import LadderBook, Submission
 from arena.results.store import Store, StoreError
 from arena.server import pages
 from arena.server.config import ServeConfig
+from arena.server.headers import SecurityHeaders
 from arena.server.participants import (
     Participant,
     ParticipantError,
@@ -63,13 +69,27 @@ from arena.tournaments.ladder_intake import ladder_home, stage
 SESSION_DAYS = 14
 REFRESH_SECONDS = 10
 SIGN_IN_FAILURES = 10
+"""Failed sign-ins (a wrong token, by form or API, or a wrong invite code) allowed from one
+client address, and as many for one participant name, in :data:`SIGN_IN_WINDOW` seconds."""
 SIGN_IN_WINDOW = 300.0
+SIGN_IN_CEILING = 200
+"""Failed sign-ins allowed on the whole server, from everywhere, in :data:`SIGN_IN_WINDOW`."""
+REGISTRATIONS_PER_ADDRESS = 3
+"""Registrations (``/register``) allowed from one client address in
+:data:`REGISTRATION_WINDOW` seconds."""
+REGISTRATIONS_CEILING = 30
+"""Registrations allowed on the whole server in :data:`REGISTRATION_WINDOW` seconds."""
+REGISTRATION_WINDOW = 3600.0
+WORK_THREADS = 2
+"""Hashes (scrypt) and upload checks run at once, each in a worker thread: off the event
+loop, which serves every other request meanwhile."""
 BOARD_LINES = 100
 """Bots a leaderboard page shows unless asked for all (``?all=1``)."""
 MAX_BODY_BYTES = MAX_UPLOAD_BYTES + (64 << 10)
 """A request body: one upload and a few form fields."""
 
 
+T = TypeVar("T")
 SQLITE_INTEGERS = 1 << 63
 """Numbers a SQLite row id can be: a larger one in a URL names nothing."""
 
@@ -113,30 +133,88 @@ class BodyLimit:
         await send({"type": "http.response.body", "body": body})
 
 
-class SignInGuard:
-    """At most :data:`SIGN_IN_FAILURES` failed sign-ins (form or token) per client address
-    in :data:`SIGN_IN_WINDOW` seconds; beyond that, sign-ins from it are refused before
-    any token is hashed."""
+class Window:
+    """At most ``limit`` tries per key (an address, a name) in any ``seconds``: those
+    counted, and those under way (reserved, not yet settled) as if counted already."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int, seconds: float, refusal: str) -> None:
+        self.limit, self.seconds, self.refusal = limit, seconds, refusal
+        self.counted: dict[str, deque[float]] = {}
+        self.pending: dict[str, int] = {}
+
+    def wait(self, key: str, now: float) -> float | None:
+        """None while ``key`` has a try left; else the seconds until it has one."""
+        counted = self.counted.get(key)
+        while counted and now - counted[0] >= self.seconds:
+            counted.popleft()
+        if len(counted or ()) + self.pending.get(key, 0) < self.limit:
+            return None
+        return self.seconds - (now - counted[0]) if counted else 1.0
+
+    def settle(self, key: str, now: float, counted: bool) -> None:
+        self.pending[key] -= 1
+        if not self.pending[key]:
+            del self.pending[key]
+        if counted:
+            self.counted.setdefault(key, deque()).append(now)
+        if len(self.counted) > 1_000:  # forget the keys whose tries are all over
+            for stale in [k for k, times in self.counted.items()
+                          if not times or now - times[-1] >= self.seconds]:
+                del self.counted[stale]
+
+
+class Limits:
+    """Tries counted in several windows at once (per address, per name, on the whole
+    server). :meth:`reserve` takes a try in each, all under one lock, before the work it
+    guards (a token's hash) — or refuses it (429) if any window is full; :meth:`settle`
+    ends it, counted or not. A try under way counts, so however many arrive at once, no
+    more than a window's limit are ever worked on in it."""
+
+    def __init__(self, **windows: Window) -> None:
         self.lock = threading.Lock()
-        self.failures: dict[str, list[float]] = {}
+        self.windows = windows
 
-    def check(self, address: str) -> None:
+    def reserve(self, **keys: str) -> dict[str, str]:
         now = time.monotonic()
         with self.lock:
-            recent = [t for t in self.failures.get(address, []) if now - t < SIGN_IN_WINDOW]
-            self.failures[address] = recent
-        if len(recent) >= SIGN_IN_FAILURES:
-            raise HTTPException(429, "too many failed sign-ins from here; wait a few "
-                                "minutes and try again")
+            for window, key in keys.items():
+                wait = self.windows[window].wait(key, now)
+                if wait is not None:
+                    minutes = max(1, math.ceil(wait / 60))
+                    raise HTTPException(429, self.windows[window].refusal + (
+                        f"; try again in {minutes} minute{'s' if minutes > 1 else ''}"),
+                        headers={"Retry-After": str(math.ceil(wait))})
+            for window, key in keys.items():
+                pending = self.windows[window].pending
+                pending[key] = pending.get(key, 0) + 1
+        return keys
 
-    def failed(self, address: str) -> None:
+    def settle(self, keys: dict[str, str], *, counted: bool) -> None:
+        now = time.monotonic()
         with self.lock:
-            self.failures.setdefault(address, []).append(time.monotonic())
-            if len(self.failures) > 10_000:  # forget the oldest addresses, not the limit
-                for stale in list(self.failures)[:1_000]:
-                    del self.failures[stale]
+            for window, key in keys.items():
+                self.windows[window].settle(key, now, counted)
+
+
+def sign_in_limits() -> Limits:
+    """Failed sign-ins: :data:`SIGN_IN_FAILURES` per address and per name, and
+    :data:`SIGN_IN_CEILING` on the whole server, in :data:`SIGN_IN_WINDOW` seconds."""
+    return Limits(
+        address=Window(SIGN_IN_FAILURES, SIGN_IN_WINDOW, "too many failed sign-ins from here"),
+        name=Window(SIGN_IN_FAILURES, SIGN_IN_WINDOW, "too many failed sign-ins for this "
+                    "name"),
+        server=Window(SIGN_IN_CEILING, SIGN_IN_WINDOW, "too many failed sign-ins on this "
+                      "server just now"))
+
+
+def registration_limits() -> Limits:
+    """Registrations: :data:`REGISTRATIONS_PER_ADDRESS` per address and
+    :data:`REGISTRATIONS_CEILING` on the whole server in :data:`REGISTRATION_WINDOW`."""
+    return Limits(
+        address=Window(REGISTRATIONS_PER_ADDRESS, REGISTRATION_WINDOW,
+                       "too many registrations from here"),
+        server=Window(REGISTRATIONS_CEILING, REGISTRATION_WINDOW,
+                      "too many registrations on this server just now"))
 
 
 class GameCounts:
@@ -216,7 +294,7 @@ def create_app(config: ServeConfig,
     return Starlette(routes=routes, middleware=[Middleware(
         SessionMiddleware, secret_key=secret_key(config.db), session_cookie="arena_session",
         max_age=SESSION_DAYS * 86400, same_site="lax", https_only=False),
-        Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)],
+        Middleware(SecurityHeaders), Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)],
         exception_handlers={HTTPException: web.http_error, Exception: web.server_error},
         lifespan=lifespan)
 
@@ -227,7 +305,8 @@ class Web:
     def __init__(self, config: ServeConfig, stores: Stores, env: Environment) -> None:
         self.config, self.stores, self.env = config, stores, env
         self.games = GameCounts()
-        self.guard = SignInGuard()
+        self.sign_ins, self.registrations = sign_in_limits(), registration_limits()
+        self.workers = anyio.CapacityLimiter(WORK_THREADS)
 
     # -- plumbing ------------------------------------------------------------------------
 
@@ -271,28 +350,45 @@ class Web:
         except StoreError:
             raise HTTPException(404, "this ladder has not started yet") from None
 
-    def api_participant(self, request: Request) -> Participant:
+    async def off_loop(self, work: Callable[[], T]) -> T:
+        """``work()`` in a worker thread, at most :data:`WORK_THREADS` at once: a hash or an
+        upload's check would stall every other request on the event loop. ``self.store``
+        read inside ``work`` is that thread's own connection."""
+        return await anyio.to_thread.run_sync(work, limiter=self.workers)
+
+    async def api_participant(self, request: Request) -> Participant:
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token:
             raise HTTPException(401, "send Authorization: Bearer TOKEN")
-        return self.authenticate(request, token.strip())
+        return await self.authenticate(request, token.strip())
 
-    def authenticate(self, request: Request, token: str) -> Participant:
-        """The token's participant; 401 if it is wrong, 429 after too many wrong ones."""
+    async def authenticate(self, request: Request, token: str) -> Participant:
+        """The token's participant; 401 if it is wrong; 429, before any hash, while its
+        address or its name has had :data:`SIGN_IN_FAILURES` failures, or the server
+        :data:`SIGN_IN_CEILING`, in :data:`SIGN_IN_WINDOW` (a try under way counts as a
+        failure until it is over). The hash runs off the event loop."""
         address = request.client.host if request.client else "?"
-        self.guard.check(address)
+        tried = self.sign_ins.reserve(address=address, name=token.rpartition(".")[0],
+                                      server="")
+        failed = True
         try:
-            return by_token(self.store, token)
+            found = await self.off_loop(lambda: by_token(self.store, token))
+            failed = False
+            return found
         except ParticipantError as exc:
-            self.guard.failed(address)
             raise HTTPException(401, str(exc)) from None
+        finally:
+            self.sign_ins.settle(tried, counted=failed)
 
     async def http_error(self, request: Request, exc: Exception) -> Any:
         assert isinstance(exc, HTTPException)
         if exc.status_code in (301, 302, 303) and exc.headers:
             return RedirectResponse(exc.headers["Location"], status_code=303)
-        return self.error(request, exc.status_code, str(exc.detail))
+        response = self.error(request, exc.status_code, str(exc.detail))
+        if exc.status_code == 429 and exc.headers:
+            response.headers.update(exc.headers)  # Retry-After
+        return response
 
     async def server_error(self, request: Request, exc: Exception) -> Any:
         return self.error(request, 500, "something went wrong on the server; try again")
@@ -309,22 +405,35 @@ class Web:
         for ladder in self.config.ladders:
             try:
                 row = find_ladder(self.store, ladder.name)
-                boards.append((ladder.name, row.game, row.status,
+                boards.append((ladder.name, row.game,
+                               self.trouble(request, ladder.name) or row.status,
                                pages.leaderboard(self.store, row)[:5]))
             except StoreError:
-                boards.append((ladder.name, ladder.game, "not started", []))
+                boards.append((ladder.name, ladder.game,
+                               self.trouble(request, ladder.name) or "not started", []))
         return self.page(request, "index.html.j2", boards=boards,
                          invite=self.config.invite_code is not None)
 
-    def health(self, request: Request) -> PlainTextResponse:
-        return PlainTextResponse("ok")
+    def health(self, request: Request) -> JSONResponse:
+        """``{"status": "ok"|"degraded", "ladders": {name: {"state", "why", "restarts"}}}``
+        from the serving process's memory (no database)."""
+        ladders = getattr(request.app.state, "ladders", None)
+        return JSONResponse({"status": "ok", "ladders": {}} if ladders is None
+                            else ladders.health())
+
+    @staticmethod
+    def trouble(request: Request, name: str) -> str | None:
+        """Why the ladder's games stopped (``stopped: …``), when the server runs its
+        ladders and its process is not running; else None."""
+        ladders = getattr(request.app.state, "ladders", None)
+        return None if ladders is None else ladders.trouble(name)
 
     async def signin(self, request: Request) -> Any:
         if request.method == "GET":
             return self.page(request, "signin.html.j2")
         form = await checked_form(request)
         try:
-            who = self.authenticate(request, str(form.get("token", "")).strip())
+            who = await self.authenticate(request, str(form.get("token", "")).strip())
         except HTTPException as exc:
             return self.page(request, "signin.html.j2", 403 if exc.status_code == 401
                              else exc.status_code, problem=str(exc.detail))
@@ -345,15 +454,28 @@ class Web:
         if request.method == "GET":
             return self.page(request, "register.html.j2")
         form = await checked_form(request)
-        code = str(form.get("invite", ""))
-        if not hmac.compare_digest(code.encode(), self.config.invite_code.encode()):
-            return self.page(request, "register.html.j2", 403, problem="wrong invite code")
+        code, name = str(form.get("invite", "")), str(form.get("name", "")).strip()
+        address = request.client.host if request.client else "?"
+        try:  # a wrong invite code is a failed sign-in; registrations have limits of their own
+            tried = self.sign_ins.reserve(address=address, server="")
+            right = hmac.compare_digest(code.encode(), self.config.invite_code.encode())
+            self.sign_ins.settle(tried, counted=not right)
+            if not right:
+                return self.page(request, "register.html.j2", 403, problem="wrong invite code")
+            joining = self.registrations.reserve(address=address, server="")
+        except HTTPException as exc:
+            return self.page(request, "register.html.j2", exc.status_code,
+                             problem=str(exc.detail))
         from arena.server.participants import add_participant
 
+        joined = False
         try:
-            who, token = add_participant(self.store, str(form.get("name", "")).strip())
+            who, token = await self.off_loop(lambda: add_participant(self.store, name))
+            joined = True
         except ParticipantError as exc:
             return self.page(request, "register.html.j2", 400, problem=str(exc))
+        finally:
+            self.registrations.settle(joining, counted=joined)
         start_session(request, who)
         return self.page(request, "token.html.j2", token=token, name=who.name)
 
@@ -362,6 +484,7 @@ class Web:
         book = LadderBook(self.store, row.id)
         everyone = request.query_params.get("all") == "1"
         return self.page(request, "leaderboard.html.j2", ladder=row,
+                         process=self.trouble(request, row.name),
                          board=pages.leaderboard(self.store, row,
                                                  limit=None if everyone else BOARD_LINES),
                          active=pages.active_count(self.store, row), everyone=everyone,
@@ -424,9 +547,9 @@ class Web:
         if request.method == "GET":
             return self.page(request, "submit.html.j2", limit=MAX_UPLOAD_BYTES)
         form = await checked_form(request)
+        ladder, bot = str(form.get("ladder", "")), form.get("bot")
         try:
-            submission_id = self.accept_upload(who, str(form.get("ladder", "")),
-                                               form.get("bot"))
+            submission_id = await self.off_loop(lambda: self.accept_upload(who, ladder, bot))
         except (UploadError, ArenaError) as exc:
             return self.page(request, "submit.html.j2", 400, problem=str(exc),
                              limit=MAX_UPLOAD_BYTES)
@@ -571,21 +694,25 @@ class Web:
         return JSONResponse(data)
 
     async def api_submit(self, request: Request) -> JSONResponse:
-        who = self.api_participant(request)
+        who = await self.api_participant(request)
         form = await request.form(max_files=1, max_fields=4)
+        ladder, bot = str(form.get("ladder", "")), form.get("bot")
         try:
-            submission_id = self.accept_upload(who, str(form.get("ladder", "")),
-                                               form.get("bot"))
+            submission_id = await self.off_loop(lambda: self.accept_upload(who, ladder, bot))
         except (UploadError, ArenaError) as exc:
             raise HTTPException(400, str(exc)) from None
         return JSONResponse({"submission": submission_id, "status": "queued",
                              "url": f"/api/submissions/{submission_id}",
                              "page": f"/submissions/{submission_id}"}, status_code=201)
 
-    def api_submission(self, request: Request) -> JSONResponse:
-        who = self.api_participant(request)
-        row, submission = self.find_submission(who, request.path_params["submission"])
-        return JSONResponse(pages.submission_view(self.store, row, submission))
+    async def api_submission(self, request: Request) -> JSONResponse:
+        who = await self.api_participant(request)
+
+        def view() -> JSONResponse:  # in a thread, as a plain endpoint runs, with its store
+            row, submission = self.find_submission(who, request.path_params["submission"])
+            return JSONResponse(pages.submission_view(self.store, row, submission))
+
+        return await run_in_threadpool(view)
 
 
 def package_of(entry: Path, bot: UnpackedBot) -> Path | None:

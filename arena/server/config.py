@@ -8,10 +8,14 @@
                                #   `arena serve users add NAME`
     submissions_per_hour: 10   # per participant
     run_ladders: true          # run the ladders' games alongside the web server
+    trusted_proxies: []        # addresses (or networks, 10.0.0.0/8) of the reverse proxies
+                               #   whose X-Forwarded-For gives the client's address; from
+                               #   anyone else (and with none) the header is ignored
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +30,7 @@ _KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "invite_code": ((str, type(None)), False),
     "submissions_per_hour": ((int,), False),
     "run_ladders": ((bool,), False),
+    "trusted_proxies": ((list,), False),
 }
 MIN_INVITE = 12
 
@@ -39,6 +44,9 @@ class ServeConfig:
     submissions_per_hour: int = 10
     run_ladders: bool = True
     source: str = "<serve config>"
+    trusted_proxies: tuple[str, ...] = ()
+    """The reverse proxies whose ``X-Forwarded-For`` uvicorn believes (addresses or
+    networks); with none it believes nobody's, and a client's address is its own."""
 
     @property
     def db(self) -> str:
@@ -83,4 +91,19 @@ def parse_serve_config(data: Mapping[str, Any], source: str) -> ServeConfig:
     if not 1 <= per_hour <= 10_000:
         raise ConfigError(f"{source}: submissions_per_hour: must be from 1 to 10000")
     return ServeConfig(str(data.get("title", "arena competition")), ladders, tuple(paths),
-                       invite, per_hour, bool(data.get("run_ladders", True)), source)
+                       invite, per_hour, bool(data.get("run_ladders", True)), source,
+                       trusted_proxies(data.get("trusted_proxies", []), source))
+
+
+def trusted_proxies(items: list[Any], source: str) -> tuple[str, ...]:
+    """The ``trusted_proxies`` entries, each an IP address or network (``10.0.0.0/8``)."""
+    found = []
+    for index, item in enumerate(items):
+        try:
+            if not isinstance(item, str):
+                raise ValueError
+            found.append(str(ipaddress.ip_network(item.strip(), strict=False)))
+        except ValueError:
+            raise ConfigError(f"{source}: trusted_proxies[{index}]: must be an IP address "
+                              f"or network (10.0.0.0/8), got {item!r}") from None
+    return tuple(found)

@@ -240,34 +240,50 @@ def validate_submission(db: str, tournament: int, submission_id: int, intake: In
 
 
 def _judge(book: LadderBook, intake: Intake, submission: Submission) -> None:
+    text, bot_id = _verdict(book, intake, submission)
+    text = as_submitted(text, intake.home, submission.id)
+    if bot_id is None:
+        book.set_status(submission.id, ERROR, text)
+    else:
+        book.set_validated(submission.id, bot_id, text)
+
+
+def as_submitted(text: str, home: Path, submission: int) -> str:
+    """``text`` naming the bot's files as they were submitted (``bot.py``,
+    ``mybot/__init__.py``), not where the ladder keeps its copy."""
+    staged = str(home / "staged")
+    return text.replace(f"{staged}/{submission}-", "").replace(f"{staged}/{submission}/", "")
+
+
+def _verdict(book: LadderBook, intake: Intake, submission: Submission
+             ) -> tuple[str, int | None]:
+    """The validation's log, and the bot's id if it may join (None: refused, and why)."""
     try:
         verdict, identity = accept(submission.spec, intake.home / "code", lambda: validate(
             submission.spec, game=intake.game, games=intake.validation_games,
             time_limit=intake.time_limit, strangers=True, against_itself=1))
     except ArenaError as exc:
-        book.set_status(submission.id, ERROR, str(exc))
-        return
+        return str(exc), None
     text = "\n".join(verdict.lines())
     if identity is None:
-        book.set_status(submission.id, ERROR, text)
-        return
+        return text, None
     if identity.name in organizer_names(book):
-        book.set_status(submission.id, ERROR, f"{text}\nthe name {identity.name!r} belongs "
-                        "to a bot of the ladder's config; give the bot a name of its own")
-        return
+        return (f"{text}\nthe name {identity.name!r} belongs to a bot of the ladder's "
+                "config; give the bot a name of its own"), None
+    lookalike = book.lookalike_of(identity.name)  # so no two owners' names look alike
+    if lookalike is not None:
+        return (f"{text}\nthe name {identity.name!r} looks like the bot {lookalike!r}; give "
+                "the bot a name of its own"), None
     owner = book.owner_of_name(identity.name)
     if owner is not None and owner != book.submitter_of(submission.id):
-        book.set_status(submission.id, ERROR, f"{text}\nthe name {identity.name!r} belongs "
-                        "to another participant; give the bot a name of its own")
-        return
+        return (f"{text}\nthe name {identity.name!r} belongs to another participant; give "
+                "the bot a name of its own"), None
     bot_id = book.store.register_bot(intake.game, identity)
     already = book.entrant_of(bot_id)
     if already is not None:
-        book.set_status(submission.id, ERROR, f"{text}\nthe same bot as submission "
-                        f"{already.id} ({book.store.bot(bot_id).label}), which is in the "
-                        "ladder already")
-        return
-    book.set_validated(submission.id, bot_id, text)
+        return (f"{text}\nthe same bot as submission {already.id} "
+                f"({book.store.bot(bot_id).label}), which is in the ladder already"), None
+    return text, bot_id
 
 
 def join_validated(book: LadderBook, intake: Intake, next_round: int, *,

@@ -1,0 +1,287 @@
+"""arena serve's sign-in and registration limits, and its event loop kept free of hashing.
+
+The limits count per client address, per participant name and on the whole server, and a
+try is reserved before its token is hashed, so tries that arrive at once never get past a
+limit; the address is the connection's own unless ``trusted_proxies`` names the proxy it
+comes through. Hashes and upload checks run in worker threads, so ``/healthz`` stays fast
+while tokens are checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import test_server
+import yaml
+from starlette.testclient import TestClient
+from test_server import bearer, csrf_of
+
+from arena.server import app as server
+from arena.server.app import SIGN_IN_FAILURES, create_app
+
+site = test_server.site  # the fixture: a ladder of three bots, and four participants
+INVITE = "let-me-in-please"  # the site's invite code
+
+
+def addressed(app: Any) -> Any:
+    """``app`` seen from the address a request's ``X-Test-Client`` header names."""
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        host = dict(scope.get("headers") or []).get(b"x-test-client")
+        if scope["type"] == "http" and host:
+            scope = dict(scope, client=(host.decode(), 50000))
+        await app(scope, receive, send)
+
+    return wrapped
+
+
+def at(address: str, token: str | None = None) -> dict[str, str]:
+    return {"X-Test-Client": address, **(bearer(token) if token else {})}
+
+
+def register(http: TestClient, address: str, name: str, code: str = INVITE) -> httpx.Response:
+    found = http.get("/register", headers=at(address))
+    csrf = found.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    return http.post("/register", headers=at(address),
+                     data={"name": name, "invite": code, "csrf": csrf})
+
+
+# -- with Starlette's TestClient ---------------------------------------------------------
+
+
+def test_a_hundred_wrong_tokens_at_once_are_hashed_no_more_than_the_limit(site, monkeypatch):
+    from arena.server import participants
+
+    hashed = []
+    real = participants._hash
+    monkeypatch.setattr(participants, "_hash", lambda *a: hashed.append(a) or real(*a))
+    app = create_app(site["config"])
+
+    async def at_once() -> list[int]:
+        transport = httpx.ASGITransport(app=app, client=("10.1.0.1", 50000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            replies = await asyncio.gather(*(
+                http.get("/api/submissions/1", headers=bearer(f"someone{i}.wrong"))
+                for i in range(100)))
+        return [reply.status_code for reply in replies]
+
+    codes = asyncio.run(at_once())
+    assert len(hashed) <= SIGN_IN_FAILURES
+    assert codes.count(401) == len(hashed) and codes.count(429) == 100 - len(hashed)
+
+
+def test_a_name_is_locked_after_ten_failures_from_anywhere_and_opens_after_the_window(
+        site, monkeypatch):
+    monkeypatch.setattr(server, "SIGN_IN_WINDOW", 2.5)
+    with TestClient(addressed(create_app(site["config"])), follow_redirects=False) as http:
+        wrong = [http.get("/api/submissions/1", headers=at(f"10.2.0.{i}", "bob.wrong"))
+                 .status_code for i in range(SIGN_IN_FAILURES)]
+        first_over = time.monotonic() + 2.5  # the first failure was counted before now
+        assert wrong == [401] * SIGN_IN_FAILURES
+        locked = http.get("/api/submissions/1", headers=at("10.2.1.1", site["tokens"]["bob"]))
+        assert locked.status_code == 429
+        assert locked.json()["error"] == ("too many failed sign-ins for this name; try again "
+                                          "in 1 minute")
+        assert locked.headers["retry-after"] in ("1", "2", "3")
+        csrf = csrf_of(http)
+        form = http.post("/signin", headers=at("10.2.1.2"),
+                         data={"token": site["tokens"]["bob"], "csrf": csrf})
+        assert form.status_code == 429 and "too many failed sign-ins for this name" in form.text
+        other = http.get("/api/submissions/1", headers=at("10.2.1.1", site["tokens"]["alice"]))
+        assert other.status_code not in (401, 429)  # only bob's name is locked
+        time.sleep(max(0.0, first_over - time.monotonic()) + 0.05)
+        opened = http.get("/api/submissions/1", headers=at("10.2.1.1", site["tokens"]["bob"]))
+        assert opened.status_code not in (401, 429)
+
+
+def test_an_address_is_locked_for_every_name_and_a_right_token_from_it_waits(site):
+    with TestClient(addressed(create_app(site["config"])), follow_redirects=False) as http:
+        wrong = [http.get("/api/submissions/1", headers=at("10.3.0.1", f"guess{i}.wrong"))
+                 .status_code for i in range(SIGN_IN_FAILURES)]
+        assert wrong == [401] * SIGN_IN_FAILURES
+        locked = http.get("/api/submissions/1", headers=at("10.3.0.1", site["tokens"]["zoe"]))
+        assert locked.status_code == 429
+        assert locked.json()["error"] == ("too many failed sign-ins from here; try again in "
+                                          "5 minutes")
+        elsewhere = http.get("/api/submissions/1",
+                             headers=at("10.3.0.2", site["tokens"]["zoe"]))
+        assert elsewhere.status_code not in (401, 429)
+
+
+def test_failed_sign_ins_have_a_ceiling_on_the_whole_server(site, monkeypatch):
+    monkeypatch.setattr(server, "SIGN_IN_CEILING", 15)
+    with TestClient(addressed(create_app(site["config"])), follow_redirects=False) as http:
+        wrong = [http.get("/api/submissions/1", headers=at(f"10.4.0.{i}", f"who{i}.wrong"))
+                 .status_code for i in range(15)]
+        assert wrong == [401] * 15
+        ceiling = http.get("/api/submissions/1", headers=at("10.4.1.1", "fresh.wrong"))
+        assert ceiling.status_code == 429
+        assert "too many failed sign-ins on this server" in ceiling.json()["error"]
+
+
+def test_wrong_invite_codes_count_as_failed_sign_ins(site):
+    with TestClient(addressed(create_app(site["config"])), follow_redirects=False) as http:
+        wrong = [register(http, "10.5.0.1", "newcomer", f"not-the-code-{i}").status_code
+                 for i in range(SIGN_IN_FAILURES)]
+        assert wrong == [403] * SIGN_IN_FAILURES
+        locked = register(http, "10.5.0.1", "newcomer")
+        assert locked.status_code == 429 and "too many failed sign-ins from here" in locked.text
+        form = http.post("/signin", headers=at("10.5.0.1"),
+                         data={"token": site["tokens"]["alice"], "csrf": csrf_of(http)})
+        assert form.status_code == 429
+        assert register(http, "10.5.0.2", "newcomer").status_code == 200
+
+
+def test_registrations_are_limited_per_address(site):
+    with TestClient(addressed(create_app(site["config"])), follow_redirects=False) as http:
+        joined = [register(http, "10.6.0.1", f"sock{i}").status_code for i in range(4)]
+        assert joined == [200, 200, 200, 429]
+        again = register(http, "10.6.0.1", "sock9")
+        assert again.status_code == 429
+        assert "too many registrations from here; try again in 60 minutes" in again.text
+        assert register(http, "10.6.0.2", "sock4").status_code == 200
+
+
+def test_registrations_have_a_ceiling_on_the_whole_server(site, monkeypatch):
+    monkeypatch.setattr(server, "REGISTRATIONS_CEILING", 4)
+    with TestClient(addressed(create_app(site["config"])), follow_redirects=False) as http:
+        joined = [register(http, f"10.7.0.{i}", f"crowd{i}").status_code for i in range(5)]
+        assert joined == [200, 200, 200, 200, 429]
+        assert "too many registrations on this server" in register(
+            http, "10.7.1.1", "crowd9").text
+
+
+# -- under a real uvicorn ------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def serving(site: dict[str, Any], folder: Any, monkeypatch: Any,
+            **settings: Any) -> Iterator[str]:
+    """``arena serve``'s server (:func:`arena.server.service.serve`, under uvicorn, in a
+    thread) for the site's ladder (its games not run) on a free port; its URL."""
+    import uvicorn
+
+    from arena.server.config import load_serve_config
+    from arena.server.service import serve
+
+    servers: list[uvicorn.Server] = []
+
+    class Kept(uvicorn.Server):  # serve()'s server, so that the test can stop it
+        def __init__(self, config: uvicorn.Config) -> None:
+            super().__init__(config)
+            servers.append(self)
+
+    monkeypatch.setattr(uvicorn, "Server", Kept)
+    (folder / "serve.yaml").write_text(yaml.safe_dump({
+        "ladders": [site["config"].ladder_paths[0]], "run_ladders": False,
+        "invite_code": INVITE, **settings}))
+    config = load_serve_config(folder / "serve.yaml")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    thread = threading.Thread(target=serve, args=(config, "127.0.0.1", port), daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                httpx.get(f"{url}/healthz", timeout=1)
+                break
+            except httpx.HTTPError:
+                assert thread.is_alive() and time.monotonic() < deadline, "no server"
+                time.sleep(0.02)
+        yield url
+    finally:
+        for server in servers:
+            server.should_exit = True
+        thread.join(15)
+
+
+def test_x_forwarded_for_is_believed_only_from_a_trusted_proxy(site, tmp_path, monkeypatch):
+    def tries(url: str, forwarded: list[str]) -> list[int]:
+        with httpx.Client(base_url=url, timeout=10) as http:
+            return [http.get("/api/submissions/1", headers={
+                **bearer(f"nobody{i}.wrong"), "X-Forwarded-For": ip}).status_code
+                for i, ip in enumerate(forwarded)]
+
+    (tmp_path / "plain").mkdir()
+    with serving(site, tmp_path / "plain", monkeypatch) as url:  # no trusted_proxies
+        assert tries(url, [f"203.0.113.{i}" for i in range(SIGN_IN_FAILURES + 1)]) == \
+            [401] * SIGN_IN_FAILURES + [429]
+    (tmp_path / "proxied").mkdir()
+    with serving(site, tmp_path / "proxied", monkeypatch,
+                 trusted_proxies=["127.0.0.1"]) as url:
+        assert tries(url, ["198.51.100.1"] * (SIGN_IN_FAILURES + 1)) == \
+            [401] * SIGN_IN_FAILURES + [429]
+        assert tries(url, ["198.51.100.2"]) == [401]  # another client behind the proxy
+
+
+def test_healthz_stays_fast_while_tokens_are_hashed(site, tmp_path, monkeypatch):
+    stop = threading.Event()
+    signed: list[int] = []
+
+    def sign_in_again_and_again(url: str, token: str, form: bool) -> None:
+        with httpx.Client(base_url=url, timeout=10) as http:
+            while not stop.is_set():
+                if form:
+                    page = http.get("/signin").text
+                    csrf = page.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+                    reply = http.post("/signin", data={"token": token, "csrf": csrf})
+                    signed.append(reply.status_code)
+                else:  # authenticated, then no such ladder
+                    reply = http.post("/api/submissions", headers=bearer(token),
+                                      data={"ladder": "none"}, files={"bot": ("a.py", b"")})
+                    signed.append(reply.status_code)
+
+    with serving(site, tmp_path, monkeypatch) as url:
+        workers = [threading.Thread(target=sign_in_again_and_again,
+                                    args=(url, site["tokens"][name], form), daemon=True)
+                   for name, form in (("alice", True), ("bob", True), ("zoe", False),
+                                      ("boss", False))]
+        for worker in workers:
+            worker.start()
+        took = []
+        try:
+            time.sleep(0.2)
+            with httpx.Client(base_url=url, timeout=10) as http:
+                ends = time.monotonic() + 2.0
+                while time.monotonic() < ends:
+                    began = time.perf_counter()
+                    assert http.get("/healthz").status_code == 200
+                    took.append(time.perf_counter() - began)
+                    time.sleep(0.02)
+        finally:
+            stop.set()
+            for worker in workers:
+                worker.join(15)
+    assert set(signed) <= {303, 404} and len(signed) >= 8, signed
+    p95 = statistics.quantiles(took, n=20)[-1]
+    assert p95 < 0.3, f"/healthz p95 {p95 * 1000:.0f} ms (median " \
+                      f"{statistics.median(took) * 1000:.0f} ms) while tokens are hashed"
+
+
+def test_trusted_proxies_are_addresses_or_networks(site, tmp_path):
+    from arena.server.config import load_serve_config
+    from arena.tournaments.config import ConfigError
+
+    def config(proxies: Any) -> Any:
+        (tmp_path / "serve.yaml").write_text(yaml.safe_dump({
+            "ladders": [site["config"].ladder_paths[0]], "trusted_proxies": proxies}))
+        return load_serve_config(tmp_path / "serve.yaml")
+
+    assert config(["127.0.0.1", "10.0.0.0/8", "::1"]).trusted_proxies == (
+        "127.0.0.1/32", "10.0.0.0/8", "::1/128")
+    assert site["config"].trusted_proxies == ()  # none unless named
+    for wrong in (["*"], ["example.org"], [8]):
+        with pytest.raises(ConfigError, match=r"trusted_proxies\[0\]: must be an IP address"):
+            config(wrong)
