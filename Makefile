@@ -21,7 +21,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 test: lint
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 3
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
