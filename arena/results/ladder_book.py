@@ -254,6 +254,15 @@ class LadderBook:
         self.store.db.execute("INSERT OR REPLACE INTO submitters (submission_id,"
                               " participant_id) VALUES (?,?)", (submission_id, participant_id))
 
+    def submitted_by(self, participant_id: int) -> list[Submission]:
+        """The submissions ``participant_id`` sent to this ladder, newest first."""
+        columns = ", ".join(f"s.{c.strip()}" for c in _COLUMNS.split(","))
+        rows = self.store.db.execute(
+            f"SELECT {columns} FROM submissions s JOIN submitters w ON w.submission_id = s.id"
+            " WHERE s.tournament_id = ? AND w.participant_id = ? ORDER BY s.id DESC",
+            (self.tid, participant_id))
+        return [Submission(*row) for row in rows]
+
     def submitter_of(self, submission_id: int) -> int | None:
         row = self.store.db.execute("SELECT participant_id FROM submitters WHERE"
                                     " submission_id = ?", (submission_id,)).fetchone()

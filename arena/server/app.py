@@ -14,6 +14,7 @@ friendly line, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import math
@@ -585,17 +586,18 @@ class Web:
     def mine(self, request: Request) -> HTMLResponse:
         """The signed-in participant's submissions and bots, in every ladder."""
         who = self.signed_in(request)
-        found = []
-        for configured in self.config.ladders:
-            try:
-                row = find_ladder(self.store, configured.name)
-            except StoreError:
-                continue
-            book = LadderBook(self.store, row.id)
-            found += [pages.submission_view(self.store, row, submission)
-                      for submission in sorted(book.submissions(), key=lambda s: -s.id)
-                      if book.submitter_of(submission.id) == who.id]
+        found = [pages.submission_view(self.store, row, submission)
+                 for row in self.stored_ladders()
+                 for submission in LadderBook(self.store, row.id).submitted_by(who.id)]
         return self.page(request, "mine.html.j2", submissions=found)
+
+    def stored_ladders(self) -> list[Any]:
+        """The config's ladders that the store holds (one not started yet is left out)."""
+        rows = []
+        for ladder in self.config.ladders:
+            with contextlib.suppress(StoreError):
+                rows.append(find_ladder(self.store, ladder.name))
+        return rows
 
     def submission(self, request: Request) -> HTMLResponse:
         who = self.signed_in(request)
@@ -609,11 +611,7 @@ class Web:
     def find_submission(self, who: Participant, submission_id: int) -> tuple[Any, Submission]:
         if not 0 < submission_id < SQLITE_INTEGERS:  # no row has it: nor can SQLite hold it
             raise HTTPException(404, "no submission of yours with that number")
-        for ladder in self.config.ladders:
-            try:
-                row = find_ladder(self.store, ladder.name)
-            except StoreError:
-                continue
+        for row in self.stored_ladders():
             book = LadderBook(self.store, row.id)
             try:
                 submission = book.submission(submission_id)
@@ -639,14 +637,8 @@ class Web:
 
         people = participants(self.store)
         names = {p.id: p.name for p in people}
-        managed = []
-        for configured in self.config.ladders:
-            try:
-                row = find_ladder(self.store, configured.name)
-            except StoreError:
-                continue
-            managed.append({"row": row, "submissions": pages.organizer_submissions(
-                self.store, row, names)})
+        managed = [{"row": row, "submissions": pages.organizer_submissions(self.store, row, names)}
+                   for row in self.stored_ladders()]
         return self.page(request, "organizer.html.j2", managed=managed, notice=notice,
                          confirm=confirm, people=people)
 

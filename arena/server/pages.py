@@ -158,8 +158,7 @@ def recent_games(store: Store, row: TournamentRow, positions: set[int],
 
 def own_positions(book: LadderBook, participant: int) -> set[int]:
     """The entrant positions of the bots ``participant`` submitted to the ladder."""
-    return {s.position for s in book.submissions()
-            if s.position is not None and book.submitter_of(s.id) == participant}
+    return {s.position for s in book.submitted_by(participant) if s.position is not None}
 
 
 def failures(store: Store, row: TournamentRow, positions: set[int]) -> list[dict[str, Any]]:
