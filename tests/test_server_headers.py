@@ -319,3 +319,24 @@ def test_the_pages_work_under_the_policy_with_no_violation(chromium, live, site,
     assert chromium.execute_script("return document.getElementById('game-viewer')"
                                    ".dataset.move") == str(int(viewer[1]) - 1)
     assert console() == []
+
+
+def test_secure_cookies_send_the_session_over_https_only(site):  # noqa: F811
+    import dataclasses
+
+    config = dataclasses.replace(site["config"], secure_cookies=True)
+    with TestClient(create_app(config), base_url="https://testserver",
+                    follow_redirects=False) as https:
+        signed_in(https, site["tokens"]["alice"])
+        cookie = next(c for c in https.cookies.jar if c.name == "__Host-arena_session")
+        assert cookie.secure and cookie.path == "/" and not cookie.domain_specified
+        reply = https.get("/me")
+        assert reply.status_code == 200 and "alice" in reply.text
+        assert reply.headers["strict-transport-security"] == "max-age=31536000"
+        with TestClient(create_app(config), follow_redirects=False) as plain:  # the same cookie over plain HTTP
+            plain.cookies.jar.set_cookie(cookie)
+            assert plain.get("/me", follow_redirects=False).status_code in (302, 303)
+    with TestClient(create_app(site["config"]), follow_redirects=False) as default:
+        signed_in(default, site["tokens"]["alice"])
+        assert [c.secure for c in default.cookies.jar] == [False]
+        assert "strict-transport-security" not in default.get("/").headers

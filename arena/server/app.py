@@ -39,7 +39,7 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.routing import Route
 
@@ -97,7 +97,8 @@ SQLITE_INTEGERS = 1 << 63
 
 class BodyLimit:
     """Refuse a request body larger than ``max_bytes`` before it is read (by its declared
-    length) and while it is read (by counting), with 413 and one line."""
+    length) and while it is read (by counting), with 413 and one line; a client gone before
+    its body came is no error."""
 
     def __init__(self, app: Any, max_bytes: int) -> None:
         self.app, self.max_bytes = app, max_bytes
@@ -120,7 +121,8 @@ class BodyLimit:
                 raise HTTPException(413, "the upload is larger than 1 MiB")
             return message
 
-        await self.app(scope, counted, send)
+        with contextlib.suppress(ClientDisconnect):  # gone, or closed as too slow: no answer
+            await self.app(scope, counted, send)
 
     async def _refuse(self, scope: Any, send: Any) -> None:
         text = "the upload is larger than 1 MiB, or its size is not given"
@@ -293,11 +295,19 @@ def create_app(config: ServeConfig,
         Route("/api/submissions/{submission:int}", web.api_submission),
     ]
     return Starlette(routes=routes, middleware=[Middleware(
-        SessionMiddleware, secret_key=secret_key(config.db), session_cookie="arena_session",
-        max_age=SESSION_DAYS * 86400, same_site="lax", https_only=False),
-        Middleware(SecurityHeaders), Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)],
+        SessionMiddleware, secret_key=secret_key(config.db),
+        session_cookie=session_cookie(config.secure_cookies), max_age=SESSION_DAYS * 86400,
+        same_site="lax", https_only=config.secure_cookies),
+        Middleware(SecurityHeaders, https=config.secure_cookies),
+        Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)],
         exception_handlers={HTTPException: web.http_error, Exception: web.server_error},
         lifespan=lifespan)
+
+
+def session_cookie(secure: bool) -> str:
+    """The session cookie's name: over HTTPS ``__Host-`` prefixed, which browsers accept only
+    from a secure origin, for the whole site, with no Domain (no subdomain can set it)."""
+    return "__Host-arena_session" if secure else "arena_session"
 
 
 class Web:

@@ -11,6 +11,14 @@
     trusted_proxies: []        # addresses (or networks, 10.0.0.0/8) of the reverse proxies
                                #   whose X-Forwarded-For gives the client's address; from
                                #   anyone else (and with none) the header is ignored
+    secure_cookies: false      # true behind HTTPS: the session cookie is sent only over
+                               #   HTTPS (__Host- prefixed, Secure), and HSTS is on
+    connections:               # slow clients (slowloris) cannot hold the server
+      max: 2000                # open connections in all (at most the open-file limit allows)
+      per_address: 200         # from one client address (a trusted proxy's not counted)
+      head_seconds: 10         # a request head must arrive within this
+      body_seconds: 60         # and its body within this,
+      idle_seconds: 10         #   never pausing longer than this
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.games.base import unknown_name_message
 from arena.tournaments.config import ConfigError, check_keys, read_config_data
 from arena.tournaments.ladder_config import LadderConfig, load_ladder_config
 
@@ -31,8 +40,25 @@ _KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "submissions_per_hour": ((int,), False),
     "run_ladders": ((bool,), False),
     "trusted_proxies": ((list,), False),
+    "secure_cookies": ((bool,), False),
+    "connections": ((dict,), False),
 }
+_CONNECTION_KEYS = {"max": (1, 100_000), "per_address": (1, 100_000),
+                    "head_seconds": (1, 3600), "body_seconds": (1, 3600),
+                    "idle_seconds": (1, 3600)}
 MIN_INVITE = 12
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """How long a client may take to send a request, and how many connections it may hold
+    (``arena.server.connections``)."""
+
+    max: int = 2000
+    per_address: int = 200
+    head_seconds: float = 10.0
+    body_seconds: float = 60.0
+    idle_seconds: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -47,6 +73,9 @@ class ServeConfig:
     trusted_proxies: tuple[str, ...] = ()
     """The reverse proxies whose ``X-Forwarded-For`` uvicorn believes (addresses or
     networks); with none it believes nobody's, and a client's address is its own."""
+    secure_cookies: bool = False
+    """Served over HTTPS (by a reverse proxy): the session cookie is ``Secure``."""
+    connections: ConnectionLimits = ConnectionLimits()
 
     @property
     def db(self) -> str:
@@ -61,10 +90,12 @@ def load_serve_config(path: str | Path) -> ServeConfig:
     data = read_config_data(path)
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: the config must be a mapping of keys to values")
-    if "run_ladders" in data and not isinstance(data["run_ladders"], bool):
-        raise ConfigError(f"{source}: run_ladders: must be true or false")
-    check_keys({k: v for k, v in data.items() if k != "run_ladders"},
-               {k: v for k, v in _KEYS.items() if k != "run_ladders"}, source, "")
+    flags = ("run_ladders", "secure_cookies")
+    for flag in flags:
+        if flag in data and not isinstance(data[flag], bool):
+            raise ConfigError(f"{source}: {flag}: must be true or false")
+    check_keys({k: v for k, v in data.items() if k not in flags},
+               {k: v for k, v in _KEYS.items() if k not in flags}, source, "")
     return parse_serve_config(data, source)
 
 
@@ -92,7 +123,25 @@ def parse_serve_config(data: Mapping[str, Any], source: str) -> ServeConfig:
         raise ConfigError(f"{source}: submissions_per_hour: must be from 1 to 10000")
     return ServeConfig(str(data.get("title", "arena competition")), ladders, tuple(paths),
                        invite, per_hour, bool(data.get("run_ladders", True)), source,
-                       trusted_proxies(data.get("trusted_proxies", []), source))
+                       trusted_proxies(data.get("trusted_proxies", []), source),
+                       bool(data.get("secure_cookies", False)),
+                       connection_limits(data.get("connections", {}), source))
+
+
+def connection_limits(data: Mapping[str, Any], source: str) -> ConnectionLimits:
+    """The ``connections`` settings, each a number within its range."""
+    for key, value in data.items():
+        if key not in _CONNECTION_KEYS:
+            raise ConfigError(f"{source}: connections: "
+                              + unknown_name_message("key", str(key), _CONNECTION_KEYS))
+        low, high = _CONNECTION_KEYS[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not low <= value <= high:
+            raise ConfigError(f"{source}: connections: {key}: must be a number from {low} "
+                              f"to {high}, got {value!r}")
+        if key in ("max", "per_address") and not isinstance(value, int):
+            raise ConfigError(f"{source}: connections: {key}: must be a whole number")
+    return ConnectionLimits(**data)
 
 
 def trusted_proxies(items: list[Any], source: str) -> tuple[str, ...]:

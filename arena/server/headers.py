@@ -5,7 +5,8 @@ Each response carries a strict Content-Security-Policy (nothing is allowed unles
 ``X-Frame-Options: DENY``), is never sniffed into another type (``nosniff``) and sends
 its address to this site alone (``Referrer-Policy: same-origin``). What a participant
 sees signed in, what a Bearer token asks the API, and the answer to any form (the token
-page among them) is ``Cache-Control: no-store``.
+page among them) is ``Cache-Control: no-store``. A server with ``secure_cookies`` (behind
+HTTPS) adds ``Strict-Transport-Security``.
 
 The pages inline their CSS and the game page its script too; every such block is fixed
 text (no request's data is in one), so the policy names each by its SHA-256 hash, taken
@@ -44,6 +45,8 @@ COMMON = {
     "Referrer-Policy": "same-origin",
 }
 NO_STORE = "no-store"
+HSTS = "max-age=31536000"
+"""With ``secure_cookies`` (served over HTTPS): browsers use HTTPS only, for a year."""
 
 
 def source_hash(text: str) -> str:
@@ -111,8 +114,8 @@ class SecurityHeaders:
     request) and outside the app's other middleware; a server error, which Starlette answers
     outside all middleware, it answers itself (with the app's handler) and re-raises."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    def __init__(self, app: ASGIApp, https: bool = False) -> None:
+        self.app, self.https = app, https
         self.page, self.game = policies()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -132,6 +135,8 @@ class SecurityHeaders:
                     self.game if GAME_PAGE.fullmatch(scope.get("path", "")) else self.page)
                 for name, value in COMMON.items():
                     headers[name] = value
+                if self.https:
+                    headers["Strict-Transport-Security"] = HSTS
                 if private or signed_in(scope):
                     headers["Cache-Control"] = NO_STORE
             await send(message)

@@ -20,12 +20,13 @@ import errno
 import logging
 import math
 import multiprocessing
+import resource
 import signal
 import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.process import BaseProcess
 from types import FrameType
 from typing import Any
@@ -36,6 +37,7 @@ from arena.games.base import ArenaError
 from arena.referee.protocol import printable
 from arena.server.app import create_app
 from arena.server.config import ServeConfig
+from arena.server.connections import Guard, guarded_h11
 
 log = logging.getLogger(__name__)
 STOP_SECONDS = 60.0
@@ -280,6 +282,32 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+FILES_KEPT = 256
+"""Open files the server keeps for itself (its database, templates, ladders' pipes) beyond
+its connections."""
+BACKLOG = 2048
+"""Connections waiting to be accepted (uvicorn's default). A full queue drops a new
+connection's first packet, and its client tries again only a second later; asyncio accepts
+up to this many at once, before the guard can close any, so the open-file limit leaves room
+for them too."""
+
+
+def open_file_room(connections: int) -> int:
+    """Connections the process can hold, up to ``connections``: its open-file limit raised
+    for them as far as allowed, less what it needs for itself (a server at the limit cannot
+    even accept, and asyncio logs every try)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connections + BACKLOG + FILES_KEPT
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+    room = soft if soft != resource.RLIM_INFINITY else wanted
+    return max(16, min(connections, room - BACKLOG - FILES_KEPT))
+
+
 def serve(config: ServeConfig, host: str, port: int, *, lines: LadderLines | None = None,
           verbose: bool = False, ready: Callable[[], None] = lambda: None) -> None:
     """Serve until Ctrl-C or SIGTERM: the web server stops taking requests, then the
@@ -304,9 +332,17 @@ def serve(config: ServeConfig, host: str, port: int, *, lines: LadderLines | Non
 
     # X-Forwarded-For only from the configured proxies: uvicorn's default believes it from
     # 127.0.0.1, which would let anyone pick the address the sign-in limits count.
+    limits = replace(config.connections, max=open_file_room(config.connections.max))
+    guard = Guard(limits, config.trusted_proxies)
     server = Server(uvicorn.Config(serving_app(config, lines, verbose), host=host, port=port,
                                    log_level="warning", server_header=False,
                                    proxy_headers=bool(config.trusted_proxies),
-                                   forwarded_allow_ips=list(config.trusted_proxies)))
+                                   forwarded_allow_ips=list(config.trusted_proxies),
+                                   http=guarded_h11(guard), backlog=BACKLOG))
+
+    async def serving() -> None:
+        asyncio.get_running_loop().set_exception_handler(guard.loop_exception)
+        await server.serve(sockets=[sock])
+
     with sock:
-        asyncio.run(server.serve(sockets=[sock]))
+        asyncio.run(serving())
