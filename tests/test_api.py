@@ -51,8 +51,7 @@ def readme_examples(text: str) -> str:
 
 def test_the_readme_examples_run_as_printed():
     examples = readme_examples((ROOT / "README.md").read_text())
-    if ">>>" not in examples:
-        pytest.skip("the README has no >>> examples in ```pycon blocks yet")
+    assert ">>>" in examples, "the README's ```pycon examples are gone"
     parser = doctest.DocTestParser()
     test = parser.get_doctest(examples, {}, "README.md", str(ROOT / "README.md"), 0)
     runner = doctest.DocTestRunner(optionflags=FLAGS)

@@ -191,3 +191,73 @@ def test_a_board_file_in_the_options_is_checked_before_anything_is_played(tmp_pa
     not_a_board.write_text("just: text\n")
     with pytest.raises(ConfigError, match=r"options: board file .* missing 'circles'"):
         parse_config(base(game="sonnentau", bots=bots, options={"board": str(not_a_board)}))
+
+
+def test_every_mistake_of_a_file_is_reported_at_once_one_a_line(tmp_path):
+    path = write(tmp_path, f"""\
+        name: three
+        game: seasons
+        bots: [{GREEDY}, bots/seasons/nope.py, {{spek: {RANDOM}}}]
+        round: 3
+        time_limit: fast
+        workers: -1
+        """)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    lines = str(error.value).splitlines()
+    assert [line.split(": ")[1] for line in lines] == [
+        "bots[1].spec", "bots[2]", "bots[2].spec",
+        "unknown key 'round' (did you mean 'rounds'?); known", "time_limit", "workers",
+    ]  # in the order of the file
+    assert all(line.startswith(f"{path}: ") for line in lines)
+    assert error.value.problems == tuple(lines)
+
+
+def test_problems_of_values_and_of_the_whole_are_found_together():
+    with pytest.raises(ConfigError) as error:
+        parse_config(base(time_limit=-1, games_per_pairing=0, format="knockout", seed="x",
+                          isolation="jail", options={"placement_limt": 5},
+                          bots=[GREEDY, GREEDY]), "cfg.yaml")
+    text = str(error.value)
+    for part in ("time_limit: must be a positive number of seconds",
+                 "games_per_pairing: must be at least 1", "format: must be one of",
+                 "seed: must be an integer or 'secret', got 'x'", "isolation: must be one of",
+                 "options: unknown option 'placement_limt'", "bots[1]: the same bot as bots[0]"):
+        assert part in text
+    assert len(text.splitlines()) == 7  # a value with a problem is not judged again
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("time_limit", "fast", "time_limit: must be a number of seconds, or null for no limit, "
+                           "got 'fast'"),
+    ("cpu_limit", [1], "cpu_limit: must be a number of seconds, or null for no limit, "
+                       "got [1]"),
+    ("memory_limit", 1.5, "memory_limit: must be a whole number of MB, or null for no limit, "
+                          "got 1.5"),
+    ("time_bank", None, "time_bank: must be a number of seconds, got None"),
+    ("rounds", "3", "rounds: must be an integer, got '3'"),
+])
+def test_a_value_of_the_wrong_kind_is_named_for_a_person(key, value, message):
+    with pytest.raises(ConfigError) as error:
+        parse_config(base(**{key: value}), "cfg.yaml")
+    assert str(error.value) == f"cfg.yaml: {message}"
+    assert "an integer or a number" not in str(error.value)
+
+
+def test_a_ladder_config_reports_every_mistake_at_once():
+    from arena.tournaments.ladder_config import parse_ladder_config
+
+    data = {"name": "l", "game": "seasons", "rounds": 3, "bots": [GREEDY, RANDOM],
+            "time_limit": "5", "ladder": {"exploration": 2, "final_game": 3,
+                                          "submissions": 3}}
+    with pytest.raises(ConfigError) as error:
+        parse_ladder_config(data, "l.yaml")
+    assert str(error.value).splitlines() == [
+        "l.yaml: rounds: a ladder has no rounds (it plays until stopped; see the ladder: "
+        "section)",
+        "l.yaml: time_limit: must be a number of seconds, or null for no limit, got '5'",
+        "l.yaml: ladder: unknown key 'final_game' (did you mean 'final_games'?); known: "
+        "active_versions, exploration, final_games, sets_per_meeting, submissions, "
+        "tables_per_round, validation_games",
+        "l.yaml: ladder.submissions: must be a folder's path, or null for none, got 3",
+        "l.yaml: ladder.exploration: must be from 0 to 1, got 2.0"]

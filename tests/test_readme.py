@@ -54,3 +54,24 @@ def test_the_quick_start_commands_exist(root):
     for target in ("demo", "test"):
         assert f"make {target}" in readme and f"\n{target}:" in makefile
     assert "make test" in (root / ".ci/run").read_text()
+
+
+EXAMPLE_FILES = {"configs/mine.yaml", "bots/mybot.py"}
+"""Files of the reader's own that the README shows in examples."""
+
+
+def test_every_file_of_the_checkout_the_readme_names_exists(root):
+    """``configs/…``, ``bots/…``, ``arena/…`` and the like, in the README and in the comments
+    of the shipped configs (placeholders such as ``bots/NAME.py`` aside)."""
+    texts = {"README.md": (root / "README.md").read_text()}
+    texts |= {str(path.relative_to(root)): path.read_text()
+              for path in sorted((root / "configs").glob("*.yaml"))}
+    missing = []
+    for name, text in texts.items():
+        for found in re.findall(r"\b((?:configs|bots|arena|bench|rules|docs|tests)/"
+                                r"[\w./<>*-]*\w)", text):
+            if found in EXAMPLE_FILES or re.search(r"[A-Z]{3}|<|\*", found):
+                continue
+            if not (root / found).exists():
+                missing.append(f"{name}: {found}")
+    assert missing == []

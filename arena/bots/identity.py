@@ -17,7 +17,7 @@ import json
 import os
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,34 @@ class BotIdentity:
     @property
     def label(self) -> str:
         return f"{self.name}@{self.version}"
+
+    @property
+    def revision_label(self) -> str:
+        """``name@version+3f2a9c``: the label of this revision everywhere
+        (:func:`revision_labels`)."""
+        return next(revision_labels(self.name, self.version, self.code_hash))
+
+
+REVISION_DIGITS = 6
+"""Digits of the code hash in a revision's label (more only where two revisions of one
+version share their first six)."""
+
+
+def revision_labels(name: str, version: str, code_hash: str) -> Iterator[str]:
+    """The labels a revision may have, the one to use first: ``name@version+`` and the
+    first :data:`REVISION_DIGITS` digits of its code hash, then one digit more at a time.
+
+    The label follows from the revision alone — not from which revisions a database saw
+    before it — so the same code has the same label in every database, report and
+    ladder. The longer ones are for the one case in which a database must tell apart two
+    revisions of a version whose hashes start alike (about one in 16 million for a pair).
+    """
+    base = f"{name}@{version}"
+    if not code_hash:
+        yield base
+        return
+    for digits in range(min(REVISION_DIGITS, len(code_hash)), len(code_hash) + 1):
+        yield f"{base}+{code_hash[:digits]}"
 
 
 @dataclass(frozen=True)

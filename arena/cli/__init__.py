@@ -1,19 +1,46 @@
 """The ``arena`` command line: thin commands over the library, one module per group.
 
 Errors are one clear line on stderr and a non-zero exit: 1 for a failure
-(a bot that does not load, an unknown game), 2 for a usage mistake. Commands
-import the heavier parts of the library (schedules, reports, progress bars)
-when they run, so that ``arena --help`` and quick commands start fast.
+(a bot that does not load, an unknown game), 2 for a usage mistake; output into
+a pipe whose reader has gone (``arena … | head``) ends quietly with status 141.
+Commands import the heavier parts of the library (schedules, reports, progress
+bars) when they run, so that ``arena --help`` and quick commands start fast.
 """
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import click
 
 from arena.cli import bots, export, ladder, play, results, run, serve
+from arena.cli.common import output_gone, reader_left
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class ArenaGroup(click.Group):
+    """The command group; output to a reader that left (``arena … | head``) ends the
+    command quietly (:func:`~arena.cli.common.reader_left`), not with "Broken pipe"."""
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:  # ``arena --help`` prints while the arguments are parsed
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            if not output_gone():
+                raise
+            reader_left()
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            if not output_gone():  # a connection that broke: an error like any other
+                raise click.ClickException(str(exc)) from None
+            reader_left()
+
+
+@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="arena")
 def cli() -> None:
     """Tournaments, ratings and reports for bots playing dice games."""
@@ -26,4 +53,21 @@ for command in (play.games, play.play, play.board, run.run, results.ratings, res
 
 
 def main() -> None:
-    cli(prog_name="arena")
+    """The ``arena`` command. Output still buffered at exit is written before Python's own
+    last flush, so that a reader gone by then ends it quietly too."""
+    try:
+        cli(prog_name="arena")
+    except SystemExit as done:
+        status = done.code
+    else:
+        status = 0
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader of stdout left before its last lines
+        try:
+            reader_left()
+        except SystemExit as left:
+            status = left.code
+    except (OSError, ValueError):  # stdout closed: nothing left to write it to
+        pass
+    sys.exit(status)

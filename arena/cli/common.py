@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
+import select
+import shutil
 import sqlite3
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, NoReturn, TypeVar
 
 import click
 import yaml
@@ -30,6 +35,10 @@ def reports_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
+        except BrokenPipeError as exc:
+            if output_gone():  # the reader left (`| head`): not an error of arena's
+                raise
+            raise click.ClickException(printable(str(exc))) from None  # a connection
         except BotLoadError as exc:
             if exc.details:
                 echo(exc.details.rstrip(), err=True)
@@ -50,6 +59,118 @@ def echo(text: str = "", *, err: bool = False) -> None:
     """Print a line; what bots and configs supplied in it (names, stderr, tracebacks) cannot
     act on the terminal: control characters show as escapes."""
     click.echo(printable(text), err=err)
+
+
+TERMINAL_WIDTH = 80
+"""The width text is laid out for when it does not go to a terminal (a file, a pipe)."""
+
+
+def terminal_width(*, err: bool = False) -> int:
+    """The columns of the terminal that stdout (``err``: stderr) shows on; at most
+    :data:`TERMINAL_WIDTH` when it is not a terminal (``COLUMNS`` may make it narrower)."""
+    columns = shutil.get_terminal_size((TERMINAL_WIDTH, 24)).columns
+    return max(20, columns if is_terminal(sys.stderr if err else sys.stdout)
+               else min(columns, TERMINAL_WIDTH))
+
+
+def is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no such method, or a closed stream
+        return False
+
+
+def reader_gone(stream: Any) -> bool:
+    """Whether ``stream`` is a pipe (or socket) whose reader has gone: writing to it fails
+    with EPIPE. (A broken connection to a server is another matter, an error to report.)"""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    poll = select.poll()
+    poll.register(fd, select.POLLOUT)  # a pipe without a reader says POLLERR
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+
+
+def reader_left() -> NoReturn:
+    """Stop quietly when the reader of stdout has gone (``arena … | head``), as Unix tools
+    do: exit status 141 (128 + SIGPIPE), no message, and stdout (and stderr, if its reader
+    went too) pointed at /dev/null, so that nothing still buffered fails again when Python
+    flushes it at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for stream in (sys.stdout, *([sys.stderr] if reader_gone(sys.stderr) else [])):
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                os.dup2(devnull, stream.fileno())
+    finally:
+        os.close(devnull)
+    raise SystemExit(141)
+
+
+def output_gone() -> bool:
+    """Whether a BrokenPipeError came from arena's own output (stdout or stderr into a pipe
+    whose reader has gone), not from a connection."""
+    return reader_gone(sys.stdout) or reader_gone(sys.stderr)
+
+
+class PlainProgress:
+    """A progress bar for a stream that is not a terminal (a log file, a pipe): nothing is
+    redrawn; every ``every`` seconds a plain line says how far it is (``luck accounting:
+    1,200/3,000 games (40%), 51.3 games/s, 35 s left``), and a run shorter than that says
+    nothing. It answers what arena asks of a tqdm bar."""
+
+    EVERY = 60.0
+
+    def __init__(self, total: int | None = None, *, initial: int = 0, desc: str = "",
+                 unit: str = "game", file: IO[str] | None = None, every: float = EVERY,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.total, self.n, self.initial = total, initial, initial
+        self.desc, self.unit, self.every, self.clock = desc, unit, every, clock
+        self.file = file
+        self.postfix = ""
+        self.started = self.last = clock()
+
+    def update(self, n: float = 1) -> None:
+        self.n += int(n)
+        now = self.clock()
+        if now - self.last >= self.every:
+            self.last = now
+            self.write(self.line(now))
+
+    def line(self, now: float) -> str:
+        done = f"{self.n:,}/{self.total:,} {self.unit}s" if self.total else (
+            f"{self.n:,} {self.unit}s")
+        parts = [done + (f" ({100 * self.n / self.total:.0f}%)" if self.total else "")]
+        rate = (self.n - self.initial) / max(now - self.started, 1e-9)
+        parts.append(f"{rate:.1f} {self.unit}s/s")
+        if self.total and rate > 0 and self.n < self.total:
+            parts.append(f"{(self.total - self.n) / rate:.0f} s left")
+        if self.postfix:
+            parts.append(self.postfix)
+        return (f"{self.desc}: " if self.desc else "") + ", ".join(parts)
+
+    def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
+        self.postfix = text
+
+    def write(self, line: str, file: IO[str] | None = None) -> None:
+        stream = file or self.file or sys.stderr
+        stream.write(line + "\n")
+        stream.flush()
+
+    def close(self) -> None:
+        """Nothing to clear: no line was ever drawn over."""
+
+
+def progress_bar(total: int | None = None, *, initial: int = 0, desc: str | None = None,
+                 unit: str = "game", leave: bool = True) -> Any:
+    """A progress bar on stderr: tqdm's on a terminal, :class:`PlainProgress` elsewhere (a
+    log file never gets a bar redrawn with carriage returns)."""
+    if not is_terminal(sys.stderr):
+        return PlainProgress(total, initial=initial, desc=desc or "", unit=unit)
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, desc=desc, unit=unit, file=sys.stderr,
+                leave=leave, dynamic_ncols=True, smoothing=0.1)
 
 
 class BarLines:

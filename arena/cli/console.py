@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import multiprocessing_logging
-from tqdm import tqdm
 
-from arena.cli.common import BarLines, echo
+from arena.cli.common import BarLines, echo, progress_bar, terminal_width
 from arena.referee.protocol import failure_excerpt, failure_shape, printable
 from arena.referee.record import OK
 from arena.results.luck_book import LuckSource, unaccounted
@@ -66,7 +65,7 @@ class ProgressBar(Progress, BarLines):
         super().__init__()
         self.enabled, self.unbounded, self.verbose = enabled, unbounded, verbose
         self.standings_every = standings_every
-        self.bar: tqdm[Any] | None = None
+        self.bar: Any = None
         self.run: TournamentRun | None = None
         self.finished = 0
         self.failures = FailureLog()
@@ -85,8 +84,7 @@ class ProgressBar(Progress, BarLines):
     def _start(self, total: int, done: int) -> None:
         self.finished = done
         if self.enabled:
-            self.bar = tqdm(total=None if self.unbounded else total, initial=done,
-                            unit="game", file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+            self.bar = progress_bar(None if self.unbounded else total, initial=done)
 
     def _advance(self, result: GameResult) -> None:
         self.finished += 1
@@ -113,7 +111,7 @@ class ProgressBar(Progress, BarLines):
         from arena.results.standings import table_lines
 
         self.write(title)
-        for line in table_lines(results, seats=False):
+        for line in table_lines(results, seats=False, width=terminal_width(err=True)):
             self.write(line)
 
     def _status(self, text: str) -> None:
@@ -176,14 +174,13 @@ class LuckBar:
 
     def __init__(self, *, enabled: bool = True) -> None:
         self.enabled = enabled
-        self._bar: tqdm[Any] | None = None
+        self._bar: Any = None
 
     def update(self, done: int, total: int) -> None:
         if not self.enabled or total < self.SHOWN_FROM:
             return
         if self._bar is None:
-            self._bar = tqdm(total=total, desc="luck accounting", unit="game", file=sys.stderr,
-                             leave=False, dynamic_ncols=True)
+            self._bar = progress_bar(total, desc="luck accounting", leave=False)
         self._bar.update(done - self._bar.n)
 
     def __enter__(self) -> LuckBar:

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import logging
 import signal
-import sys
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.cli.common import DB_OPTION, BarLines, echo, open_store, reports_errors
+from arena.cli.common import (
+    DB_OPTION,
+    BarLines,
+    echo,
+    open_store,
+    progress_bar,
+    reports_errors,
+)
 from arena.games.base import ArenaError
 from arena.results.store import Store
 
@@ -137,9 +143,7 @@ class LadderView(BarLines):
             self.write(line)
         if self.enabled:
             if self.bar is None:
-                from tqdm import tqdm
-
-                self.bar = tqdm(total=None, unit="game", file=sys.stderr, dynamic_ncols=True)
+                self.bar = progress_bar()
             self.bar.update(1)
 
     def _round_done(self, index: int, games: int) -> None:

@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 import click
-from tqdm import tqdm
 
 from arena.bots.human import HUMAN_SPEC, GameAbandoned, HumanPlayer, Terminal
 from arena.bots.instances import InstancePool, stop_bot
 from arena.bots.isolation import ISOLATIONS, start_bot
-from arena.cli.common import echo, parse_option, reports_errors
+from arena.cli.common import echo, parse_option, progress_bar, reports_errors, terminal_width
 from arena.games import GAMES, find_game
 from arena.games.base import ArenaError, Game
 from arena.referee.match import resolve_game_options
@@ -182,10 +180,14 @@ def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
     from arena.tournaments.matches import MatchSummary, bot_labels
 
     summary = MatchSummary(bot_labels(players), len(players))
-    for order, record in tqdm(results, total=count, unit="game", file=sys.stderr,
-                              disable=not bar, dynamic_ncols=True):
+    progress = progress_bar(count) if bar else None
+    for order, record in results:
         _save(out, record)
         summary.add(order, record)
+        if progress is not None:
+            progress.update(1)
+    if progress is not None:
+        progress.close()
     _show_totals(game, len(players), seed, count, summary)
 
 
@@ -205,20 +207,25 @@ def show_summary_of_workers(game: Game, specs: Sequence[str], players: Sequence[
         isolation, shipped=all(map(is_shipped, specs))),
                                     seed, count, options, workers=workers or os.cpu_count() or 1,
                                     time_limit=time_limit)
-    for index, order, record in tqdm(results, total=count, unit="game", file=sys.stderr,
-                                     dynamic_ncols=True):
+    progress = progress_bar(count)
+    for index, order, record in results:
         summary.add(order, record)
         waiting[index] = record
         while written in waiting:
             _save(out, waiting.pop(written))
             written += 1
+        progress.update(1)
+    progress.close()
     _show_totals(game, len(players), seed, count, summary)
 
 
 def _show_totals(game: Game, seats: int, seed: int, count: int, summary: Any) -> None:
-    echo(f"{count} games of {game.info.title}, seed {seed}, seats rotated "
-         f"(each group of {seats} games shares its dice)")
-    for line in summary.lines():
+    from arena.results.standings import wrap
+
+    width = terminal_width()
+    for line in [*wrap(f"{count} games of {game.info.title}, seed {seed}, seats rotated "
+                       f"(each group of {seats} games shares its dice)", width),
+                 *summary.lines(width)]:
         echo(line)
 
 

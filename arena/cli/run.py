@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.cli.common import echo, reports_errors
-from arena.results.standings import legend_lines, table_lines
+from arena.cli.common import echo, reports_errors, terminal_width
+from arena.results.standings import legend_lines, table_lines, wrap
 from arena.results.store import Store
 from arena.tournaments.config import TournamentConfig, load_config
 
@@ -130,9 +130,10 @@ def _finish(config: TournamentConfig, store: Store, report: RunReport, *, luck: 
     else:
         echo(f"tournament {config.name!r}: played {report.played} games "
                    f"({report.already_done} were already done), {report.total} in all")
-    for line in table_lines(report.standings):
+    width = terminal_width()
+    for line in table_lines(report.standings, width=width):
         echo(line)
-    for line in legend_lines(config.seats):
+    for line in legend_lines(config.seats, width):
         echo(line)
     if any(result.overall.failures for result in report.standings):
         echo("every failure's detail: the `detail` column of games.csv and the Terminations "
@@ -144,4 +145,5 @@ def _finish(config: TournamentConfig, store: Store, report: RunReport, *, luck: 
     with LuckBar(enabled=progress) as bar:
         paths = write_reports(store, row, config.output_dir, luck=source,
                               workers=config.worker_count, progress=bar.update)
-    echo("wrote " + ", ".join(str(p) for p in paths))
+    for line in wrap("wrote " + ", ".join(str(p) for p in paths), terminal_width()):
+        echo(line)

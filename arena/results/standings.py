@@ -101,44 +101,102 @@ def tally_games(labels: Sequence[str], seats: int,
     return results
 
 
-def table_lines(results: Sequence[BotResults], *, seats: bool = True) -> list[str]:
-    """A text table: one row per bot (best first as given), then one per bot and seat."""
-    width = max(12, *(len(r.label) + len(" seat 0") for r in results))
-    head = (f"{'bot':<{width}}  games  wins  draws  losses  points  score  "
-            "mean score  mean rank")
-    swiss = any(r.buchholz is not None for r in results)
-    extra = "  byes  buchholz" if swiss else ""
-    rows = [head + extra] + [
-        _row(r.label, r.overall, width, r.total_points)
-        + (f"  {r.byes:4d}  {r.buchholz or 0.0:8.1f}" if swiss else "") for r in results]
+TABLE_WIDTH = 80
+"""Columns a standings table fits when nothing else is said (a terminal's width)."""
+
+
+@dataclass(frozen=True)
+class _Column:
+    head: tuple[str, str]  # two header lines: "mean" over "score"
+    cells: list[str]
+
+    @property
+    def width(self) -> int:
+        return max(len(text) for text in (*self.head, *self.cells))
+
+
+def _tally_columns(rows: Sequence[tuple[Tally, float]]) -> list[_Column]:
+    return [
+        _Column(("", "games"), [str(t.games) for t, _ in rows]),
+        _Column(("", "wins"), [str(t.wins) for t, _ in rows]),
+        _Column(("", "draws"), [str(t.draws) for t, _ in rows]),
+        _Column(("", "losses"), [str(t.losses) for t, _ in rows]),
+        _Column(("", "points"), [f"{points:.1f}" for _, points in rows]),
+        _Column(("", "score"), [f"{100 * t.score:.1f}%" for t, _ in rows]),
+        _Column(("mean", "score"), [f"{t.mean_score:.2f}" for t, _ in rows]),
+        _Column(("mean", "rank"), [f"{t.mean_rank:.2f}" for t, _ in rows]),
+    ]
+
+
+def _layout(first: str, labels: Sequence[str], columns: Sequence[_Column],
+            width: int) -> list[str]:
+    """Header lines and one line per label, within ``width`` where the labels allow: two
+    spaces between columns, one where two do not fit; a label still too long for its column
+    has a line of its own, its numbers (and those of the rows after it with the same label)
+    on the lines below."""
+    longest = max(len(first), *(len(label) for label in labels))
+    gap = "  "
+    if longest + sum(len(gap) + column.width for column in columns) > width:
+        gap = " "
+    numbers = sum(len(gap) + column.width for column in columns)
+    label_width = max(len(first), min(longest, width - numbers))
+
+    def line(label: str, cells: Sequence[str]) -> str:
+        return (f"{label:<{label_width}}" + "".join(
+            f"{gap}{cell:>{column.width}}" for cell, column in zip(cells, columns, strict=True))
+                ).rstrip()
+
+    lines = [line("", [c.head[0] for c in columns])] if any(c.head[0] for c in columns) else []
+    lines.append(line(first, [c.head[1] for c in columns]))
+    for index, label in enumerate(labels):
+        cells = [column.cells[index] for column in columns]
+        if len(label) <= label_width:
+            lines.append(line(label, cells))
+            continue
+        if index == 0 or labels[index - 1] != label:
+            lines.append(label)
+        lines.append(line("", cells))
+    return lines
+
+
+def table_lines(results: Sequence[BotResults], *, seats: bool = True,
+                width: int = TABLE_WIDTH) -> list[str]:
+    """A text table within ``width`` columns: one row per bot (best first as given), then
+    (``seats``) one per bot and seat. Columns are as wide as their contents; a bot's label
+    too long to share a line with its numbers has a line of its own."""
+    overall = _tally_columns([(r.overall, r.total_points) for r in results])
+    if any(r.buchholz is not None for r in results):
+        overall += [_Column(("", "byes"), [str(r.byes) for r in results]),
+                    _Column(("", "buchholz"), [f"{r.buchholz or 0.0:.1f}" for r in results])]
+    rows = _layout("bot", [r.label for r in results], overall, width)
     if seats:
-        rows += ["", head.replace("bot ", "seat", 1)]
-        rows += [_row(f"{r.label} seat {seat}", tally, width, tally.points)
-                 for r in results for seat, tally in enumerate(r.by_seat)]
+        by_seat = [(r.label, seat, tally) for r in results
+                   for seat, tally in enumerate(r.by_seat)]
+        columns = [_Column(("", "seat"), [str(seat) for _, seat, _ in by_seat]),
+                   *_tally_columns([(tally, tally.points) for _, _, tally in by_seat])]
+        rows += ["", *_layout("bot", [label for label, _, _ in by_seat], columns, width)]
     failures = [f"{r.label}: " + ", ".join(f"{k} {v}" for k, v in sorted(
         r.overall.failures.items())) for r in results if r.overall.failures]
     if failures:
-        rows += ["", "failures: " + "; ".join(failures)]
+        rows += ["", *wrap("failures: " + "; ".join(failures), width)]
     return rows
 
 
-LEGEND_WIDTH = 88
+def wrap(text: str, width: int = TABLE_WIDTH) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken between words only (a
+    word longer than a line, such as a long path, keeps a line of its own)."""
+    return textwrap.wrap(text, max(20, width), break_long_words=False,
+                         break_on_hyphens=False)
 
 
-def legend_lines(seats: int) -> list[str]:
-    """What the standings' columns mean."""
+def legend_lines(seats: int, width: int = TABLE_WIDTH) -> list[str]:
+    """What the standings' columns mean, in lines of at most ``width`` characters."""
     if seats == 2:
         counted = ("win: the better result; draw: an equal one; points: 1 per win, 1/2 per "
                    "draw")
     else:
         counted = (f"win: first place alone; draw: first place shared; loss: any other place;"
                    f" points: per game, (players beaten + 1/2 tied) / {seats - 1}")
-    return textwrap.wrap(counted + "; score: points per game as a percentage; mean score: "
-                         "the game's own score (Seasons: points on the board; Sonnentau: "
-                         "pieces brought home); mean rank: 1 is first", LEGEND_WIDTH)
-
-
-def _row(label: str, tally: Tally, width: int, points: float) -> str:
-    return (f"{label:<{width}}  {tally.games:5d}  {tally.wins:4d}  {tally.draws:5d}  "
-            f"{tally.losses:6d}  {points:6.1f}  {100 * tally.score:5.1f}%  "
-            f"{tally.mean_score:10.2f}  {tally.mean_rank:9.2f}")
+    return wrap(counted + "; score: points per game as a percentage; mean score: the game's "
+                "own score (Seasons: points on the board; Sonnentau: pieces brought home); "
+                "mean rank: 1 is first", width)

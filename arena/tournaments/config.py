@@ -1,11 +1,11 @@
 """Tournament configuration: a YAML file, validated into a frozen value.
 
 Every problem is reported as ``FILE: KEY: what is wrong``, with a did-you-mean
-for misspelt keys. Command-line options override the file's values. A config
-may come from someone else, so nothing in it is trusted: the file is plain
-UTF-8 YAML of bounded size without anchors or aliases (no "billion laughs"),
-numbers are finite and in range, names cannot be paths, and a schedule too big
-to play is refused with its size.
+for misspelt keys, all of a file's problems at once (one a line). Command-line
+options override the file's values. A config may come from someone else, so
+nothing in it is trusted: the file is plain UTF-8 YAML of bounded size without
+anchors or aliases (no "billion laughs"), numbers are finite and in range, names
+cannot be paths, and a schedule too big to play is refused with its size.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import math
 import os
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,53 @@ MAX_NAME = 128
 
 
 class ConfigError(ArenaError, ValueError):
-    """A tournament config that cannot be used; the message names the file and the key."""
+    """A config that cannot be used: each of its problems (``FILE: KEY: what is wrong``) on
+    a line of its own, all of them at once."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("\n".join(problems))
+        self.problems: tuple[str, ...] = problems
+
+
+class Problems:
+    """The problems of one config, gathered so that one run reports them all: each
+    ``FILE: KEY: what is wrong``, in the order of the file's keys (then those of keys it
+    does not have, then those of the whole config)."""
+
+    def __init__(self, source: str, keys: Sequence[Any] = ()) -> None:
+        self.source = source
+        self.keys = [str(key) for key in keys]
+        self.found: list[tuple[str, str]] = []
+
+    def add(self, key: str, message: str, *, place: str | None = None) -> None:
+        """A problem of ``key`` (``bots[1].spec``; "" for the config as a whole), listed at
+        the place of key ``place`` (default: ``key``) in the file."""
+        self.found.append((key if place is None else place,
+                           f"{self.source}: {key}: {message}" if key
+                           else f"{self.source}: {message}"))
+
+    def about(self, *keys: str) -> bool:
+        """Whether one of ``keys`` (top-level keys such as ``bots``) has a problem."""
+        return any(_top_key(key) in keys for key, _ in self.found)
+
+    def __bool__(self) -> bool:
+        return bool(self.found)
+
+    def raise_any(self) -> None:
+        """ConfigError with every problem found, if there is one."""
+        if self.found:
+            def place(found: tuple[str, str]) -> int:
+                top = _top_key(found[0])
+                if not top:
+                    return len(self.keys) + 1
+                return self.keys.index(top) if top in self.keys else len(self.keys)
+
+            raise ConfigError(*(text for _, text in sorted(self.found, key=place)))
+
+
+def _top_key(key: str) -> str:
+    """``bots`` for ``bots[1].spec``, ``ladder`` for ``ladder.exploration``."""
+    return key.split(".")[0].split("[")[0]
 
 
 @dataclass(frozen=True)
@@ -161,6 +207,24 @@ _BOT_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
 }
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list",
                dict: "a mapping", NULL: "null"}
+_WANTED = {
+    "seed": f"an integer or {SECRET!r}",
+    "workers": "a whole number",
+    "time_limit": "a number of seconds, or null for no limit",
+    "time_bank": "a number of seconds",
+    "memory_limit": "a whole number of MB, or null for no limit",
+    "cpu_limit": "a number of seconds, or null for no limit",
+    "version": "a string or a number",
+}
+"""What a key takes, said for a person (instead of the names of its types)."""
+
+
+def wanted(types: tuple[type, ...]) -> str:
+    """``a number, or null`` for (int, float, NoneType): what a value of ``types`` is."""
+    names = [_TYPE_NAMES[t] for t in types if t is not NULL and not (
+        t is int and float in types)]
+    text = " or ".join(names)
+    return f"{text}, or null" if NULL in types else text
 
 
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
@@ -183,120 +247,156 @@ def read_config_data(path: str | Path) -> Any:
 
 def parse_config(data: Any, source: str = "<config>",
                  overrides: Mapping[str, Any] | None = None) -> TournamentConfig:
-    """Validate parsed YAML (plus overrides) into a TournamentConfig."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: the config must be a mapping of keys to values")
-    data = {**data, **(overrides or {})}
-    if "ladder" in data:
-        raise ConfigError(f"{source}: a ladder's config (it has a ladder: section); run it "
-                          "with `arena ladder run`")
-    check_keys(data, _TOP_KEYS, source, "")
-    isolation = data.get("isolation")
-    bots = tuple(_parse_bot(item, source, i, isolation)
-                 for i, item in enumerate(data["bots"]))
-    secret = data.get("seed") == SECRET
-    if isinstance(data.get("seed"), str) and not secret:
-        raise ConfigError(f"{source}: seed: must be an integer or {SECRET!r}, "
-                          f"got {data['seed']!r}")
-    config = TournamentConfig(
-        name=data["name"], game=data["game"], bots=bots,
-        **{k: data[k] for k in _TOP_KEYS
-           if k in data and k not in ("name", "game", "bots", "ratings", "seed")},
-        seed=0 if secret else data.get("seed", 0), secret_seed=secret,
-        ratings=_parse_ratings(data.get("ratings", {}), source),
-        source=source)
-    if config.time_limit is not None:
-        config = replace(config, time_limit=float(config.time_limit))
-    config = replace(config, time_bank=float(config.time_bank))
-    _check_semantics(config)
+    """Validate parsed YAML (plus overrides) into a TournamentConfig; ConfigError names
+    every problem of it at once, one a line."""
+    problems = Problems(source, list(data) if isinstance(data, dict) else ())
+    config = collect_config(data, problems, overrides)
+    problems.raise_any()
+    assert config is not None
     return config
 
 
-def _where(source: str, key: str) -> str:
-    return f"{source}: {key}" if key else source
+def collect_config(data: Any, problems: Problems,
+                   overrides: Mapping[str, Any] | None = None) -> TournamentConfig | None:
+    """The config of parsed YAML (plus overrides), every problem found added to
+    ``problems``; None where the data is no config at all. Values with a problem are left
+    at their defaults, so that the checks after them still find their own problems."""
+    if not isinstance(data, dict):
+        problems.add("", "the config must be a mapping of keys to values")
+        return None
+    data = {**data, **(overrides or {})}
+    if "ladder" in data:
+        problems.add("", "a ladder's config (it has a ladder: section); run it with "
+                     "`arena ladder run`")
+        return None
+    bad = key_problems(data, _TOP_KEYS, problems, "", _WANTED)
+    good = {key: value for key, value in data.items() if key in _TOP_KEYS and key not in bad}
+    if isinstance(good.get("seed"), str) and good["seed"] != SECRET:
+        problems.add("seed", f"must be {_WANTED['seed']}, got {good['seed']!r}")
+        del good["seed"]
+    secret = good.get("seed") == SECRET
+    given_bots = good.get("bots")
+    bots = [(index, entry) for index, item in enumerate(given_bots or [])
+            if (entry := _parse_bot(item, problems, index, good.get("isolation"))) is not None]
+    config = TournamentConfig(
+        name=good.get("name", ""), game=good.get("game", ""),
+        bots=tuple(entry for _, entry in bots),
+        **{k: good[k] for k in _TOP_KEYS
+           if k in good and k not in ("name", "game", "bots", "ratings", "seed")},
+        seed=0 if secret else good.get("seed", 0), secret_seed=secret,
+        ratings=_parse_ratings(good.get("ratings", {}), problems),
+        source=problems.source)
+    if config.time_limit is not None:
+        config = replace(config, time_limit=float(config.time_limit))
+    config = replace(config, time_bank=float(config.time_bank))
+    _check_semantics(config, problems, None if given_bots is None else len(given_bots), bots)
+    return config
 
 
 def check_keys(data: Mapping[str, Any], schema: Mapping[str, tuple[tuple[type, ...], bool]],
-                source: str, prefix: str) -> None:
+               source: str, prefix: str) -> None:
+    """ConfigError naming every unknown, missing or mistyped key of ``data``."""
+    problems = Problems(source, list(data))
+    key_problems(data, schema, problems, prefix)
+    problems.raise_any()
+
+
+def key_problems(data: Mapping[str, Any], schema: Mapping[str, tuple[tuple[type, ...], bool]],
+                 problems: Problems, prefix: str,
+                 described: Mapping[str, str] | None = None) -> set[str]:
+    """Add the unknown keys of ``data`` (with a did-you-mean), the missing required ones and
+    those of another type to ``problems``; the keys that have a problem."""
+    bad: set[str] = set()
     for key in data:
         if key not in schema:
-            raise ConfigError(f"{_where(source, prefix.rstrip('.'))}: "
-                              + unknown_name_message("key", str(key), schema))
+            bad.add(str(key))
+            problems.add(prefix.rstrip("."), unknown_name_message("key", str(key), schema),
+                         place=prefix + str(key))
     for key, (types, required) in schema.items():
         if key not in data:
             if required:
-                raise ConfigError(f"{_where(source, prefix + key)}: missing (required)")
+                bad.add(key)
+                problems.add(prefix + key, "missing (required)")
             continue
         value = data[key]
         if isinstance(value, bool) or not isinstance(value, types):
-            wanted = " or ".join(_TYPE_NAMES[t] for t in types)
-            raise ConfigError(f"{_where(source, prefix + key)}: must be {wanted}, "
-                              f"got {value!r}")
+            bad.add(key)
+            text = (described or {}).get(key) or wanted(types)
+            problems.add(prefix + key, f"must be {text}, got {value!r}")
+    return bad
 
 
-def _parse_ratings(data: Mapping[str, Any], source: str) -> RatingSettings:
+def _parse_ratings(data: Mapping[str, Any], problems: Problems) -> RatingSettings:
     try:
         return RatingSettings.from_mapping(data)
     except (RatingSettingsError, ValueError, TypeError) as exc:
-        raise ConfigError(f"{source}: ratings: {exc}") from None
+        problems.add("ratings", str(exc))
+        return RatingSettings()
 
 
-def _parse_bot(item: Any, source: str, index: int, isolation: str | None) -> BotEntry:
+def _parse_bot(item: Any, problems: Problems, index: int,
+               isolation: str | None) -> BotEntry | None:
+    """The entry of ``bots[index]``, or None after adding its problems."""
     prefix = f"bots[{index}]"
     if isinstance(item, str):
         item = {"spec": item}
     if not isinstance(item, dict):
-        raise ConfigError(f"{source}: {prefix}: must be a bot spec or a mapping with 'spec'")
-    check_keys(item, _BOT_KEYS, source, prefix + ".")
-    version = item.get("version")
-    entry = BotEntry(item["spec"], item.get("name"),
-                     None if version is None else str(version), dict(item.get("params", {})),
-                     item.get("isolation", isolation))
-    if entry.isolation is not None and entry.isolation not in ISOLATIONS:
-        raise ConfigError(f"{source}: {prefix}.isolation: must be one of "
-                          f"{', '.join(ISOLATIONS)}, got {entry.isolation!r}")
+        problems.add(prefix, "must be a bot spec or a mapping with 'spec'")
+        return None
+    before = len(problems.found)
+    bad = key_problems(item, _BOT_KEYS, problems, prefix + ".", _WANTED)
+    if "spec" in bad:
+        return None
+    version = item.get("version") if "version" not in bad else None
+    entry = BotEntry(item["spec"], item.get("name") if "name" not in bad else None,
+                     None if version is None else str(version),
+                     dict(item.get("params", {})) if "params" not in bad else {},
+                     item.get("isolation", isolation) if "isolation" not in bad else isolation)
+    own = item.get("isolation") if "isolation" not in bad else None  # not the config's
+    if own is not None and own not in ISOLATIONS:
+        problems.add(f"{prefix}.isolation", f"must be one of {', '.join(ISOLATIONS)}, got "
+                     f"{own!r}")
     for key, problem in (("name", entry.name and name_problem(entry.name)),
                          ("version", entry.version and version_problem(entry.version))):
         if problem:
-            raise ConfigError(f"{source}: {prefix}.{key}: {problem}")
+            problems.add(f"{prefix}.{key}", problem)
     if entry.spec.startswith(COMMAND_PREFIX):
-        _check_command(entry.spec, source, prefix)
-        return entry
-    target, _attr = split_spec(entry.spec)
-    if target.endswith(".py") and not Path(target).is_file():
-        raise ConfigError(f"{source}: {prefix}.spec: no such bot file {target!r} "
-                          f"(paths are relative to the current directory, {Path.cwd()})")
-    return entry
+        _check_command(entry.spec, problems, prefix)
+    else:
+        target, _attr = split_spec(entry.spec)
+        if target.endswith(".py") and not Path(target).is_file():
+            problems.add(f"{prefix}.spec", f"no such bot file {target!r} (paths are relative "
+                         f"to the current directory, {Path.cwd()})")
+    return entry if len(problems.found) == before else None
 
 
-def _check_command(spec: str, source: str, prefix: str) -> None:
+def _check_command(spec: str, problems: Problems, prefix: str) -> None:
     words = shlex.split(spec[len(COMMAND_PREFIX):])
     if not words:
-        raise ConfigError(f"{source}: {prefix}.spec: 'command:' needs a program to run")
-    if shutil.which(words[0]) is None:
-        raise ConfigError(f"{source}: {prefix}.spec: no program {words[0]!r} to run "
-                          "(not found, or not executable)")
+        problems.add(f"{prefix}.spec", "'command:' needs a program to run")
+    elif shutil.which(words[0]) is None:
+        problems.add(f"{prefix}.spec", f"no program {words[0]!r} to run (not found, or not "
+                     "executable)")
 
 
-def _check_semantics(config: TournamentConfig) -> None:
-    source = config.source
-    try:
-        game = find_game(config.game)
-    except UnknownGameError as exc:
-        raise ConfigError(f"{source}: game: {exc}") from None
-    info = game.info
-    checks = [
+def _check_semantics(config: TournamentConfig, problems: Problems, given_bots: int | None,
+                     bots: Sequence[tuple[int, BotEntry]]) -> None:
+    """Add the problems of the values themselves (and of their combinations), leaving out
+    keys that already have one: ``given_bots`` entries were given (None: no list of bots),
+    ``bots`` are the usable ones with their index."""
+    game: Any = None
+    if not problems.about("game"):
+        try:
+            game = find_game(config.game)
+        except UnknownGameError as exc:
+            problems.add("game", str(exc))
+    checks: list[tuple[bool, str, str]] = [
         (name_problem(config.name, what="tournament name", limit=MAX_NAME) is None, "name",
          str(name_problem(config.name, what="tournament name", limit=MAX_NAME))),
         (SEED_MIN <= config.seed <= SEED_MAX, "seed",
          f"must be from -2**63 to 2**63 - 1, or {SECRET!r}; got {config.seed}"),
         (config.format in FORMATS, "format",
          f"must be one of {', '.join(FORMATS)}, got {config.format!r}"),
-        (info.min_seats <= config.seats <= info.max_seats, "seats",
-         f"{info.name} tables have {info.min_seats} to {info.max_seats} seats, "
-         f"not {config.seats}"),
-        (len(config.bots) >= config.seats, "bots",
-         f"{len(config.bots)} bots cannot fill a table of {config.seats} seats"),
         (config.rounds >= 1, "rounds", "must be at least 1"),
         (config.games_per_pairing >= 1, "games_per_pairing", "must be at least 1"),
         (config.seat_orders in SEAT_ORDERS, "seat_orders", seat_orders_problem(config)),
@@ -318,15 +418,27 @@ def _check_semantics(config: TournamentConfig) -> None:
         (config.broken_bots in BROKEN_BOTS, "broken_bots",
          f"must be one of {', '.join(BROKEN_BOTS)}, got {config.broken_bots!r}"),
     ]
+    if game is not None:
+        info = game.info
+        checks.insert(3, (info.min_seats <= config.seats <= info.max_seats, "seats",
+                          f"{info.name} tables have {info.min_seats} to {info.max_seats} "
+                          f"seats, not {config.seats}"))
     for ok, key, message in checks:
-        if not ok:
-            raise ConfigError(f"{source}: {key}: {message}")
-    _check_size(config)
-    _check_plain_data(config)
-    _check_identities(config)
-    _check_game_options(config, game)
-    if config.format == "swiss":
-        _check_swiss(config)
+        if not ok and not problems.about(key):
+            problems.add(key, message)
+    fills = given_bots is not None and given_bots >= config.seats
+    if given_bots is not None and not fills and not problems.about("seats"):
+        problems.add("bots", f"{given_bots} bots cannot fill a table of {config.seats} seats")
+    shape = ("format", "seats", "rounds", "games_per_pairing", "seat_orders")
+    if given_bots is not None and fills and not problems.about(*shape):
+        _check_size(config, given_bots, problems)
+    _check_plain_data(config, bots, problems)
+    _check_identities(bots, problems)
+    if game is not None and not problems.about("seats", "options"):
+        _check_game_options(config, game, problems)
+    if (config.format == "swiss" and given_bots is not None and fills
+            and not problems.about("seats", "rounds")):
+        _check_swiss(config, given_bots, problems)
 
 
 def seat_orders_problem(config: TournamentConfig) -> str:
@@ -336,50 +448,54 @@ def seat_orders_problem(config: TournamentConfig) -> str:
             "every other bot equally often)")
 
 
-def _check_size(config: TournamentConfig) -> None:
-    games = games_in(config.format, len(config.bots), config.seats, config.rounds,
+def _check_size(config: TournamentConfig, bots: int, problems: Problems) -> None:
+    games = games_in(config.format, bots, config.seats, config.rounds,
                      config.games_per_pairing, config.seat_orders)
     if games > MAX_GAMES:
-        raise ConfigError(f"{config.source}: the schedule has {games:,} games, more than the "
-                          f"{MAX_GAMES:,} a tournament may have; play fewer games_per_pairing "
-                          "or rounds, or split it into several tournaments")
+        problems.add("", f"the schedule has {games:,} games, more than the {MAX_GAMES:,} a "
+                     "tournament may have; play fewer games_per_pairing or rounds, or split "
+                     "it into several tournaments")
 
 
-def _check_plain_data(config: TournamentConfig) -> None:
+def _check_plain_data(config: TournamentConfig, bots: Sequence[tuple[int, BotEntry]],
+                      problems: Problems) -> None:
     """Options and parameters go to bot processes and into the database as JSON."""
     for key, value in [("options", config.options),
-                       *((f"bots[{i}].params", bot.params) for i, bot in enumerate(config.bots))]:
+                       *((f"bots[{i}].params", bot.params) for i, bot in bots)]:
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"{config.source}: {key}: only strings, numbers, true/false, "
-                              f"null, lists and mappings are accepted ({exc})") from None
+            problems.add(key, "only strings, numbers, true/false, null, lists and mappings "
+                         f"are accepted ({exc})")
 
 
-def _check_identities(config: TournamentConfig) -> None:
+def _check_identities(bots: Sequence[tuple[int, BotEntry]], problems: Problems) -> None:
     seen: dict[tuple[str, str | None, str], int] = {}
-    for index, bot in enumerate(config.bots):
-        key = (bot.spec, bot.name, json.dumps(bot.params, sort_keys=True))
+    for index, bot in bots:
+        try:
+            key = (bot.spec, bot.name, json.dumps(bot.params, sort_keys=True))
+        except (TypeError, ValueError):  # parameters that are not plain data: said already
+            continue
         if key in seen:
-            raise ConfigError(f"{config.source}: bots[{index}]: the same bot as "
-                              f"bots[{seen[key]}]; give it another name or parameters")
-        seen[key] = index
+            problems.add(f"bots[{index}]", f"the same bot as bots[{seen[key]}]; give it "
+                         "another name or parameters")
+        seen.setdefault(key, index)
 
 
-def _check_game_options(config: TournamentConfig, game: Any) -> None:
+def _check_game_options(config: TournamentConfig, game: Any, problems: Problems) -> None:
     options = dict(config.options)
     if any(o.name == SEATS_OPTION for o in game.info.options):
         options[SEATS_OPTION] = config.seats
     try:
         game.initial_state(game.info.resolve_options(options))  # loads a board file, say
     except ArenaError as exc:
-        raise ConfigError(f"{config.source}: options: {exc}") from None
+        problems.add("options", str(exc))
 
 
-def _check_swiss(config: TournamentConfig) -> None:
+def _check_swiss(config: TournamentConfig, bots: int, problems: Problems) -> None:
     from arena.tournaments.swiss import validate_swiss
 
     try:
-        validate_swiss(len(config.bots), config.seats, config.rounds)
+        validate_swiss(bots, config.seats, config.rounds)
     except ValueError as exc:
-        raise ConfigError(f"{config.source}: rounds: {exc}") from None
+        problems.add("rounds", str(exc))

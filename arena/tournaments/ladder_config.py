@@ -19,10 +19,10 @@ from typing import Any
 from arena.results.ratings import RatingSettings
 from arena.results.store import fingerprint_of
 from arena.tournaments.config import (
-    ConfigError,
+    Problems,
     TournamentConfig,
-    check_keys,
-    parse_config,
+    collect_config,
+    key_problems,
     read_config_data,
 )
 from arena.tournaments.schedule import games_per_set
@@ -56,6 +56,7 @@ class LadderSettings:
     """Games the frozen ladder plays among its active bots before its final standing."""
 
 
+_WANTED = {"submissions": "a folder's path, or null for none"}
 _LADDER_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
     "submissions": ((str, type(None)), False),
     "active_versions": ((int,), False),
@@ -130,30 +131,50 @@ def load_ladder_config(path: str | Path, **overrides: Any) -> LadderConfig:
 
 def parse_ladder_config(data: Any, source: str = "<ladder config>",
                         overrides: Mapping[str, Any] | None = None) -> LadderConfig:
+    """Validate parsed YAML (plus overrides) into a LadderConfig; ConfigError names every
+    problem of it at once, one a line."""
+    problems = Problems(source, list(data) if isinstance(data, dict) else ())
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: the config must be a mapping of keys to values")
+        problems.add("", "the config must be a mapping of keys to values")
+        problems.raise_any()
     for key in NOT_FOR_LADDERS:
         if key in data:
-            raise ConfigError(f"{source}: {key}: a ladder has no {key} (it plays until "
-                              "stopped; see the ladder: section)")
+            problems.add(key, f"a ladder has no {key} (it plays until stopped; see the "
+                         "ladder: section)")
     section = data.get("ladder", {})
     if not isinstance(section, dict):
-        raise ConfigError(f"{source}: ladder: must be a mapping")
-    play = parse_config({k: v for k, v in data.items() if k != "ladder"}, source, overrides)
-    settings = parse_settings(section, source)
-    per_round = (settings.tables_per_round * settings.sets_per_meeting
-                 * games_per_set(play.seats, play.seat_orders))
-    if per_round > MAX_ROUND_GAMES:
-        raise ConfigError(f"{source}: ladder: a round of {settings.tables_per_round} tables "
-                          f"of {settings.sets_per_meeting} sets has {per_round:,} games, more "
-                          f"than the {MAX_ROUND_GAMES:,} a round may have; choose fewer "
-                          "tables_per_round or sets_per_meeting")
+        problems.add("ladder", "must be a mapping")
+        section = {}
+    play = collect_config({k: v for k, v in data.items()
+                           if k != "ladder" and k not in NOT_FOR_LADDERS}, problems, overrides)
+    settings = collect_settings(section, problems)
+    if play is not None and not problems:
+        per_round = (settings.tables_per_round * settings.sets_per_meeting
+                     * games_per_set(play.seats, play.seat_orders))
+        if per_round > MAX_ROUND_GAMES:
+            problems.add("ladder", f"a round of {settings.tables_per_round} tables of "
+                         f"{settings.sets_per_meeting} sets has {per_round:,} games, more than "
+                         f"the {MAX_ROUND_GAMES:,} a round may have; choose fewer "
+                         "tables_per_round or sets_per_meeting")
+    problems.raise_any()
+    assert play is not None
     return LadderConfig(play, settings)
 
 
 def parse_settings(section: Mapping[str, Any], source: str) -> LadderSettings:
-    check_keys(section, _LADDER_KEYS, source, "ladder.")
-    settings = LadderSettings(**section)
+    """The ``ladder:`` section's settings; ConfigError names every problem of it."""
+    problems = Problems(source, ["ladder"])
+    settings = collect_settings(section, problems)
+    problems.raise_any()
+    return settings
+
+
+def collect_settings(section: Mapping[str, Any], problems: Problems) -> LadderSettings:
+    """The ``ladder:`` section's settings, every problem found added to ``problems`` (a
+    value with a problem is left at its default)."""
+    bad = key_problems(section, _LADDER_KEYS, problems, "ladder.", _WANTED)
+    settings = LadderSettings(**{key: value for key, value in section.items()
+                                 if key in _LADDER_KEYS and key not in bad})
     settings = dataclasses.replace(settings, exploration=float(settings.exploration))
     checks = [
         (1 <= settings.active_versions <= MAX_ACTIVE_VERSIONS, "active_versions",
@@ -169,6 +190,5 @@ def parse_settings(section: Mapping[str, Any], source: str) -> LadderSettings:
     ]
     for ok, key, message in checks:
         if not ok:
-            raise ConfigError(f"{source}: ladder.{key}: {message}, got "
-                              f"{getattr(settings, key)!r}")
+            problems.add(f"ladder.{key}", f"{message}, got {getattr(settings, key)!r}")
     return settings

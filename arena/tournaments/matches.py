@@ -31,7 +31,7 @@ from arena.referee.protocol import Player, failure_excerpt, failure_shape
 from arena.referee.record import OK, GameRecord, Move
 from arena.results.comparison import Comparison, games_luck, summarise
 from arena.results.luck_book import LuckSource
-from arena.results.standings import BotResults, table_lines, tally_games
+from arena.results.standings import TABLE_WIDTH, BotResults, table_lines, tally_games, wrap
 from arena.results.stats import SprtSettings
 from arena.results.store import Store, StoredBot
 from arena.tournaments.config import TournamentConfig
@@ -126,9 +126,10 @@ class MatchSummary:
                 key = (bot, statuses[seat], failure_shape(excerpt[0]))
                 self.failures.setdefault(key, [0, excerpt])[0] += 1
 
-    def lines(self) -> list[str]:
-        lines = [*table_lines(self.results), "", "terminations: " + ", ".join(
-            f"{reason} {count}" for reason, count in sorted(self.terminations.items()))]
+    def lines(self, width: int = TABLE_WIDTH) -> list[str]:
+        """The standings (within ``width`` columns), the terminations and the failures."""
+        lines = [*table_lines(self.results, width=width), "", *wrap("terminations: " + ", ".join(
+            f"{reason} {count}" for reason, count in sorted(self.terminations.items())), width)]
         for (bot, status, _), (count, excerpt) in self.failures.items():
             times = "once" if count == 1 else f"{count} times"
             lines.append(f"{self.labels[bot]} lost by {status} {times}: {excerpt[0]}")

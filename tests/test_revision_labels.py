@@ -1,0 +1,50 @@
+"""One revision, one label: a bot revision's label follows from its name, version and code
+hash alone, so the same code has the same label in every database (issue 26, item 9)."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.bots.identity import REVISION_DIGITS, BotIdentity, revision_labels
+from arena.results.store import Store
+
+OLD = "a763d7" + "1" * 58
+NEW = "3f2a9c" + "2" * 58
+
+
+def cautious(code_hash: str, version: str = "1.0") -> BotIdentity:
+    return BotIdentity("cautious", version, code_hash, "my_bot.py")
+
+
+def test_a_label_is_the_name_the_version_and_the_start_of_the_code_hash():
+    assert cautious(OLD).revision_label == "cautious@1.0+a763d7"
+    assert cautious(NEW).revision_label == "cautious@1.0+3f2a9c"
+    assert len(OLD[:REVISION_DIGITS]) == 6
+
+
+def test_more_digits_come_only_after_the_first_label():
+    labels = list(revision_labels("cautious", "1.0", OLD))
+    assert labels[:3] == ["cautious@1.0+a763d7", "cautious@1.0+a763d71", "cautious@1.0+a763d711"]
+    assert labels[-1] == f"cautious@1.0+{OLD}" and len(labels) == 64 - REVISION_DIGITS + 1
+
+
+def test_versions_with_a_plus_cannot_take_another_revisions_label():
+    """``1.0+a763d7`` is a version a bot may declare; its labels keep a suffix of their own."""
+    declared = set(revision_labels("cautious", "1.0+a763d7", NEW))
+    assert not declared & set(revision_labels("cautious", "1.0", OLD))
+
+
+def test_a_bot_without_a_code_hash_is_its_name_and_version():
+    assert list(revision_labels("cautious", "1.0", "")) == ["cautious@1.0"]
+
+
+@pytest.mark.xfail(strict=True, reason="Store._new_label (arena/results/store.py) still gives a "
+                   "version's first revision in each database the bare name@version; it is "
+                   "to take the first free label of arena.bots.identity.revision_labels")
+def test_the_same_code_has_the_same_label_in_every_database(tmp_path):
+    with Store(tmp_path / "ladder.db") as ladder:  # saw only the newer code
+        ladder_label = ladder.bot(ladder.register_bot("seasons", cautious(NEW))).label
+    with Store(tmp_path / "arena.db") as arena:  # saw the older code first
+        arena.register_bot("seasons", cautious(OLD))
+        arena_label = arena.bot(arena.register_bot("seasons", cautious(NEW))).label
+    assert ladder_label == arena_label == "cautious@1.0+3f2a9c"

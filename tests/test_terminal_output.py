@@ -1,0 +1,165 @@
+"""Terminal output on an 80-column screen, in a log file and into a pipe that closes early
+(``arena … | head``)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from arena.cli import common
+from arena.cli.common import PlainProgress, terminal_width
+from arena.cli.console import ProgressBar
+from arena.results.standings import legend_lines, table_lines, tally_games
+from arena.results.store import Store
+from arena.tournaments.ladder_config import parse_ladder_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def sonnentau_standings(labels: list[str], seats: int = 2) -> list:
+    """Standings of a made-up round-robin among ``labels``, in the shape of a real one."""
+    games = []
+    for number in range(60):
+        order = [(number + seat) % len(labels) for seat in range(seats)]
+        ranks = [(number + seat) % seats for seat in range(seats)]
+        games.append((order, ranks, [float(3 - rank) for rank in ranks],
+                      ["ok" if number % 7 else "timeout"] + ["ok"] * (seats - 1)))
+    return tally_games(labels, seats, games)
+
+
+SHIPPED = ["heuristic@1.0", "heuristic-shallow@1.0", "heuristic-racer@1.0", "random@1.0"]
+"""The labels of configs/sonnentau-round-robin.yaml, whose lines reached 93 characters."""
+
+
+@pytest.mark.parametrize("labels", [
+    SHIPPED,
+    [f"{label}+a763d7" for label in SHIPPED],  # labels with their revision
+    ["a-name-as-long-as-a-bot-name-may-reasonably-be@1.0+a763d7", "random@1.0"],
+], ids=["shipped", "revisions", "very-long"])
+def test_the_standings_fit_80_columns(labels):
+    results = sonnentau_standings(labels)
+    results[0].buchholz, results[0].byes = 2.5, 1  # Swiss columns too
+    lines = table_lines(results, width=80)
+    assert max(map(len, lines)) <= 80, "\n".join(lines)
+    header = next(line for line in lines if line.startswith("bot "))
+    assert "score" in header.split() and "rank" in header.split()
+    for label in labels:  # every label whole, on a line of its own where it must be
+        assert any(line.split()[:1] == [label] for line in lines if line)
+
+
+def test_the_standings_keep_their_columns_in_a_wide_terminal():
+    lines = table_lines(sonnentau_standings(SHIPPED), width=200, seats=False)
+    assert lines[1].split() == ["bot", "games", "wins", "draws", "losses", "points", "score",
+                                "score", "rank"]
+    assert lines[0].split() == ["mean", "mean"]
+    rows = lines[2:2 + len(SHIPPED)]
+    assert [row.split()[0] for row in rows] == SHIPPED
+    assert all(len(row) == len(lines[1]) for row in rows)  # right-aligned under the header
+
+
+@pytest.mark.parametrize("width", [80, 60, 100])
+def test_the_legend_is_wrapped_at_the_width_between_words(width):
+    for seats in (2, 4):
+        lines = legend_lines(seats, width)
+        assert max(map(len, lines)) <= width
+        words = " ".join(lines).split()
+        assert "Sonnentau:" in words and "percentage;" in words  # no word broken in two
+        assert " ".join(lines) == " ".join(legend_lines(seats, 1000))
+
+
+def test_the_width_is_the_terminals_or_at_most_80(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    assert terminal_width() == 80  # not a terminal: a file, a pipe
+    monkeypatch.setattr(common, "is_terminal", lambda stream: True)
+    assert terminal_width() == 200
+    monkeypatch.setenv("COLUMNS", "64")
+    assert terminal_width() == 64
+
+
+def test_without_a_terminal_the_progress_bar_is_never_redrawn(monkeypatch):
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    bar = ProgressBar(enabled=True)
+    bar.started(500, 0)
+    for number in range(5):
+        bar.write(f"    traceback line {number}")
+        bar.bar.update(1)
+    bar.status("round 2")
+    bar.close()
+    text = log.getvalue()
+    assert "\r" not in text and "\x1b" not in text
+    assert text.splitlines() == [f"    traceback line {number}" for number in range(5)]
+
+
+def test_without_a_terminal_progress_is_a_plain_line_now_and_then():
+    now = [0.0]
+    out = io.StringIO()
+    bar = PlainProgress(1000, desc="luck accounting", file=out, every=60,
+                        clock=lambda: now[0])
+    for _ in range(10):
+        now[0] += 10
+        bar.update(50)
+    assert out.getvalue().splitlines() == [
+        "luck accounting: 300/1,000 games (30%), 5.0 games/s, 140 s left"]
+    unbounded = PlainProgress(file=out, every=1, clock=lambda: now[0])
+    now[0] += 2
+    unbounded.set_postfix_str("round 3")
+    unbounded.update(4)
+    assert out.getvalue().splitlines()[-1] == "4 games, 2.0 games/s, round 3"
+
+
+def arena_into_a_closed_pipe(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """``arena ARGS | head -0``: the reader has gone before arena writes a line."""
+    process = subprocess.Popen([sys.executable, "-m", "arena", *args], cwd=cwd,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    stderr = process.stderr.read()
+    process.stderr.close()
+    return subprocess.CompletedProcess(args, process.wait(timeout=120), b"", stderr)
+
+
+@pytest.mark.parametrize("args", [
+    ("run", "--dry-run", "configs/seasons-round-robin.yaml"),
+    ("play", "seasons", "bots/seasons/greedy.py", "bots/seasons/random_bot.py",
+     "--isolation", "none"),
+    ("games",),  # a command of a few lines: they wait in the buffer until arena exits
+    ("--help",),  # printed while the arguments are parsed
+], ids=["run-dry-run", "play", "games", "help"])
+def test_a_reader_that_left_ends_arena_quietly(args):
+    result = arena_into_a_closed_pipe(*args)
+    assert result.stderr.decode() == ""  # no "Error: [Errno 32] Broken pipe", no traceback
+    assert result.returncode == 141  # 128 + SIGPIPE, as the shell reports `seq 1e9 | head`
+
+
+def test_ladder_status_into_a_closed_pipe_ends_quietly(tmp_path):
+    db = tmp_path / "arena.db"
+    ladder = {"name": "lad", "game": "seasons", "seed": 1, "db": str(db),
+              "bots": [str(ROOT / "bots/seasons/random_bot.py"),
+                       str(ROOT / "bots/seasons/greedy.py")]}
+    (tmp_path / "ladder.yaml").write_text(yaml.safe_dump(ladder))
+    with Store(db) as store:
+        store.create_tournament(parse_ladder_config(ladder), [])
+    result = arena_into_a_closed_pipe("ladder", "status", "lad", "--db", str(db))
+    assert result.stderr.decode() == ""
+    assert result.returncode == 141
+
+
+def test_a_connection_that_broke_is_still_an_error():
+    """Only arena's own output going nowhere is quiet: a server that hung up is reported."""
+    import click
+    from click.testing import CliRunner
+
+    @click.command()
+    @common.reports_errors
+    def upload() -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    result = CliRunner().invoke(upload, [])
+    assert result.exit_code == 1 and "Error: [Errno 32] Broken pipe" in result.output
