@@ -333,7 +333,8 @@ def test_secure_cookies_send_the_session_over_https_only(site):  # noqa: F811
         reply = https.get("/me")
         assert reply.status_code == 200 and "alice" in reply.text
         assert reply.headers["strict-transport-security"] == "max-age=31536000"
-        with TestClient(create_app(config), follow_redirects=False) as plain:  # the same cookie over plain HTTP
+        # the same cookie over plain HTTP is not sent
+        with TestClient(create_app(config), follow_redirects=False) as plain:
             plain.cookies.jar.set_cookie(cookie)
             assert plain.get("/me", follow_redirects=False).status_code in (302, 303)
     with TestClient(create_app(site["config"]), follow_redirects=False) as default:
