@@ -103,7 +103,8 @@ def test_the_page_shows_the_seats_result_and_embeds_that_game_alone(store, name)
     view = game_view(record, row, 1)
     assert data["games"] == [view]  # exactly that game, as the report's viewer has it
     assert data["game"] == tournament.game and data["games"][0]["k"] == row.key
-    assert [bot["label"] for bot in data["bots"]] == labels
+    assert {int(position): bot["label"] for position, bot in data["bots"].items()} == {
+        entrant: labels[entrant] for entrant in row.seats}  # the bots it seats, by position
     assert data["layout"] == {k: v for k, v in layout(record).items() if k != "svg"}
     assert f"<dd>{len(view['z'])}</dd>" in page  # moves as the viewer counts them
     assert len(game_log(record)) == len(view["z"]) + 1
@@ -122,7 +123,8 @@ def test_the_viewer_markup_and_data_are_the_reports(store):
     assert found[0] and found[1] and found[0][0] == found[1][0]
     report_game = page_data(report)["games"][1]
     assert page_data(page)["games"][0] == {**report_game, "no": 1}
-    assert page_data(page)["bots"] == page_data(report)["bots"]
+    assert page_data(page)["bots"] == {str(entrant): page_data(report)["bots"][entrant]
+                                       for entrant in rows[1].seats}
 
 
 def test_title_and_back_link(store):
@@ -159,7 +161,7 @@ def test_a_hostile_name_and_failure_detail_are_escaped(store):
     assert HOSTILE not in page and escape(HOSTILE) in page  # in the detail, escaped
     assert len(SCRIPTS.findall(page)) == 3 and len(ENDS.findall(page)) == 3
     data = page_data(page)  # the name reaches the script as JSON, no "<" in it
-    assert EVIL in {bot["label"].split("@")[0] for bot in data["bots"]}
+    assert EVIL in {bot["label"].split("@")[0] for bot in data["bots"].values()}
 
 
 def test_failure_details_are_hidden_unless_asked_for(store):

@@ -147,7 +147,7 @@ def test_a_server_error_page_carries_the_headers_too(site, monkeypatch):  # noqa
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the store broke")
 
-    monkeypatch.setattr(pages, "leaderboard", broken)
+    monkeypatch.setattr(pages.Boards, "_fresh", broken)
     with TestClient(create_app(site["config"]), raise_server_exceptions=False) as test_client:
         for path in ("/ladders/league", "/api/ladders/league/leaderboard"):
             reply = test_client.get(path)

@@ -9,7 +9,8 @@ import textwrap
 import pytest
 
 from arena.bots.identity import BotIdentity
-from arena.results.store import SCHEMA_VERSION, Store, StoreError
+from arena.results.ladder_book import LadderBook, RatingLine
+from arena.results.store import SCHEMA_VERSION, EntrantGame, SeatFailure, Store, StoreError
 from arena.tournaments.config import parse_config
 from arena.tournaments.runner import open_run, run_tournament
 
@@ -121,7 +122,9 @@ def test_a_schema_2_database_gets_revisions_failure_details_and_forfeit_marks(tm
     old.commit()
     old.close()
     with Store(path) as store:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        assert store.entrant_failures(1, {0}, limit=5)[0].detail == (
+            "act() raised KeyError: 'x'")  # its seats indexed by the migration, with details
         assert [b.label for b in store.bots("seasons")] == [
             "greedy@1.0", "random@1.0", "random@refused-cccccccccccc"]
         [game] = store.games(1)
@@ -214,14 +217,99 @@ SCHEMA_V1 = SCHEMA_V2.replace(",\n    seed_secret INTEGER NOT NULL DEFAULT 0", "
     ",\n    isolations TEXT NOT NULL DEFAULT '[]'", "")
 
 
+def as_schema_7(store: Store) -> None:
+    """Take out of a new store what schema 8 added."""
+    for kind in ("trigger", "index"):
+        for (name,) in store.db.execute("SELECT name FROM sqlite_master WHERE type = ? AND"
+                                        " sql IS NOT NULL", (kind,)).fetchall():
+            if kind == "trigger" or name in ("game_seats_failed", "submissions_by_bot",
+                                             "submissions_by_position", "ladder_current_by_seq",
+                                             "ladder_pairs_totals", "ladder_ratings_lines"):
+                store.db.execute(f"DROP {kind} {name}")
+    store.db.execute("DROP TABLE game_seats")
+    store.db.execute("DROP TABLE ladder_changes")
+    store.db.execute("ALTER TABLE ladder_current DROP COLUMN seq")
+    store.db.execute("PRAGMA user_version = 7")
+
+
 def test_a_schema_6_database_gets_session_generations(tmp_path):
     path = tmp_path / "v6.db"
     with Store(path) as store:
         store.db.execute("INSERT INTO participants (name, token_hash, salt, organizer, created)"
                          " VALUES ('ann', 'h', 's', 0, 0)")
+        as_schema_7(store)
         store.db.execute("ALTER TABLE participants DROP COLUMN sessions")
         store.db.execute("PRAGMA user_version = 6")
     with Store(path) as store:
         assert store.db.execute("SELECT name, sessions FROM participants").fetchall() == [
             ("ann", 0)]
         assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_the_index_of_each_entrants_games_follows_the_games_table(tmp_path):
+    """However a game row is written, changed or removed, ``game_seats`` follows it: one
+    entrant's games and its failed ones are read from it, newest first, a page at a time."""
+    insert = ("INSERT INTO games (tournament_id, key, round, table_no, set_no, rotation, seed,"
+              " seats, ranks, scores, statuses, termination, moves, duration, record, finished)"
+              " VALUES (1, ?, 0, ?, 0, 0, 1, ?, '[0, 1]', '[0, 0]', ?, 'normal', 0, 0, '{}', 0)")
+    with Store(tmp_path / "seats.db") as store:
+        for table in range(30):
+            store.db.execute(insert, (f"r0-t{table}-s0-o0", table, json.dumps([table % 3, 3]),
+                                      '["crash", "ok"]' if table % 5 == 0 else '["ok", "ok"]'))
+        store.db.execute(insert, ("damaged", 99, "not json", "[]"))  # no seats, no error
+
+        def keys(positions, failed=False, **page):
+            found = (store.entrant_failures(1, positions, **page) if failed else
+                     store.entrant_games(1, positions, **page))
+            return [int(row.key.split("-")[1][1:]) for row in found]
+
+        assert keys({0}, limit=4) == [27, 24, 21, 18]
+        assert keys({0}, limit=4, offset=4) == [15, 12, 9, 6]
+        assert keys({0, 1}, limit=5, offset=1) == [27, 25, 24, 22, 21]
+        assert keys({3}, limit=100) == list(range(29, -1, -1))
+        assert store.entrant_games(1, {0}, limit=1)[0] == EntrantGame(
+            "r0-t27-s0-o0", (0, 3), (0, 1), ("ok", "ok"), "normal", 0.0)
+        assert keys({0}, limit=10, failed=True) == [15, 0]  # of the crashes at 0, 5, 10, …
+        assert keys({3}, limit=10, failed=True) == []
+        store.db.execute("UPDATE games SET statuses = '[\"ok\", \"timeout\"]' WHERE"
+                         " key = 'r0-t27-s0-o0'")
+        assert keys({0}, limit=10, failed=True) == [15, 0]
+        assert keys({3}, limit=10, failed=True) == [27]
+        store.db.execute("UPDATE games SET details = '[\"\", \"late\"]' WHERE"
+                         " key = 'r0-t27-s0-o0'")
+        assert store.entrant_failures(1, {3}, limit=1) == [
+            SeatFailure("r0-t27-s0-o0", 3, 1, "timeout", "late")]
+        store.db.execute("UPDATE games SET seats = '[4, 3]' WHERE key = 'r0-t27-s0-o0'")
+        store.db.execute("DELETE FROM games WHERE key = 'r0-t24-s0-o0'")
+        assert keys({0}, limit=3) == [21, 18, 15] and keys({4}, limit=3) == [27]
+        assert keys(set(), limit=3) == [] and keys({0}, limit=0) == []
+        assert keys(set(), limit=3, failed=True) == []
+        count = store.db.execute("SELECT count(*) FROM game_seats").fetchone()[0]
+        assert count == 2 * 29
+
+
+def test_a_schema_7_database_gets_its_games_indexed_by_entrant(tmp_path):
+    path = tmp_path / "v7.db"
+    with Store(path) as store:
+        store.db.execute("INSERT INTO games (tournament_id, key, round, table_no, set_no,"
+                         " rotation, seed, seats, ranks, scores, statuses, termination, moves,"
+                         " duration, record, finished) VALUES (1, 'r0-t0-s0-o0', 0, 0, 0, 0, 1,"
+                         " '[2, 5]', '[0, 1]', '[0, 0]', '[\"ok\", \"crash\"]', 'crash', 0, 0,"
+                         " '{}', 0)")
+        store.db.execute("INSERT INTO ladder_current (tournament_id, position, mu, sigma, games,"
+                         " change, round) VALUES (1, 0, 25, 8, 0, 0, 0)")
+        as_schema_7(store)
+    with Store(path) as store:
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert [row.key for row in store.entrant_failures(1, {5}, limit=5)] == [
+            "r0-t0-s0-o0"]
+        assert store.entrant_failures(1, {2}, limit=5) == []
+        assert [row.seats for row in store.entrant_games(1, {2}, limit=5)] == [(2, 5)]
+        store.db.execute("DELETE FROM games")  # and it follows the table from then on
+        assert store.db.execute("SELECT count(*) FROM game_seats").fetchone()[0] == 0
+        book = LadderBook(store, 1)
+        assert book.changes() == (0, 0) and [seq for _, seq in book.ratings_changed(-1)] == [0]
+        book.save_ratings(1, [RatingLine(0, 1, 26.0, 7.0, 2), RatingLine(1, 1, 24.0, 7.0, 2)])
+        assert book.changes() == (0, 2)
+        assert [(line.position, seq) for line, seq in book.ratings_changed(0)] == [(0, 1),
+                                                                                   (1, 2)]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Container
+from collections.abc import Container, Mapping
 from typing import Any
 
 from arena.games import find_game
@@ -30,7 +30,7 @@ from arena.reports.html import (
     page_assets,
     viewer_embed,
 )
-from arena.reports.model import Bot, FailureGroup, entrant_bots, seat_details
+from arena.reports.model import Bot, FailureGroup, bot_colour, seat_details, shown_identity
 from arena.results.store import GameRow, Store, StoreError, TournamentRow
 
 TEMPLATE = "game_page.html.j2"
@@ -54,13 +54,13 @@ def game_page_html(store: Store, tournament: TournamentRow, key: str, *,
     the tournament has no game ``key`` or its record is damaged.
     """
     row = game_row(store, tournament, key)
-    bots = entrant_bots(store, tournament)
+    bots = seated_bots(store, tournament, row)
     views = viewer.viewer_data(functools.cache(functools.partial(store.record, tournament.id)),
                                [row])
     game = views["games"][0]
     env = environment()
     board_svg, data = viewer_embed(env, tournament.game, bots, views["layout"], [game])
-    summary = game_summary([bot.label for bot in bots], game)
+    summary = game_summary({position: bot.label for position, bot in bots.items()}, game)
     heading = title if title is not None else f"Game {row.key}"
     return env.get_template(TEMPLATE).render(
         title=heading, tournament=tournament.name,
@@ -72,13 +72,27 @@ def game_page_html(store: Store, tournament: TournamentRow, key: str, *,
 
 
 def game_row(store: Store, tournament: TournamentRow, key: str) -> GameRow:
-    """The stored row of game ``key``, read from the games of its round only."""
-    found = GAME_KEY.fullmatch(key)
-    if found and int(found[1]) < 1 << 63:  # a larger round is no SQLite integer, nor a game
-        for row in store.games(tournament.id, round_index=int(found[1])):
-            if row.key == key:
-                return row
-    raise StoreError(f"no game {key!r} in tournament {tournament.name!r}")
+    """The stored row of game ``key``, read by its key alone."""
+    found = store.game(tournament.id, key) if GAME_KEY.fullmatch(key) else None
+    if found is None:
+        raise StoreError(f"no game {key!r} in tournament {tournament.name!r}")
+    return found
+
+
+def seated_bots(store: Store, tournament: TournamentRow, row: GameRow) -> dict[int, Bot]:
+    """The bots that sat in the game, by entrant position (as the report's
+    :func:`~arena.reports.model.entrant_bots` shows them): only those, read by position,
+    however many entrants the tournament has."""
+    seated = sorted(set(row.seats))
+    marks = ",".join("?" * len(seated))
+    found = {int(position): bot_id for position, bot_id in store.db.execute(
+        f"SELECT position, bot_id FROM entrants WHERE tournament_id = ? AND position IN"
+        f" ({marks})", (tournament.id, *seated))}
+    if len(found) != len(seated):
+        raise StoreError(f"game {row.key!r} of tournament {tournament.name!r} seats an "
+                         "entrant it does not have")
+    return {position: Bot(position, bot_id, shown_identity(store.bot(bot_id)),
+                          bot_colour(position)) for position, bot_id in found.items()}
 
 
 def shown_seed(tournament: TournamentRow, row: GameRow) -> str:
@@ -97,7 +111,7 @@ def game_facts(tournament: TournamentRow, row: GameRow, game: dict[str, Any]
             "duration": f"{row.duration:.1f} s"}
 
 
-def seat_rows(store: Store, tournament: TournamentRow, row: GameRow, bots: tuple[Bot, ...],
+def seat_rows(store: Store, tournament: TournamentRow, row: GameRow, bots: Mapping[int, Bot],
               detail_seats: Container[int]) -> list[dict[str, Any]]:
     """One row per seat: its bot, score, place and status, and for a failed seat in
     ``detail_seats`` its detail as the report's failure panels show it."""

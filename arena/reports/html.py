@@ -9,10 +9,11 @@ is escaped. Data for the script is embedded as
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -42,13 +43,16 @@ COMPACT_MATRIX = 10
 """From this many bots on, the pair matrix shows only the score in each cell."""
 
 
+@functools.cache
 def environment() -> Environment:
+    """The report's templates (one environment, which compiles each template once)."""
     return Environment(loader=PackageLoader("arena.reports", "templates"), autoescape=True,
                        trim_blocks=True, lstrip_blocks=True)
 
 
+@functools.cache
 def asset(name: str) -> Markup:
-    """A static file of the package (CSS or JS), to inline as it is."""
+    """A static file of the package (CSS or JS), to inline as it is (read once)."""
     return Markup(resources.files("arena.reports").joinpath("static", name)
                   .read_text(encoding="utf-8"))
 
@@ -101,7 +105,8 @@ def page_assets() -> dict[str, Any]:
             "version": __version__}
 
 
-def viewer_embed(env: Environment, game: str, bots: Sequence[Bot], layout: dict[str, Any],
+def viewer_embed(env: Environment, game: str, bots: Sequence[Bot] | Mapping[int, Bot],
+                 layout: dict[str, Any],
                  games: Sequence[dict[str, Any]]) -> tuple[Markup, Markup]:
     """The viewer's board drawing and the page's script data for it: the game, the bots
     (by entrant position), the board ``layout`` (of :func:`viewer.viewer_data`, left as it
@@ -116,9 +121,14 @@ def board_drawing(env: Environment, game: str, layout: dict[str, Any]) -> Markup
     """The viewer's board, drawn once: the two circles, or the Sonnentau board (taken out
     of ``layout``, where the script does not need it)."""
     if game == "seasons":
-        return Markup(env.get_template("seasons_board.svg.j2").render(
-            board=seasons_board.board()))
+        return _seasons_drawing(env)
     return Markup(layout.pop("svg", ""))
+
+
+@functools.lru_cache(maxsize=4)
+def _seasons_drawing(env: Environment) -> Markup:
+    """The Seasons board (always the same two circles), drawn once per environment."""
+    return Markup(env.get_template("seasons_board.svg.j2").render(board=seasons_board.board()))
 
 
 def facts(model: ReportModel) -> dict[str, Any]:
@@ -165,8 +175,17 @@ def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
 
 
-def bot_data(bots: Sequence[Bot]) -> list[dict[str, str]]:
-    return [{"label": bot.label, "colour": bot.colour, "ink": bot.ink} for bot in bots]
+def bot_data(bots: Sequence[Bot] | Mapping[int, Bot]
+             ) -> list[dict[str, str]] | dict[str, dict[str, str]]:
+    """The bots as the viewer's script reads them, by entrant position: a list of every
+    entrant, or (for a page of one game) an object of only the bots it seats."""
+    if isinstance(bots, Mapping):
+        return {str(position): _bot_entry(bot) for position, bot in bots.items()}
+    return [_bot_entry(bot) for bot in bots]
+
+
+def _bot_entry(bot: Bot) -> dict[str, str]:
+    return {"label": bot.label, "colour": bot.colour, "ink": bot.ink}
 
 
 # -- leaderboard ----------------------------------------------------------------------
@@ -332,7 +351,7 @@ def game_option(model: ReportModel, game: dict[str, Any]) -> str:
     return f"Game {game['no']}: {game_summary([bot.label for bot in model.bots], game)}"
 
 
-def game_summary(labels: Sequence[str], game: dict[str, Any]) -> str:
+def game_summary(labels: Sequence[str] | Mapping[int, str], game: dict[str, Any]) -> str:
     """A game of the viewer's data in a line: its seats (``labels``: the bots' labels by
     entrant position), scores and verdict, and how it ended if not normally."""
     seated = [labels[b] for b in game["s"]]

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.bots.names import name_skeleton
-from arena.results.store import Store, StoreError
+from arena.results.store import Store, StoredBot, StoreError, _stored_bot
 
 QUEUED, VALIDATING, VALIDATED = "queued", "validating", "validated"
 ACTIVE, RETIRED, ERROR = "active", "retired", "error"
@@ -59,6 +59,19 @@ class RatingLine:
     games: int
     change: float = 0.0
     """How much μ moved in the entrant's last rated round."""
+
+
+_SPREAD_HISTORY = """
+WITH RECURSIVE span(first, last) AS (SELECT min(round), max(round) FROM ladder_ratings
+                                     WHERE tournament_id = ?1 AND position = ?2),
+step(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM step WHERE i < ?3),
+wanted(round) AS (SELECT (SELECT min(round) FROM ladder_ratings WHERE tournament_id = ?1
+                          AND position = ?2 AND round >= first + (last - first) * i / ?3)
+                  FROM step, span)
+SELECT position, round, mu, sigma, games FROM ladder_ratings WHERE tournament_id = ?1
+AND position = ?2 AND round IN wanted ORDER BY round"""
+"""One entrant's ratings after the first round it played at or after each of ``?3 + 1``
+evenly spaced rounds from its first to its last: a few index searches each."""
 
 
 @dataclass(frozen=True)
@@ -185,9 +198,25 @@ class LadderBook:
             (self.tid, moment)).fetchone()
         return int(row[0])
 
+    def games_between(self, *spans: tuple[float, float]) -> list[int]:
+        """How many of the ladder's games were stored in each span of time, from its start
+        to before its end (in one query, by the index of when games finished)."""
+        each = ("(SELECT count(*) FROM games WHERE tournament_id = ? AND finished >= ? AND"
+                " finished < ?)")
+        row = self.store.db.execute(f"SELECT {', '.join([each] * len(spans))}",
+                                    [x for span in spans for x in (self.tid, *span)]
+                                    ).fetchone()
+        return [int(count) for count in row]
+
     def games_after(self, game_id: int) -> tuple[int, int]:
-        """How many of the ladder's games have a row id above ``game_id``, and the largest
-        id (games are only ever added, so a running count needs only the new rows)."""
+        """How many of the ladder's games have a row id above ``game_id``, and an id that
+        no game counted is above (games are only ever added, so a running count needs only
+        the new rows). From 0, all are counted from an index, not by reading every row."""
+        if game_id <= 0:  # up to the newest row of all, in the same snapshot
+            row = self.store.db.execute(
+                "SELECT (SELECT count(*) FROM games WHERE tournament_id = ?),"
+                " (SELECT coalesce(max(id), 0) FROM games)", (self.tid,)).fetchone()
+            return int(row[0]), int(row[1])
         row = self.store.db.execute(  # '+': by the row id, not the round index
             "SELECT count(*), coalesce(max(id), ?) FROM games WHERE +tournament_id = ?"
             " AND id > ?", (game_id, self.tid, game_id)).fetchone()
@@ -227,11 +256,65 @@ class LadderBook:
             " AND a = ? GROUP BY b", (self.tid, position))
         return {int(b): (int(n), float(points)) for b, n, points in rows}
 
+    def opponents(self, positions: Collection[int], *, limit: int, offset: int = 0
+                  ) -> tuple[list[tuple[int, int, float, str]], int]:
+        """The entrants ``positions`` (one bot's versions) played, most games first:
+        ``limit`` of them after the first ``offset``, each as (opponent, games, the
+        positions' points against it, its label), and how many opponents there are in
+        all."""
+        if not positions:
+            return [], 0
+        marks = ",".join("?" * len(positions))
+        rows = self.store.db.execute(
+            "SELECT t.b, t.n, t.points, t.opponents, bot.label FROM (SELECT b, sum(games) AS"
+            " n, sum(points) AS points, count(*) OVER () AS opponents FROM ladder_pairs WHERE"
+            f" tournament_id = ? AND a IN ({marks}) AND b NOT IN ({marks}) GROUP BY b ORDER"
+            " BY n DESC, b LIMIT ? OFFSET ?) t LEFT JOIN entrants e ON e.tournament_id = ?"
+            " AND e.position = t.b LEFT JOIN bots bot ON bot.id = e.bot_id ORDER BY t.n DESC,"
+            " t.b", (self.tid, *positions, *positions, limit, max(0, offset), self.tid)
+        ).fetchall()
+        if not rows and offset > 0:
+            return [], self.opponents(positions, limit=1)[1]
+        return ([(int(b), int(n), float(points), "?" if label is None else str(label))
+                 for b, n, points, _, label in rows], int(rows[0][3]) if rows else 0)
+
     def current_ratings(self) -> dict[int, RatingLine]:
         rows = self.store.db.execute(
             "SELECT position, round, mu, sigma, games, change FROM ladder_current"
             " WHERE tournament_id = ?", (self.tid,))
         return {int(row[0]): RatingLine(*row) for row in rows}
+
+    def changes(self) -> tuple[int, int]:
+        """How many times the ladder's entrants (its submissions, or a current rating line
+        removed), and its current rating lines, have changed (counted by the store as they
+        are written)."""
+        row = self.store.db.execute("SELECT entrants, ratings FROM ladder_changes WHERE"
+                                    " tournament_id = ?", (self.tid,)).fetchone()
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
+    def ratings_changed(self, after: int) -> list[tuple[RatingLine, int]]:
+        """The current lines changed since the ratings' change count was ``after``, each with
+        the count of its own last change."""
+        rows = self.store.db.execute(
+            "SELECT position, round, mu, sigma, games, change, seq FROM ladder_current"
+            " WHERE tournament_id = ? AND seq > ?", (self.tid, after))
+        return [(RatingLine(*row[:6]), int(row[6])) for row in rows]
+
+    def entrant_lines(self) -> dict[int, tuple[str, str, str]]:
+        """Each entrant's label, bot name and submission status, by position."""
+        rows = self.store.db.execute(
+            "SELECT s.position, b.label, b.name, s.status FROM submissions s JOIN bots b ON"
+            " b.id = s.bot_id WHERE s.tournament_id = ? AND s.position IS NOT NULL",
+            (self.tid,))
+        return {int(position): (str(label), str(name), str(status))
+                for position, label, name, status in rows}
+
+    def current_rating(self, position: int) -> RatingLine | None:
+        """The current line of the entrant at ``position`` (None before its first round)."""
+        row = self.store.db.execute(
+            "SELECT position, round, mu, sigma, games, change FROM ladder_current"
+            " WHERE tournament_id = ? AND position = ?", (self.tid, position)).fetchone()
+        return None if row is None else RatingLine(*row)
 
     def rated_through(self) -> int:
         """The last round the kept ratings include (-1: none)."""
@@ -239,13 +322,24 @@ class LadderBook:
                                     " tournament_id = ?", (self.tid,)).fetchone()
         return -1 if row[0] is None else int(row[0])
 
-    def rating_history(self, positions: Sequence[int]) -> list[RatingLine]:
-        """The kept ratings of ``positions`` after each round they played, in round order."""
-        marks = ",".join("?" * len(positions))
-        rows = self.store.db.execute(
-            "SELECT position, round, mu, sigma, games FROM ladder_ratings WHERE"
-            f" tournament_id = ? AND position IN ({marks}) ORDER BY round, position",
-            (self.tid, *positions))
+    def rating_history(self, positions: Sequence[int], *, most: int | None = None
+                       ) -> list[RatingLine]:
+        """The kept ratings of ``positions`` after each round they played, in round order;
+        with ``most``, only about that many of each position's, spread evenly over the
+        rounds it played (the first at or after each of ``most`` evenly spaced rounds from
+        its first to its last, found by index: as quick however long its history)."""
+        if most is None:
+            marks = ",".join("?" * len(positions))
+            rows = self.store.db.execute(
+                "SELECT position, round, mu, sigma, games FROM ladder_ratings WHERE"
+                f" tournament_id = ? AND position IN ({marks}) ORDER BY round, position",
+                (self.tid, *positions)).fetchall()
+        else:
+            rows = []
+            for position in sorted(set(positions)):
+                rows += self.store.db.execute(_SPREAD_HISTORY,
+                                              (self.tid, position, max(1, most))).fetchall()
+            rows.sort(key=lambda row: (row[1], row[0]))
         return [RatingLine(*row) for row in rows]
 
     # -- who submitted what (participants of ``arena serve``) ------------------------------
@@ -267,6 +361,28 @@ class LadderBook:
         row = self.store.db.execute("SELECT participant_id FROM submitters WHERE"
                                     " submission_id = ?", (submission_id,)).fetchone()
         return None if row is None else int(row[0])
+
+    def versions_of(self, game: str, bot_name: str) -> tuple[
+            list[tuple[Submission, StoredBot, RatingLine | None]], int | None]:
+        """The entrants that are versions of the bot called ``bot_name`` (their submission,
+        bot and current rating line), oldest first, and its owner (:meth:`owner_of_name`):
+        in one query."""
+        columns = ", ".join(f"s.{c.strip()}" for c in _COLUMNS.split(","))
+        rows = self.store.db.execute(
+            f"SELECT {columns}, b.id, b.game, b.name, b.version, b.code_hash, b.spec, b.params,"
+            " b.created, b.label, c.position, c.round, c.mu, c.sigma, c.games, c.change,"
+            " (SELECT w.participant_id FROM submissions o JOIN submitters w ON"
+            " w.submission_id = o.id JOIN bots n ON n.id = o.bot_id WHERE o.tournament_id ="
+            " s.tournament_id AND n.name = b.name ORDER BY o.id LIMIT 1)"
+            " FROM submissions s JOIN bots b ON b.id = s.bot_id LEFT JOIN ladder_current c ON"
+            " c.tournament_id = s.tournament_id AND c.position = s.position WHERE"
+            " s.tournament_id = ? AND b.game = ? AND b.name = ? AND s.position IS NOT NULL"
+            " ORDER BY s.id", (self.tid, game, bot_name)).fetchall()
+        width = len(_COLUMNS.split(","))
+        found = [(Submission(*row[:width]), _stored_bot(row[width:width + 9]),
+                  RatingLine(*row[width + 9:width + 15]) if row[width + 9] is not None
+                  else None) for row in rows]
+        return found, (None if not rows or rows[0][-1] is None else int(rows[0][-1]))
 
     def owner_of_name(self, bot_name: str) -> int | None:
         """The participant whose submission first brought a bot called ``bot_name`` in."""

@@ -10,6 +10,7 @@ reported with its tournament and game.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -18,7 +19,7 @@ import secrets
 import sqlite3
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,7 +28,7 @@ from arena.bots.identity import BotIdentity
 from arena.games.base import ArenaError
 from arena.referee.record import OK, GameRecord
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
     id INTEGER PRIMARY KEY,
@@ -145,6 +146,7 @@ CREATE TABLE IF NOT EXISTS ladder_current (
     games INTEGER NOT NULL,
     change REAL NOT NULL,
     round INTEGER NOT NULL,
+    seq INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (tournament_id, position)
 );
 CREATE TABLE IF NOT EXISTS luck (
@@ -165,15 +167,100 @@ CREATE TABLE IF NOT EXISTS ratings (
     computed REAL NOT NULL,
     PRIMARY KEY (system, game, variant, bot_id)
 );
+CREATE TABLE IF NOT EXISTS game_seats (
+    tournament_id INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    game_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    key TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    ranks TEXT NOT NULL,
+    statuses TEXT NOT NULL,
+    termination TEXT NOT NULL,
+    finished REAL NOT NULL,
+    PRIMARY KEY (tournament_id, position, game_id, seat)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS game_seats_failed ON game_seats (tournament_id, position, game_id)
+    WHERE status != 'ok';
+CREATE INDEX IF NOT EXISTS submissions_by_bot ON submissions (bot_id);
+CREATE INDEX IF NOT EXISTS submissions_by_position ON submissions (tournament_id, position);
+CREATE INDEX IF NOT EXISTS ladder_current_by_seq ON ladder_current (tournament_id, seq);
+CREATE INDEX IF NOT EXISTS ladder_pairs_totals ON ladder_pairs (tournament_id, a, b, games,
+    points);
+CREATE INDEX IF NOT EXISTS ladder_ratings_lines ON ladder_ratings (tournament_id, position,
+    round, mu, sigma, games);
+CREATE TABLE IF NOT EXISTS ladder_changes (
+    tournament_id INTEGER PRIMARY KEY,
+    entrants INTEGER NOT NULL DEFAULT 0,
+    ratings INTEGER NOT NULL DEFAULT 0
+);
 """
+_ARRAY = ("CASE WHEN json_valid({row}.{column}) AND json_type({row}.{column}) = 'array'"
+          " THEN {row}.{column} ELSE '[]' END")
+_SEATS_OF = (
+    "SELECT {row}.tournament_id, s.value, {row}.id, s.key, coalesce(t.value, 'ok'),"
+    " CASE WHEN coalesce(t.value, 'ok') != 'ok' THEN coalesce(d.value, '') ELSE '' END,"
+    " {row}.key, {row}.seats, {row}.ranks, {row}.statuses, {row}.termination, {row}.finished"
+    " FROM {source}json_each(" + _ARRAY.replace("{column}", "seats") + ") s"
+    " LEFT JOIN json_each(" + _ARRAY.replace("{column}", "statuses") + ") t ON t.key = s.key"
+    " LEFT JOIN json_each(" + _ARRAY.replace("{column}", "details") + ") d ON d.key = s.key")
+_SEATS_GONE = (
+    "DELETE FROM game_seats WHERE tournament_id = OLD.tournament_id AND game_id = OLD.id"
+    " AND position IN (SELECT value FROM json_each("
+    + _ARRAY.format(row="OLD", column="seats") + "))")
+_SEATS_COLUMNS = ("INSERT OR REPLACE INTO game_seats (tournament_id, position, game_id, seat,"
+                  " status, detail, key, seats, ranks, statuses, termination, finished)")
+_SEATS_NEW = _SEATS_OF.format(row="NEW", source="")
+_COUNTED = ("INSERT INTO ladder_changes (tournament_id, {counter}) VALUES ({row}.tournament_id,"
+            " 1) ON CONFLICT (tournament_id) DO UPDATE SET {counter} = {counter} + 1")
+TRIGGERS = [
+    f"CREATE TRIGGER IF NOT EXISTS game_seats_added AFTER INSERT ON games BEGIN"
+    f" {_SEATS_COLUMNS} {_SEATS_NEW}; END",
+    "CREATE TRIGGER IF NOT EXISTS game_seats_changed AFTER UPDATE OF tournament_id, key,"
+    " seats, ranks, statuses, termination, finished, details ON games BEGIN"
+    f" {_SEATS_GONE}; {_SEATS_COLUMNS} {_SEATS_NEW}; END",
+    f"CREATE TRIGGER IF NOT EXISTS game_seats_removed AFTER DELETE ON games BEGIN"
+    f" {_SEATS_GONE}; END",
+    *(f"CREATE TRIGGER IF NOT EXISTS submissions_{name} AFTER {event} ON submissions BEGIN"
+      f" {_COUNTED.format(row=row, counter='entrants')}; END"
+      for name, event, row in (("added", "INSERT", "NEW"), ("changed", "UPDATE", "NEW"),
+                               ("moved", "UPDATE OF tournament_id", "OLD"),
+                               ("removed", "DELETE", "OLD"))),
+    "CREATE TRIGGER IF NOT EXISTS ladder_current_removed AFTER DELETE ON ladder_current BEGIN"
+    f" {_COUNTED.format(row='OLD', counter='entrants')}; END",
+    *(f"CREATE TRIGGER IF NOT EXISTS ladder_current_{name} AFTER {event} ON ladder_current"
+      f" BEGIN {_COUNTED.format(row='NEW', counter='ratings')}; UPDATE ladder_current SET seq ="
+      " (SELECT ratings FROM ladder_changes WHERE tournament_id = NEW.tournament_id) WHERE"
+      " tournament_id = NEW.tournament_id AND position = NEW.position; END"
+      for name, event in (("added", "INSERT"), ("changed", "UPDATE OF tournament_id, position,"
+                                                " mu, sigma, games, change, round"))),
+]
+"""The ``game_seats`` table follows the games table whoever writes it (the store, a
+migration, a test, a bench writing rows straight): a row per entrant and game it sat in, with
+its seat, its status and (a failed seat's) detail, and what a list of games shows of the game
+(key, seats, ranks, statuses, how it ended, when). It is kept in entrant order, so that one
+entrant's games, newest first, and its failed seats are read together, a page with LIMIT,
+never by decoding every game's seats nor by reading the games' rows (and their records)
+spread over the whole table. A game whose seats are not a JSON array has none.
+
+``ladder_changes`` counts, per ladder, the changes to its entrants (its submissions, and a
+current rating line removed) and to its current rating lines, and each ``ladder_current`` row
+keeps the ratings' count (``seq``) as of its last change: a page can keep a leaderboard in
+memory and read only the lines that changed since."""
 _BOTS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS bots"):
                   SCHEMA.index("CREATE TABLE IF NOT EXISTS entrants")]
-_RATINGS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings"):]
+_RATINGS_V3 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings"):
+                     SCHEMA.index("CREATE TABLE IF NOT EXISTS game_seats")]
+_SEATS_V8 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS game_seats"):]
 _LADDERS_V4 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS submissions"):
                      SCHEMA.index("CREATE TABLE IF NOT EXISTS participants")]
 _SESSIONS_V7 = ",\n    sessions INTEGER NOT NULL DEFAULT 0"
+_SEQ_V8 = "\n    seq INTEGER NOT NULL DEFAULT 0,"
 _SERVER_V5 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS participants"):
-                    SCHEMA.index("CREATE TABLE IF NOT EXISTS luck")].replace(_SESSIONS_V7, "")
+                    SCHEMA.index("CREATE TABLE IF NOT EXISTS luck")].replace(
+                        _SESSIONS_V7, "").replace(_SEQ_V8, "")
 _LUCK_V6 = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS luck"):
                   SCHEMA.index("CREATE TABLE IF NOT EXISTS ratings")]
 MIGRATIONS: dict[int, list[str]] = {
@@ -195,6 +282,9 @@ MIGRATIONS: dict[int, list[str]] = {
     4: [statement for statement in _SERVER_V5.split(";") if statement.strip()],
     5: [_LUCK_V6],
     6: ["ALTER TABLE participants ADD COLUMN sessions INTEGER NOT NULL DEFAULT 0"],
+    7: ["ALTER TABLE ladder_current ADD COLUMN seq INTEGER NOT NULL DEFAULT 0",
+        *(statement for statement in _SEATS_V8.split(";") if statement.strip()), *TRIGGERS,
+        f"{_SEATS_COLUMNS} {_SEATS_OF.format(row='g', source='games g, ')}"],
 }
 """From each schema version to the next: statements, then :func:`_refingerprint` and
 :func:`_fill_details`. Ratings are recomputed from the games whenever they are asked for:
@@ -343,6 +433,29 @@ class GameRow:
 
 
 @dataclass(frozen=True)
+class EntrantGame:
+    """A game as a list of one entrant's games shows it (``seats``: entrant positions)."""
+
+    key: str
+    seats: tuple[int, ...]
+    ranks: tuple[int, ...]
+    statuses: tuple[str, ...]
+    termination: str
+    finished: float
+
+
+@dataclass(frozen=True)
+class SeatFailure:
+    """An entrant's seat that failed in a game: how, and its detail (traceback, stderr)."""
+
+    key: str
+    position: int
+    seat: int
+    status: str
+    detail: str
+
+
+@dataclass(frozen=True)
 class PlayedGame:
     """A stored game with the bots' ids (across tournaments)."""
 
@@ -377,6 +490,8 @@ class Store:
         tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if version == 0 and tables == 0:
             self.db.executescript(SCHEMA)
+            for trigger in TRIGGERS:
+                self.db.execute(trigger)
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         elif version in MIGRATIONS:
             self._migrate(version)
@@ -637,11 +752,63 @@ class Store:
         rows = self.db.execute("SELECT key FROM games WHERE tournament_id = ?", (tournament,))
         return {row[0] for row in rows}
 
+    _GAME_COLUMNS = ("key, round, table_no, set_no, rotation, seed, seats, ranks, scores,"
+                     " statuses, termination, moves, duration, isolations, details, finished")
+
+    def game(self, tournament: int, key: str) -> GameRow | None:
+        """The stored row of game ``key`` (by its unique key), or None."""
+        row = self.db.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE tournament_id = ?"
+                              " AND key = ?", (tournament, key)).fetchone()
+        return None if row is None else self._game_row(tournament, row)
+
+    def entrant_games(self, tournament: int, positions: Collection[int], *, limit: int,
+                      offset: int = 0) -> list[EntrantGame]:
+        """The games in which any of the entrant ``positions`` sat, newest stored first,
+        ``limit`` of them after the first ``offset``: read from ``game_seats``, where each
+        position's games lie together, so a page reads only its own rows, however many
+        games the entrants played (and never a game's record)."""
+        if not positions or limit <= 0:
+            return []
+        offset = max(0, offset)
+        each = ("SELECT * FROM (SELECT DISTINCT game_id, key, seats, ranks, statuses,"
+                " termination, finished FROM game_seats WHERE tournament_id = ? AND"
+                " position = ? ORDER BY game_id DESC LIMIT ?)")
+        args: list[Any] = []
+        for position in sorted(positions):  # each position's newest, from its own range
+            args += [tournament, position, offset + limit]
+        rows = self.db.execute(f"{' UNION '.join([each] * len(positions))} ORDER BY game_id"
+                               " DESC LIMIT ? OFFSET ?", (*args, limit, offset)).fetchall()
+        return [self._entrant_game(tournament, row) for row in rows]
+
+    def _entrant_game(self, tournament: int, row: Sequence[Any]) -> EntrantGame:
+        try:
+            seats, ranks, statuses = (json.loads(text) for text in row[2:5])
+            return EntrantGame(str(row[1]), tuple(int(s) for s in seats),
+                               tuple(int(r) for r in ranks), tuple(str(s) for s in statuses),
+                               str(row[5]), float(row[6]))
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"{self.path}: tournament {tournament}, game {row[1]!r}: the row "
+                             f"is damaged ({exc}); restore the database from a copy, or "
+                             "start a new one with --db") from None
+
+    def entrant_failures(self, tournament: int, positions: Collection[int], *, limit: int
+                         ) -> list[SeatFailure]:
+        """The seats of the entrant ``positions`` that failed, in their newest games first
+        (``limit`` of them), each with its detail: from the index of failed seats."""
+        if not positions or limit <= 0:
+            return []
+        marks = ",".join("?" * len(positions))
+        rows = self.db.execute(
+            "SELECT key, position, seat, status, detail FROM game_seats INDEXED BY"
+            f" game_seats_failed WHERE tournament_id = ? AND position IN ({marks}) AND"
+            " status != 'ok' ORDER BY game_id DESC, seat LIMIT ?",
+            (tournament, *sorted(positions), limit))
+        return [SeatFailure(str(key), int(position), int(seat), str(status), str(detail))
+                for key, position, seat, status, detail in rows]
+
     def games(self, tournament: int, *, round_index: int | None = None) -> Iterator[GameRow]:
         """Finished games in schedule order (round, table, set, rotation)."""
-        query = ("SELECT key, round, table_no, set_no, rotation, seed, seats, ranks, scores,"
-                 " statuses, termination, moves, duration, isolations, details, finished"
-                 " FROM games WHERE tournament_id = ?")
+        query = (f"SELECT {self._GAME_COLUMNS} FROM games WHERE tournament_id = ?")
         args: list[Any] = [tournament]
         if round_index is not None:
             query += " AND round = ?"
@@ -757,6 +924,16 @@ class Store:
                 "INSERT OR REPLACE INTO luck (tournament_id, key, model, luck) VALUES (?,?,?,?)",
                 [(tournament, key, model, json.dumps(list(values)))
                  for key, values in luck.items()])
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads that see the database as of one moment (a read transaction: it takes no
+        lock a writer waits for)."""
+        self.db.execute("BEGIN DEFERRED")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
 
     def transaction(self) -> _Transaction:
         return _Transaction(self.db)

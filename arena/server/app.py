@@ -40,7 +40,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from arena.games.base import ArenaError
@@ -53,6 +53,7 @@ from arena.server.headers import SecurityHeaders
 from arena.server.participants import (
     Participant,
     ParticipantError,
+    VerifiedTokens,
     by_token,
     end_sessions,
     participant,
@@ -316,6 +317,9 @@ class Web:
     def __init__(self, config: ServeConfig, stores: Stores, env: Environment) -> None:
         self.config, self.stores, self.env = config, stores, env
         self.games = GameCounts()
+        self.boards, self.recent = pages.Boards(), pages.RecentGames()
+        self.tokens = VerifiedTokens()
+        self.options = pages.EntrantOptions()
         self.sign_ins, self.registrations = sign_in_limits(), registration_limits()
         self.workers = anyio.CapacityLimiter(WORK_THREADS)
 
@@ -378,13 +382,15 @@ class Web:
         """The token's participant; 401 if it is wrong; 429, before any hash, while its
         address or its name has had :data:`SIGN_IN_FAILURES` failures, or the server
         :data:`SIGN_IN_CEILING`, in :data:`SIGN_IN_WINDOW` (a try under way counts as a
-        failure until it is over). The hash runs off the event loop."""
+        failure until it is over). The hash runs off the event loop; a token verified lately
+        costs none (:class:`~arena.server.participants.VerifiedTokens`)."""
         address = request.client.host if request.client else "?"
         tried = self.sign_ins.reserve(address=address, name=token.rpartition(".")[0],
                                       server="")
         failed = True
         try:
-            found = await self.off_loop(lambda: by_token(self.store, token))
+            found = await self.off_loop(lambda: by_token(self.store, token,
+                                                         verified=self.tokens))
             failed = False
             return found
         except ParticipantError as exc:
@@ -418,7 +424,7 @@ class Web:
                 row = find_ladder(self.store, ladder.name)
                 boards.append((ladder.name, row.game,
                                self.trouble(request, ladder.name) or row.status,
-                               pages.leaderboard(self.store, row)[:5]))
+                               self.boards.lines(self.store, row, limit=5)))
             except StoreError:
                 boards.append((ladder.name, ladder.game,
                                self.trouble(request, ladder.name) or "not started", []))
@@ -494,37 +500,47 @@ class Web:
         row = self.ladder(request.path_params["ladder"])
         book = LadderBook(self.store, row.id)
         everyone = request.query_params.get("all") == "1"
+        rows, shown, active = self.boards.html(self.store, row, everyone=everyone,
+                                               limit=None if everyone else BOARD_LINES)
         return self.page(request, "leaderboard.html.j2", ladder=row,
-                         process=self.trouble(request, row.name),
-                         board=pages.leaderboard(self.store, row,
-                                                 limit=None if everyone else BOARD_LINES),
-                         active=pages.active_count(self.store, row), everyone=everyone,
-                         per_hour=book.games_since(time.time() - 3600),
+                         process=self.trouble(request, row.name), rows=rows, shown=shown,
+                         active=active, everyone=everyone,
+                         per_hour=self.recent.count(book, time.time()),
                          games=self.games.count(book), refresh=REFRESH_SECONDS)
 
     def bot(self, request: Request) -> HTMLResponse:
         row = self.ladder(request.path_params["ladder"])
-        page = pages.bot_page(self.store, row, request.path_params["name"])
-        if page is None:
-            raise HTTPException(404, "no bot of that name in this ladder")
+        page = self.bot_page(request, row)
         who = self.who(request)
         mine = who is not None and (who.organizer or who.id == page.owner)
         own = page.positions if who is not None and who.organizer else (
             page.positions & pages.own_positions(LadderBook(self.store, row.id), who.id)
             if mine and who is not None else set())
         return self.page(request, "bot.html.j2", ladder=row, bot=page, mine=mine,
-                         chart=rating_chart(page), failures=pages.failures(self.store, row, own))
+                         chart=rating_chart(page), won_by=pages.won_by, ending=pages.ending,
+                         failures=pages.failures(self.store, row, own) if own else [])
+
+    def bot_page(self, request: Request, row: Any) -> pages.BotPage:
+        """The bot of the URL, with the pages of its games (``?games=N``) and of its
+        opponents (``?opponents=N``) asked for; 404 if the ladder has no such bot."""
+        page = pages.bot_page(self.store, row, request.path_params["name"],
+                              games_page=page_number(request, "games"),
+                              opponents_page=page_number(request, "opponents"))
+        if page is None:
+            raise HTTPException(404, "no bot of that name in this ladder")
+        return page
 
     def compare(self, request: Request) -> HTMLResponse:
         row = self.ladder(request.path_params["ladder"])
         a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
-        labels = pages.entrant_labels(self.store, row)
         ladder = self.config.ladder(row.name)
         beta = ladder.ratings.beta if ladder else 25 / 6
         found = pages.compare_versions(self.store, row, a, b, beta) if a and b else None
         problem = "choose two different bots of this ladder" if a and b and not found else None
-        return self.page(request, "compare.html.j2", ladder=row, labels=labels, a=a, b=b,
-                         found=found, problem=problem)
+        return self.page(request, "compare.html.j2", ladder=row, a=a, b=b,
+                         options_a=self.options.options(self.store, row, a),
+                         options_b=self.options.options(self.store, row, b), found=found,
+                         problem=problem)
 
     def game(self, request: Request) -> HTMLResponse:
         from arena.reports.game_page import game_page_html
@@ -647,10 +663,13 @@ class Web:
 
         people = participants(self.store)
         names = {p.id: p.name for p in people}
-        managed = [{"row": row, "submissions": pages.organizer_submissions(self.store, row, names)}
+        page, size = page_number(request, "submissions"), pages.SUBMISSIONS_PAGE
+        managed = [{"row": row, "submissions": pages.organizer_submissions(
+                        self.store, row, names, limit=size, offset=(page - 1) * size),
+                    "pages": max(1, -(-pages.submission_count(self.store, row) // size))}
                    for row in self.stored_ladders()]
         return self.page(request, "organizer.html.j2", managed=managed, notice=notice,
-                         confirm=confirm, people=people)
+                         confirm=confirm, people=people, page=page)
 
     def organize(self, action: str, ladder_name: str, bot: str) -> str:
         from arena.tournaments.ladder import freeze
@@ -669,18 +688,13 @@ class Web:
 
     # -- the JSON API ---------------------------------------------------------------------
 
-    def api_leaderboard(self, request: Request) -> JSONResponse:
+    def api_leaderboard(self, request: Request) -> Response:
         row = self.ladder(request.path_params["ladder"])
-        return JSONResponse({"ladder": row.name, "game": row.game, "status": row.status,
-                             "bots": [line.to_json() for line in
-                                      pages.leaderboard(self.store, row)]})
+        return Response(self.boards.json(self.store, row), media_type="application/json")
 
     def api_bot(self, request: Request) -> JSONResponse:
         row = self.ladder(request.path_params["ladder"])
-        page = pages.bot_page(self.store, row, request.path_params["name"])
-        if page is None:
-            raise HTTPException(404, "no bot of that name in this ladder")
-        return JSONResponse(page.to_json())
+        return JSONResponse(self.bot_page(request, row).to_json())
 
     def api_game(self, request: Request) -> JSONResponse:
         row = self.ladder(request.path_params["ladder"])
@@ -742,6 +756,20 @@ def start_session(request: Request, who: Participant) -> None:
     request.session.clear()
     request.session.update({"participant": who.id, "sessions": who.sessions,
                             "since": time.time()})
+
+
+MAX_PAGE = 1_000_000
+"""A page number beyond this is taken as this one (a list that long is past its end)."""
+
+
+def page_number(request: Request, name: str) -> int:
+    """The page asked for by the query parameter ``name``: 1 unless it is a number from 1
+    (one too large is the last page there could be)."""
+    text = request.query_params.get(name, "")
+    if not (text.isascii() and text.isdigit()):
+        return 1
+    digits = text.lstrip("0")
+    return max(1, min(int(digits or "0"), MAX_PAGE)) if len(digits) <= 7 else MAX_PAGE
 
 
 def csrf_token(request: Request) -> str:

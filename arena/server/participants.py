@@ -15,7 +15,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from arena.bots.names import name_problem, name_skeleton
@@ -75,22 +77,78 @@ def add_participant(store: Store, name: str, *, organizer: bool = False) -> tupl
 def sign_in(store: Store, name: str, token: str) -> Participant:
     """The participant whose name and token these are; ParticipantError otherwise (the
     same message whether the name or the token is wrong)."""
+    return _signed_in(store, name, token)[0]
+
+
+def _signed_in(store: Store, name: str, token: str) -> tuple[Participant, str]:
+    """:func:`sign_in`, and the stored hash the token matched."""
     row = store.db.execute("SELECT id, token_hash, salt, organizer, sessions FROM"
                            " participants WHERE name = ?", (name,)).fetchone()
     expected, salt = (row[1], row[2]) if row else _NOBODY  # as slow for an unknown name
     given = _hash(token, salt)
     if row is None or not hmac.compare_digest(expected, given):
         raise ParticipantError("that name and token do not match")
-    return Participant(int(row[0]), name, bool(row[3]), int(row[4]))
+    return Participant(int(row[0]), name, bool(row[3]), int(row[4])), str(expected)
 
 
-def by_token(store: Store, token: str) -> Participant:
+def by_token(store: Store, token: str, *, verified: VerifiedTokens | None = None
+             ) -> Participant:
     """The participant a token ``NAME.SECRET`` belongs to (the sign-in form, and the JSON
-    API's ``Authorization: Bearer``)."""
+    API's ``Authorization: Bearer``). With ``verified``, a token it verified lately costs
+    no hash (and one verified now is added to it)."""
+    if verified is not None:
+        found = verified.check(store, token)
+        if found is not None:
+            return found
     name, _, secret = token.rpartition(".")
     if not secret:
         raise ParticipantError("a token is NAME.SECRET, as `arena serve users add` prints it")
-    return sign_in(store, name, secret)
+    who, stored = _signed_in(store, name, secret)
+    if verified is not None:
+        verified.add(token, who, stored)
+    return who
+
+
+class VerifiedTokens:
+    """The tokens a server verified lately, so that an API client's every request does not
+    cost a scrypt hash: kept by a keyed hash (HMAC-SHA256 under a key of this process's
+    own), never as themselves, each with the participant and the stored hash it matched.
+    One counts as verified while that participant's stored hash is still the one it matched,
+    for :data:`SECONDS` at most; :data:`SIZE` are kept. A wrong token is never kept: it
+    costs its hash every time."""
+
+    SECONDS = 600.0
+    SIZE = 1024
+
+    def __init__(self) -> None:
+        self.key = secrets.token_bytes(32)
+        self.lock = threading.Lock()
+        self.kept: OrderedDict[bytes, tuple[int, str, float]] = OrderedDict()
+
+    def _digest(self, token: str) -> bytes:
+        return hmac.new(self.key, token.encode("utf-8", "surrogatepass"), "sha256").digest()
+
+    def check(self, store: Store, token: str) -> Participant | None:
+        digest = self._digest(token)
+        with self.lock:
+            kept = self.kept.get(digest)
+        if kept is None or time.monotonic() - kept[2] > self.SECONDS:
+            return None
+        row = store.db.execute("SELECT id, name, token_hash, organizer, sessions FROM"
+                               " participants WHERE id = ?", (kept[0],)).fetchone()
+        if row is None or not hmac.compare_digest(str(row[2]), kept[1]):
+            with self.lock:
+                self.kept.pop(digest, None)
+            return None
+        return Participant(int(row[0]), str(row[1]), bool(row[3]), int(row[4]))
+
+    def add(self, token: str, who: Participant, stored: str) -> None:
+        digest = self._digest(token)
+        with self.lock:
+            self.kept[digest] = (who.id, stored, time.monotonic())
+            self.kept.move_to_end(digest)
+            while len(self.kept) > self.SIZE:
+                self.kept.popitem(last=False)
 
 
 def participant(store: Store, participant_id: int) -> Participant | None:
