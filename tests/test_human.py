@@ -68,13 +68,62 @@ def test_every_piece_stands_in_its_track_rows_under_its_position():
     rows = board_rows(state)
     assert cell(rows, "UR", 7) == "r3"
     assert cell(rows, "M", track_position(state, "M", "X")) == "y0"
-    assert cell(rows, "UR", track_position(state, "UR", "X")) == "y0"
     assert cell(rows, "B", 13) == "y1"
     assert cell(rows, "M", 0) == "OR"                       # an empty crossing: its name
     assert cell(rows, "F", track_position(state, "F", "Z")) == "Z"
     assert cell(rows, "B", 0) == "."                        # an empty plain field
-    assert re.search(r"^ G +Z +\. +\. GOAL\b", rows[-1])
+    assert any(re.search(r"^ G +Z +\. +\. GOAL\b", row) for row in rows)
     assert all(len(row) <= WIDTH for row in rows)
+
+
+def test_a_piece_on_a_crossing_is_drawn_once_and_its_other_row_shows_it_taken():
+    state = SONNENTAU.initial_state({})
+    state.set_place(0, 0, "X")     # M03 and UR09
+    state.set_place(1, 2, "Z")     # F04 and G00
+    rows = board_rows(state)
+    text = "\n".join(rows)
+    assert text.count("y0") == 1 and text.count("r2") == 1
+    assert cell(rows, "M", track_position(state, "M", "X")) == "y0"   # the upper row
+    assert cell(rows, "UR", track_position(state, "UR", "X")) == "*y"
+    assert cell(rows, "F", track_position(state, "F", "Z")) == "r2"
+    assert cell(rows, "G", 0) == "*r"
+    state.set_place(0, 0, "M04")
+    text = "\n".join(board_rows(state))
+    assert "*r in the lower" in text   # the legend names the mark that is on the board
+
+
+def test_the_board_keeps_its_cell_width_whatever_stands_where():
+    empty = SONNENTAU.initial_state({})
+    taken = SONNENTAU.initial_state({})
+    taken.set_place(0, 0, "YLI")   # the only three-letter name, on UL00 and F12
+    taken.set_place(0, 1, "UL02")
+    for width in (WIDTH, 40):
+        before, after = board_rows(empty, width), board_rows(taken, width)
+        assert before[0] == after[0]                            # the same ruler
+        assert [len(r) for r in before] == [len(r) for r in after]
+    rows = board_rows(taken)
+    assert cell(rows, "UL", 0) == "y0" and cell(rows, "UL", 2) == "y1"
+    assert cell(rows, "F", 12) == "*y"
+
+
+def test_the_board_explains_its_names_and_points_to_the_picture(tmp_path):
+    def legend(state, fits: bool = True) -> str:
+        rows = board_rows(state)
+        assert all(len(row) <= WIDTH for row in rows) or not fits
+        g_row = rows.index(next(r for r in rows if r.startswith(" G ")))
+        return " ".join(row.strip() for row in rows[g_row + 1:])
+
+    text = legend(SONNENTAU.initial_state({}))
+    assert text.startswith("OL ML MR OR: entries.")
+    assert "A name on two rows is one field (a crossing)" in text
+    assert "*y in the lower" in text and "Picture: arena board --svg board.svg" in text
+    assert len(board_rows(SONNENTAU.initial_state({}))) == 9   # two rows of legend
+    board = tmp_path / "a-folder-name-long-enough-for-the-path-to-fill-a-row" / "mine.yaml"
+    board.parent.mkdir()
+    board.write_text((ROOT / "arena/games/sonnentau/board.yaml").read_text())
+    # a path longer than a row stays whole on its own row, ready to copy
+    assert f"arena board --board {board} --svg board.svg" in legend(
+        SONNENTAU.initial_state({"board": str(board)}), fits=False)
 
 
 def test_a_narrow_board_drawing_wraps_its_tracks_and_keeps_every_field():
@@ -318,21 +367,28 @@ def decision(player: HumanPlayer, state):
     return player.act(state.observation(state.current_seat))
 
 
-def test_many_choices_come_in_pages_and_all_of_them_on_request():
-    state = SONNENTAU.initial_state({})
-    state.apply(SONNENTAU.parse_action("dice:5,6"))
-    actions = state.legal_actions()
-    answers = iter(["+", "?", "", "nonsense", str(len(actions))])
+def screens_of(game, state, answers: list[str], size=(WIDTH, HEIGHT)):
+    """The screens a person sees at ``state`` answering ``answers`` in turn (each screen
+    ends with its prompt), and the action chosen."""
+    replies = iter(answers)
     screens: list[str] = []
     rows: list[str] = []
 
     def prompt(text: str) -> str:
         screens.append("\n".join([*rows, text]))
         rows.clear()
-        return next(answers)
+        return next(replies)
 
-    player = HumanPlayer(SONNENTAU, prompt=prompt, echo=rows.append, size=lambda: (80, 24))
-    chosen = decision(player, state)
+    player = HumanPlayer(game, prompt=prompt, echo=rows.append, size=lambda: size)
+    return screens, decision(player, state)
+
+
+def test_many_choices_come_in_pages_and_all_of_them_on_request():
+    state = SONNENTAU.initial_state({})
+    state.apply(SONNENTAU.parse_action("dice:5,6"))
+    actions = state.legal_actions()
+    screens, chosen = screens_of(SONNENTAU, state,
+                                 ["+", "?", "", "nonsense", str(len(actions))])
     assert chosen == actions[-1]
     first, second, full, again, mistake = screens
     assert "page 1/2" in first and " 1. 5: y0 in at OL, M cw -> M04" in first
@@ -340,8 +396,61 @@ def test_many_choices_come_in_pages_and_all_of_them_on_request():
     assert "page 2/2" not in first and " 1. 5:" not in second
     assert all(f"[{a}]" in full for a in actions)
     assert "page 2/2" in again and "is not a choice" not in again
-    assert "'nonsense' is not a choice: type 1-32, + for more, or ? to list all" in mistake
+    assert "Enter alone" not in again    # the full list's Enter shows the board again
+    assert "'nonsense' is not a choice: type 1-32 and Enter (+/- other pages, ? all)" in mistake
     assert all(len(s.splitlines()) <= 24 for s in (first, second, again, mistake))
+
+
+def test_the_prompt_offers_the_page_turns_there_are():
+    state = SONNENTAU.initial_state({})
+    state.apply(SONNENTAU.parse_action("dice:5,6"))
+    screens, _chosen = screens_of(SONNENTAU, state, ["+"] * 6 + ["1"], size=(WIDTH, 18))
+    prompts = [screen.splitlines()[-1] for screen in screens]
+    count = int(re.search(r"page 1/(\d+)", prompts[0])[1])
+    assert count >= 3
+    assert [re.search(r"page (\d+)/", p)[1] for p in prompts] == [
+        str(n % count + 1) for n in range(7)]                 # + after the last: the first
+    first, middle, last = prompts[0], prompts[1], prompts[count - 1]
+    assert first.endswith(f"Your choice (1-32; page 1/{count}: + more, ? all):")
+    assert middle.endswith(f"Your choice (1-32; page 2/{count}: + more, - back, ? all):")
+    assert last.endswith(f"Your choice (1-32; page {count}/{count}: - back, ? all):")
+    assert all(len(row) <= WIDTH for screen in screens for row in screen.splitlines())
+    assert all(len(screen.splitlines()) <= 18 for screen in screens)
+
+
+def test_enter_alone_at_several_choices_says_what_to_type():
+    state = SONNENTAU.initial_state({})
+    state.apply(SONNENTAU.parse_action("dice:5,6"))
+    screens, chosen = screens_of(SONNENTAU, state, ["", "2"])
+    assert chosen == state.legal_actions()[1]
+    assert screens[1].splitlines()[-2] == ("Enter alone chooses nothing: type 1-32 and Enter "
+                                          "(+/- other pages, ? all)")
+    seasons = SEASONS.initial_state({})
+    seasons.apply(seasons_action("dice:5,4,6"))
+    screens, chosen = screens_of(SEASONS, seasons, ["", "+", "1"])
+    assert str(chosen) == "keep"
+    assert "Enter alone chooses nothing: type 1-8 and Enter (? lists all)" in screens[1]
+    assert "All 8 choices are on this page: type 1-8 and Enter (? lists all)" in screens[2]
+
+
+def test_seasons_re_roll_choices_name_the_dice_by_value_and_place():
+    state = SEASONS.initial_state({})
+    state.apply(seasons_action("dice:5,4,6"))
+    labels = {str(a): SEASONS.describe_action(state, a) for a in state.legal_actions()}
+    assert labels == {
+        "keep": "keep 5,4,6 = 15",
+        "reroll:0": "re-roll the 5 (die 1), keep 4,6",
+        "reroll:1": "re-roll the 4 (die 2), keep 5,6",
+        "reroll:2": "re-roll the 6 (die 3), keep 5,4",
+        "reroll:0,1": "re-roll the 5 and 4 (dice 1, 2), keep 6",
+        "reroll:0,2": "re-roll the 5 and 6 (dice 1, 3), keep 4",
+        "reroll:1,2": "re-roll the 4 and 6 (dice 2, 3), keep 5",
+        "reroll:0,1,2": "re-roll all three dice"}
+    screens, _chosen = screens_of(SEASONS, state, ["1"])
+    rows = screens[0].splitlines()
+    assert "slot" not in screens[0]
+    assert any(row.startswith("1. keep 5,4,6 = 15") and row.endswith(
+        "5. re-roll the 5 and 4 (dice 1, 2), keep 6") for row in rows)   # two columns
 
 
 def test_a_single_choice_is_shown_and_played_on_enter():
@@ -535,3 +644,44 @@ def test_ctrl_c_at_80x24_abandons_the_game_cleanly(pty, tmp_path, game):
     after = term.text[term.mark:]
     assert "game abandoned" in after and "Traceback" not in term.text
     assert not record_file.exists()
+
+
+BOARD_TOKEN = re.compile(r"(?<!\S)[yrbg][0-4](?!\S)")
+
+
+@pytestmark_pty
+def test_sonnentau_at_80x24_holds_its_board_still_and_answers_every_key(pty):
+    term = pty("play", "sonnentau", "human", "bots/sonnentau/random_bot.py", "--seed", "3")
+    rulers: set[str] = set()
+    paged = 0
+    for _ in range(40):
+        screen = term.screen()
+        check_fits(screen)
+        ruler = next(n for n, row in enumerate(screen) if re.match(r" +00 +01 ", row))
+        g_row = next(n for n, row in enumerate(screen) if row.startswith(" G "))
+        rulers.add(screen[ruler])
+        board = screen[ruler + 1:g_row + 1]
+        tokens = [token for row in board for token in BOARD_TOKEN.findall(row)]
+        assert len(tokens) == len(set(tokens)), "\n".join(board)     # each piece once
+        assert "arena board --svg board.svg" in " ".join(screen[g_row + 1:g_row + 3])
+        prompt = screen[-1]
+        if "page 1/" in prompt and paged < 2:
+            paged += 1
+            term.answer("")
+            again = term.screen()
+            check_fits(again)
+            assert again[-2].startswith("Enter alone chooses nothing: type 1-")
+            count = int(re.search(r"page 1/(\d+)", prompt)[1])
+            for page in range(2, count + 1):
+                term.answer("+")
+                turned = term.screen()
+                check_fits(turned)
+                assert f"page {page}/{count}" in turned[-1]
+                assert ("+ more" in turned[-1]) == (page < count) and "- back" in turned[-1]
+            term.answer("1")
+        else:
+            term.answer("" if "Press Enter" in prompt else "1")
+        if paged == 2 and len(rulers) == 1:
+            break
+    assert paged == 2 and len(rulers) == 1
+    assert term.interrupt() == 130

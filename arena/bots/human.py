@@ -218,6 +218,9 @@ class _Decision:
                 chosen = self._answer(answer)
                 if chosen is not None:
                     return chosen
+                if answer == "":  # as its prompt says: Enter shows the board again
+                    note, replay = "", True
+                    continue
             note, replay = self._note(answer), True
 
     def _answer(self, answer: str) -> Action | None:
@@ -228,16 +231,29 @@ class _Decision:
         return HumanPlayer.choose(answer, self.actions)
 
     def _note(self, answer: str) -> str:
-        if answer in ("+", "-", "?", "") and len(self.actions) > 1:
+        """What the screen shown again says about an answer that chose nothing: nothing
+        after the full list or a page turn, else what to type."""
+        if answer == "?" or (answer in ("+", "-") and len(self.pages) > 1):
             return ""
-        quoted = shown(answer[:NOTE_QUOTE])
-        more = ", + for more" if len(self.pages) > 1 else ""
-        return f"{quoted} is not a choice: type 1-{len(self.actions)}{more}, or ? to list all"
+        if len(self.actions) == 1:
+            return f"{shown(answer[:NOTE_QUOTE])} is not a choice: press Enter to play it"
+        if answer in ("+", "-"):
+            return f"All {len(self.actions)} choices are on this page: {self._how()}"
+        if answer == "":
+            return f"Enter alone chooses nothing: {self._how()}"
+        return f"{shown(answer[:NOTE_QUOTE])} is not a choice: {self._how()}"
+
+    def _how(self) -> str:
+        """``type 1-32 and Enter (+/- other pages, ? all)``: what to type, in one line."""
+        if len(self.pages) > 1:
+            return f"type 1-{len(self.actions)} and Enter (+/- other pages, ? all)"
+        return f"type 1-{len(self.actions)} and Enter (? lists all)"
 
     def _free_rows(self) -> int:
         """Rows for choices under what was told, the position and the prompt."""
         told = len(self.terminal.recent)
-        prompt = self._prompt_rows(page_count=len(self.actions))  # as long as it can be
+        most = len(self.actions)  # the prompt as long as it can be: a middle page of most
+        prompt = self._prompt_rows(page=1, page_count=max(3, most))
         return self.height - told - len(self.position) - len(prompt)
 
     def _screen(self, note: str, *, replay: bool) -> str:
@@ -250,7 +266,9 @@ class _Decision:
         prompt = self._prompt_rows()
         spare = self.height - len(self.position) - len(choices) - len(notes) - len(prompt)
         shown_told = told[max(0, len(told) - spare):] if replay and spare > 0 else []
-        position = self.position if spare >= 0 else self.position[1:]  # no blank line first
+        above = len(shown_told) if replay else len(told)  # on the screen already, if not
+        # No blank line before the position when the rows above would push the prompt off.
+        position = self.position if spare - above >= 0 else self.position[1:]
         gap = [""] if spare - len(told) > 0 else []
         for row in [*shown_told, *position, *gap, *choices, *notes, *prompt[:-1]]:
             self.terminal.echo(row)
@@ -262,16 +280,22 @@ class _Decision:
         page = self.pages[self.page]
         return grid(self.items[page.start:page.stop], self.width)
 
-    def _prompt_rows(self, page_count: int | None = None) -> list[str]:
+    def _prompt_rows(self, page: int | None = None, page_count: int | None = None
+                     ) -> list[str]:
+        """The prompt: which seat the person is, and what to type. On a page of several,
+        ``+`` is offered except on the last one, ``-`` except on the first."""
         you = f"You are {self.player.you}."
+        page = self.page if page is None else page
         page_count = len(self.pages) if page_count is None else page_count
         if len(self.actions) == 1:
             text = f"{you} Press Enter to play it:"
         elif page_count == 1:
             text = f"{you} Your choice (1-{len(self.actions)}, ? lists all):"
         else:
-            text = (f"{you} Your choice (1-{len(self.actions)}; page {self.page + 1}/"
-                    f"{page_count}: + more, ? all):")
+            turns = [*(["+ more"] if page < page_count - 1 else []),
+                     *(["- back"] if page > 0 else [])]
+            text = (f"{you} Your choice (1-{len(self.actions)}; page {page + 1}/"
+                    f"{page_count}: {', '.join(turns)}, ? all):")
         return fit([text], self.width)
 
     def _full_list(self) -> str:

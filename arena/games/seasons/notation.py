@@ -140,14 +140,20 @@ def _owner_mark(state: SeasonsState, sector: int) -> str:
 
 
 def describe_action(state: SeasonsState, action: Reroll | Place) -> str:
-    """A human-friendly label for a choice: what it re-rolls or where it places."""
+    """A human-friendly label for a choice: what it re-rolls (the dice by value, and which
+    they are, counted from 1 as the board lists them) or where it places: ``re-roll the 5
+    (die 1), keep 4,6``, ``re-roll the 4 and 6 (dice 2, 3), keep 5``, ``keep 5,4,6 =
+    15``, ``15 on Max-15 against 9``."""
     if isinstance(action, Reroll):
         if not action.slots:
             return f"keep {_dice_text(state.dice)} = {state.total}"
-        rolled = ",".join(str(state.dice[i]) for i in action.slots)
+        if len(action.slots) == len(state.dice):
+            return "re-roll all three dice"
+        rolled = " and ".join(str(state.dice[i]) for i in action.slots)
+        which = ", ".join(str(i + 1) for i in action.slots)
+        noun = "die" if len(action.slots) == 1 else "dice"
         kept = [v for i, v in enumerate(state.dice) if i not in action.slots]
-        keeping = f", keeping {_dice_text(tuple(kept))}" if kept else ""
-        return f"re-roll {rolled} (slots {_dice_text(action.slots)}){keeping}"
+        return f"re-roll the {rolled} ({noun} {which}), keep {_dice_text(tuple(kept))}"
     i = SECTOR_INDEX[action.sector]
     opponent = state.fields[1 - state.seat][i]
     against = f" against {opponent}" if opponent else ""
