@@ -81,7 +81,10 @@ class Environment:
                    ) -> Match:
         """Play ``games`` games with the seats rotated: each group of as many games as there
         are seats shares one game seed, so the dice cancel out between the bots (a pair of
-        seat-swapped games for two). ``games`` should be a multiple of the seats."""
+        seat-swapped games for two). ``games`` should be a multiple of the seats. The first
+        group plays on ``seed`` itself (its first game is :meth:`run`'s on ``seed``, and
+        ``arena play --seed``'s), each later one on a seed derived from ``seed`` and its
+        number (:func:`arena.tournaments.matches.match_seed`)."""
         seated = self.players(players)
         played = tuple((tuple(order), record) for order, record in _play_match(
             self.game, seated, seed, games, self.options, time_limit=self.time_limit))

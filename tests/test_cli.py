@@ -60,6 +60,41 @@ def test_play_many_games_prints_a_summary_and_writes_records(run, tmp_path):
     json.loads(out.read_text().splitlines()[0])
 
 
+def played(record):
+    """What a game was, leaving out how long each decision took."""
+    return (record.game, record.seed, [(s.name, s.version, s.status) for s in record.seats],
+            [(m.seat, m.action) for m in record.moves], record.ranks, record.scores,
+            record.termination)
+
+
+@pytest.mark.parametrize(("game", "bots", "names"), [
+    ("seasons", [GREEDY, RANDOM], ["greedy", "random"]),
+    ("sonnentau", ["bots/sonnentau/heuristic.py", "bots/sonnentau/random_bot.py"],
+     ["heuristic", "random"])])
+def test_a_seed_plays_the_same_game_on_the_command_line_and_in_python(run, tmp_path, game,
+                                                                       bots, names):
+    import arena
+    from arena.referee.dice import derive_seed
+
+    one, many = tmp_path / "one.jsonl", tmp_path / "many.jsonl"
+    result = run("play", game, *bots, "--seed", "7", "--json", str(one))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0].startswith(("Seasons of the Sun, seed 7 (",
+                                                     "Sonnentau, seed 7 ("))
+    env = arena.make(game)
+    [record] = read_records(str(one))
+    assert played(record) == played(env.run(names, seed=7))
+    assert run("play", game, *bots, "--seed", "7", "--games", "4", "--json",
+               str(many)).exit_code == 0
+    records = read_records(str(many))
+    match = env.play_match(names, seed=7, games=4)
+    assert [played(r) for r in records] == [played(r) for r in match.records]
+    assert played(records[0]) == played(record)  # game 1 of N is the single game
+    later = derive_seed(7, "match", 1)  # the second group's seed, as the README says
+    assert [r.seed for r in records] == [7, 7, later, later]
+    assert played(env.run(names, seed=records[2].seed)) == played(records[2])
+
+
 def test_workers_play_the_same_games_and_write_them_in_order(run, tmp_path):
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
     alone = run("play", "seasons", GREEDY, RANDOM, "--games", "12", "--json", str(one))
@@ -326,3 +361,18 @@ def test_a_secret_seed_stays_secret_until_the_tournament_is_complete(run, tmp_pa
     seed = int(result.output.split("the secret seed was ")[1].split()[0])
     report = (tmp_path / "out/report.html").read_text()
     assert str(seed) in report
+
+
+def test_a_long_round_robin_shows_its_standings_three_times_before_the_end():
+    from arena.cli.run import interim_every
+    from arena.tournaments.config import parse_config
+    from arena.tournaments.runner import total_games
+
+    for bots in (32, 33, 45):
+        config = parse_config({"name": "many", "game": "seasons", "games_per_pairing": 1,
+                               "bots": [{"spec": GREEDY, "name": f"b{i}"}
+                                        for i in range(bots)]})
+        total, every = total_games(config), interim_every(config, None)
+        shown = [games for games in range(1, total + 1) if games % every == 0]
+        assert len(shown) == 3 and shown[-1] < total, (bots, total, shown)
+    assert interim_every(config, 7) == 7

@@ -79,3 +79,72 @@ def test_tasks_are_plain_picklable_data():
 
     task = GameTask(0, 1, 0, 1, (2, 3), 99)
     assert pickle.loads(pickle.dumps(task)) == task
+
+
+# -- play order: interleaved, so that interim standings compare like with like ---------------
+
+
+def round_robin(bots, seats=2, games_per_pairing=1, rounds=1, seat_orders="rotations"):
+    from arena.tournaments.config import parse_config
+    from arena.tournaments.runner import round_robin_tasks
+
+    config = parse_config({
+        "name": "order", "game": "sonnentau" if seats > 2 else "seasons", "seed": 3,
+        "seats": seats, "games_per_pairing": games_per_pairing, "rounds": rounds,
+        "seat_orders": seat_orders,
+        "bots": [{"spec": "bots/seasons/greedy.py", "name": f"b{i}"} for i in range(bots)]})
+    return list(round_robin_tasks(config, LABELS[:bots]))
+
+
+def widest_spread(tasks, bots, games_per_set):
+    """Over every point of the schedule, the most sets one bot has played beyond another."""
+    played, widest = Counter(), 0
+    for task in tasks:
+        played.update(task.seats)
+        widest = max(widest, max(played[b] for b in range(bots))
+                     - min(played[b] for b in range(bots)))
+    return widest / games_per_set
+
+
+def test_after_99_games_of_32_bots_every_bot_has_played_about_as_many():
+    tasks = round_robin(32)
+    played = Counter(bot for task in tasks[:99] for bot in task.seats)
+    assert max(played.values()) <= 8 and min(played[b] for b in range(32)) >= 4
+    assert widest_spread(tasks, 32, 2) <= 1  # at every point: one set at most
+    for block in range(31):  # the circle method: each 16 tables, every bot plays once
+        assert sorted(b for t in tasks[32 * block:32 * (block + 1)] for b in t.seats) \
+            == sorted(list(range(32)) * 2)
+
+
+@pytest.mark.parametrize(("bots", "seats", "sets", "rounds", "spread"), [
+    (7, 2, 3, 2, 2), (6, 4, 2, 1, 2), (9, 3, 1, 1, 2), (12, 4, 1, 1, 2), (40, 4, 1, 1, 1)])
+def test_every_shape_of_round_robin_is_interleaved(bots, seats, sets, rounds, spread):
+    tasks = round_robin(bots, seats, sets, rounds)
+    assert widest_spread(tasks, bots, seats) <= spread
+
+
+@pytest.mark.parametrize(("bots", "seats", "sets", "design"), [
+    (32, 2, 1, "rotations"), (5, 2, 3, "rotations"), (6, 3, 2, "balanced"),
+    (40, 4, 1, "rotations")])
+def test_the_play_order_plays_the_same_games_on_the_same_seeds(bots, seats, sets, design):
+    tasks = round_robin(bots, seats, sets, rounds=2, seat_orders=design)
+    by_table = tasks_for(round_robin_tables(bots, seats, 2, seed=3), sets, 3, LABELS[:bots],
+                         design)
+    assert sorted(tasks, key=lambda t: t.key) == sorted(by_table, key=lambda t: t.key)
+    assert len({t.key for t in tasks}) == len(tasks)
+
+
+def test_a_set_is_played_whole_every_table_plays_a_set_before_any_plays_its_next():
+    tasks = round_robin(5, games_per_pairing=3, rounds=2)
+    sets = [(t.round, t.table, t.set) for t in tasks]
+    assert all(sets[i] == sets[i + 1] for i in range(0, len(sets), 2))  # seat-swapped pairs
+    assert [(t.round, t.set) for t in tasks] == sorted((t.round, t.set) for t in tasks)
+    assert [t.rotation for t in tasks[:2]] == [0, 1]
+    assert tasks[0].key == "r0-t0-s0-o0"
+
+
+def test_the_order_is_the_same_every_time():
+    from arena.tournaments.schedule import circle_blocks
+
+    assert round_robin(12, 4) == round_robin(12, 4)
+    assert circle_blocks(4) == [[(0, 1), (2, 3)], [(0, 2), (1, 3)], [(0, 3), (1, 2)]]

@@ -502,7 +502,8 @@ def test_a_crash_shows_its_traceback_once_and_every_game_shows_its_detail_in_gam
     assert "by crash: act() raised KeyError: 'x'" in out
     assert f'File "{raiser}", line 5, in act' in out and "    KeyError: 'x'" in out
     assert "Finished game 1 [r0-t0-s0-o0] (greedy@1.0 vs random@1.0): " in out
-    assert "Finished game 7 [r0-t1-s0-o0] (greedy@1.0 vs raiser@1): 1-0 {raiser@1 crash}" in out
+    assert "Finished game 3 [r0-t1-s0-o0] (greedy@1.0 vs raiser@1): 1-0 {raiser@1 crash}" in out
+    assert "Finished game 7 [r0-t0-s1-o0] (greedy@1.0 vs random@1.0): " in out  # set by set
     assert [line for line in out.splitlines() if line.startswith("standings after")] == [
         "standings after 6 games:", "standings after 12 games:", "standings after 18 games:"]
     assert "win: the better result; draw: an equal one" in out

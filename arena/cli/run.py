@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 INTERIM_FROM = 500
 """Round-robins of this many games or more show their standings as they go."""
+INTERIM_TABLES = 3
+"""How many times they show them (at about a quarter, a half and three quarters)."""
 
 
 @click.command()
@@ -39,8 +41,9 @@ INTERIM_FROM = 500
 @click.option("--dry-run", is_flag=True, help="Print the schedule size and first pairings.")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @click.option("--standings-every", type=click.IntRange(min=0), metavar="N",
-              help="Show the standings every N games (default: every tenth of a round-robin "
-              f"of {INTERIM_FROM} games or more; 0: never). Swiss shows them every round.")
+              help=f"Show the standings every N games (default: {INTERIM_TABLES} times in a "
+              f"round-robin of {INTERIM_FROM} games or more; 0: never). Swiss shows them "
+              "every round.")
 @click.option("-v", "--verbose", is_flag=True,
               help="A line per finished game (cutechess style) and arena's warnings.")
 @click.option("--luck/--no-luck", default=None,
@@ -68,13 +71,17 @@ def run(config_path: str, dry_run: bool, progress: bool, verbose: bool,
 
 
 def interim_every(config: TournamentConfig, asked: int | None) -> int:
-    """How often to show the standings while the games are played (0: never)."""
+    """How often to show the standings while the games are played (0: never): by default
+    :data:`INTERIM_TABLES` times in a round-robin of :data:`INTERIM_FROM` games or more,
+    never after its last game (the final standings follow it)."""
     from arena.tournaments.runner import total_games
 
     if asked is not None:
         return asked
     total = total_games(config)
-    return total // 10 if config.format == "round-robin" and total >= INTERIM_FROM else 0
+    if config.format != "round-robin" or total < INTERIM_FROM:
+        return 0
+    return total // (INTERIM_TABLES + 1) + 1
 
 
 def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,

@@ -1,10 +1,14 @@
 """Matches: a few games between given bots with rotated seats, and head-to-head
 comparisons of two stored bot versions.
 
-Game ``k`` of a match (:func:`play_match`) uses the game seed
-``derive_seed(seed, "match", k // n)`` and seats the bots rotated by ``k % n``
-(``n`` seats), so every group of ``n`` consecutive games plays the same dice in
-all seat rotations — the duplicate format that cancels luck between the bots.
+Game ``k`` of a match (:func:`play_match`) belongs to set ``k // n`` (``n`` seats) and
+seats the bots rotated by ``k % n``, so every group of ``n`` consecutive games plays the
+same dice in all seat rotations — the duplicate format that cancels luck between the bots.
+The first set plays on ``seed`` itself, so a match's first game is the game
+``play_game(game, players, seed)`` plays (``arena play --seed 7`` is
+``arena.make(game).run(bots, seed=7)``); set ``s > 0`` plays on ``derive_seed(seed,
+"match", s)`` (:func:`match_seed`), a new seed of 63 bits that every record keeps and that
+replays that set's first game on its own.
 
 :func:`play_comparison` plays seat-swapped pairs between two stored versions — a
 fixed number, or until a sequential probability ratio test (SPRT, on the
@@ -52,7 +56,10 @@ SETS_PER_CHECK = 8
 
 
 def match_seed(seed: int, index: int, seats: int) -> int:
-    return derive_seed(seed, "match", index // seats)
+    """The game seed of game ``index`` of a match between ``seats`` bots: ``seed`` itself
+    for the first set (the first ``seats`` games), then one derived per set."""
+    game_set = index // seats
+    return seed if game_set == 0 else derive_seed(seed, "match", game_set)
 
 
 def rotation(index: int, seats: int) -> list[int]:

@@ -57,7 +57,8 @@ from arena.tournaments.schedule import (
     games_in,
     games_per_set,
     iter_tasks,
-    round_robin_tables,
+    round_robin_schedule,
+    schedule_tasks,
     tables_per_round,
 )
 from arena.tournaments.swiss import TIE_DIGITS, RoundPairing, TableResult, pair_round
@@ -183,10 +184,12 @@ def total_games(config: TournamentConfig) -> int:
 
 def round_robin_tasks(config: TournamentConfig, seed_keys: Sequence[str]
                       ) -> Iterator[GameTask]:
-    """The round-robin's games; ``seed_keys`` (``name@version`` per entrant) key the seeds."""
-    tables = round_robin_tables(len(config.bots), config.seats, config.rounds, config.seed)
-    return iter_tasks(tables, config.games_per_pairing, config.seed, seed_keys,
-                      config.seat_orders)
+    """The round-robin's games in play order, interleaved so that every bot has played about
+    as many as every other at any point (see :mod:`arena.tournaments.schedule`); ``seed_keys``
+    (``name@version`` per entrant) key the seeds."""
+    tables = round_robin_schedule(len(config.bots), config.seats, config.rounds, config.seed)
+    return schedule_tasks(tables, config.games_per_pairing, config.seed, seed_keys,
+                          config.seat_orders)
 
 
 @dataclass(frozen=True)
@@ -464,8 +467,8 @@ def schedule_preview(config: TournamentConfig) -> list[str]:
         lines.append("the tables are drawn from the secret seed when the tournament starts")
         return lines
     if config.format == "round-robin":
-        tables = round_robin_tables(len(labels), config.seats, config.rounds, config.seed)
-        lines.append("first tables:")
+        tables = round_robin_schedule(len(labels), config.seats, config.rounds, config.seed)
+        lines.append("first tables (in the order they are played):")
     else:
         pairing = pair_round(len(labels), config.seats, [], [], float(per_table))
         tables = [Table(0, i, bots) for i, bots in enumerate(pairing.tables)]

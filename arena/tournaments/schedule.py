@@ -38,10 +38,27 @@ block is the best of ``CANDIDATES`` seeded shuffles by the sum of squared
 pair-meeting counts, so pairs meet about equally often; there are enough blocks
 for every pair to meet about once per round. ``rounds`` repeats the whole
 round-robin with new seeds.
+
+Play order (:func:`round_robin_schedule`, :func:`schedule_tasks`): a round-robin is not
+played table by table in the order above, which would have the first bot play all its
+games before the last has played one, but *interleaved*, so that standings shown while
+it runs compare bots that have played about as many games. A round is played set by
+set: the first set of every table, then the second of every table, and so on; a set's
+games (its seat orders on one seed) are played one after another. Within a set the
+tables come in blocks in which every bot plays about once: for two seats the *circle
+method* (bot 0 stays, the others turn one place per block: ``n - 1`` blocks in which
+every bot plays once for an even ``n``, ``n`` blocks with one bot sitting out for an odd
+one); for ``k``-subsets the table whose bots have played least so far comes next (fewest
+games of its busiest bot, then of all its bots, then table number); a balanced design is
+built in blocks already. The order changes nothing else: a table keeps its number (the
+game keys, by which a run resumes, and the order in which results are stored and
+reported), and a game's seed depends on its pairing, round and set only, never on its
+place in the order — so every game plays as it would in any order.
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import random
 from collections import Counter
@@ -130,20 +147,27 @@ def seated(bots: Sequence[int], order: Order) -> tuple[int, ...]:
     return tuple(bots[position] for position in order)
 
 
+def set_tasks(table: Table, game_set: int, seed: int, labels: Sequence[str],
+              design: str = ROTATIONS) -> list[GameTask]:
+    """The games of one set of a table: one per seat order of ``design``, on the set's seed.
+
+    ``labels`` name every entrant (``name@version``); they key the seeds.
+    """
+    names = [labels[bot] for bot in table.bots]
+    dice = game_seed(seed, table.round, names, game_set)
+    return [GameTask(table.round, table.index, game_set, index, seated(table.bots, order),
+                     dice)
+            for index, order in enumerate(seat_orders(len(table.bots), design))]
+
+
 def table_tasks(table: Table, games_per_pairing: int, seed: int,
                 labels: Sequence[str], design: str = ROTATIONS) -> list[GameTask]:
     """All games of a table: each set in every seat order of ``design`` on the set's seed.
 
     ``labels`` name every entrant (``name@version``); they key the seeds.
     """
-    names = [labels[bot] for bot in table.bots]
-    orders = seat_orders(len(table.bots), design)
-    return [
-        GameTask(table.round, table.index, game_set, index, seated(table.bots, order),
-                 game_seed(seed, table.round, names, game_set))
-        for game_set in range(games_per_pairing)
-        for index, order in enumerate(orders)
-    ]
+    return [task for game_set in range(games_per_pairing)
+            for task in set_tasks(table, game_set, seed, labels, design)]
 
 
 def tasks_for(tables: Iterable[Table], games_per_pairing: int, seed: int,
@@ -174,6 +198,79 @@ def iter_tasks(tables: Iterable[Table], games_per_pairing: int, seed: int,
     """The tasks of ``tables``, made as they are asked for (a schedule never sits in memory)."""
     for table in tables:
         yield from table_tasks(table, games_per_pairing, seed, labels, design)
+
+
+def schedule_tasks(tables: Iterable[Table], games_per_pairing: int, seed: int,
+                   labels: Sequence[str], design: str = ROTATIONS) -> Iterator[GameTask]:
+    """The games of ``tables`` (in play order, see :func:`round_robin_schedule`) in the order
+    they are played: round by round, and in a round set by set, every table's set in turn
+    (module doc). The same games as :func:`iter_tasks`, made as they are asked for."""
+    for _round, group in itertools.groupby(tables, key=lambda table: table.round):
+        in_round = list(group)
+        for game_set in range(games_per_pairing):
+            for table in in_round:
+                yield from set_tasks(table, game_set, seed, labels, design)
+
+
+def round_robin_schedule(n_bots: int, seats: int, rounds: int, seed: int) -> list[Table]:
+    """The round-robin's tables (:func:`round_robin_tables`) in the order they are played:
+    in each round, blocks in which every bot plays about once (module doc)."""
+    tables = round_robin_tables(n_bots, seats, rounds, seed)
+    if comb(n_bots, seats) > MAX_SUBSETS:
+        return tables  # a balanced design: built in blocks already
+    return [table for _round, group in itertools.groupby(tables, key=lambda t: t.round)
+            for table in interleaved(list(group), n_bots)]
+
+
+def interleaved(tables: Sequence[Table], n_bots: int) -> list[Table]:
+    """One round's tables in blocks in which every bot plays about once: the circle method
+    when they are every pair of the bots, else the least-played table first."""
+    if all(len(table.bots) == 2 for table in tables) and len(tables) == comb(n_bots, 2):
+        number = {table.bots: position for position, table in enumerate(tables)}
+        return [tables[number[pair]] for block in circle_blocks(n_bots) for pair in block]
+    return least_played_first(tables)
+
+
+def circle_blocks(n_bots: int) -> list[list[tuple[int, int]]]:
+    """Every pair of ``n_bots`` bots in blocks in which every bot plays once (one sits out
+    each block for an odd number): the circle method, bot 0 staying and the others turning
+    one place per block. Pairs are (lower, higher), in order in a block, and the blocks in
+    the order of their first pairs."""
+    ring: list[int | None] = [*range(n_bots), *([None] if n_bots % 2 else [])]
+    size = len(ring)
+    blocks = []
+    for _ in range(size - 1):
+        block = []
+        for position in range(size // 2):
+            a, b = ring[position], ring[size - 1 - position]
+            if a is not None and b is not None:
+                block.append((min(a, b), max(a, b)))
+        blocks.append(sorted(block))
+        ring = [ring[0], ring[-1], *ring[1:-1]]
+    return sorted(blocks)  # the block with the pair (0, 1) first
+
+
+def least_played_first(tables: Sequence[Table]) -> list[Table]:
+    """``tables`` in the order that always plays next the table whose bots have played
+    least: the fewest tables of its busiest bot, then of all its bots, then table order."""
+    played: Counter[int] = Counter()
+
+    def key(position: int) -> tuple[int, int, int]:
+        counts = [played[bot] for bot in tables[position].bots]
+        return max(counts), sum(counts), position
+
+    heap = [key(position) for position in range(len(tables))]
+    heapq.heapify(heap)
+    order: list[Table] = []
+    while heap:  # counts only grow, so a key that is still current is the least
+        stored = heapq.heappop(heap)
+        current = key(stored[2])
+        if current != stored:
+            heapq.heappush(heap, current)
+            continue
+        order.append(tables[stored[2]])
+        played.update(tables[stored[2]].bots)
+    return order
 
 
 def round_robin_tables(n_bots: int, seats: int, rounds: int, seed: int) -> list[Table]:
