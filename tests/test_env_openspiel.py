@@ -191,3 +191,132 @@ def _placed(state: SeasonsState) -> float:
     state.apply(state.legal_actions()[0])
     first, second = state.scores()
     return 1.0 if first > second else 0.5 if first == second else 0.0
+
+
+PICKLE_CONFIGS = [("seasons", {}), ("sonnentau", {"players": 3, "turn_limit": 60})]
+
+
+def _facts(state):
+    """Everything a caller sees of a state (the tensors from every player's view)."""
+    players = range(state.num_players())
+    facts = [state.history(), state.history_str(), state.move_number(), state.current_player(),
+             state.is_terminal(), state.returns(), str(state),
+             [state.observation_tensor(p) for p in players],
+             [state.information_state_tensor(p) for p in players],
+             [state.information_state_string(p) for p in players]]
+    if state.is_chance_node():
+        facts.append(state.chance_outcomes())
+    elif not state.is_terminal():
+        facts.append(state.legal_actions())
+    return facts
+
+
+def _random_action(state, rng):
+    if state.is_chance_node():
+        return rng.choice([action for action, _ in state.chance_outcomes()])
+    return rng.choice(state.legal_actions())
+
+
+@pytest.mark.parametrize("game, params", PICKLE_CONFIGS)
+def test_games_and_states_survive_pickling_at_every_step(game, params):
+    import pickle
+
+    spiel = load(game, params)
+    unpickled_game = pickle.loads(pickle.dumps(spiel))
+    assert str(unpickled_game) == str(spiel)
+    assert unpickled_game.observation_tensor_shape() == spiel.observation_tensor_shape()
+    reference, rng = spiel.new_initial_state(), random.Random(11)
+    state = unpickled_game.new_initial_state()  # played on unpickled copies only
+    steps = 0
+    while True:
+        game_again = pickle.loads(pickle.dumps(unpickled_game))
+        assert _facts(game_again.new_initial_state()) == _facts(spiel.new_initial_state())
+        state = pickle.loads(pickle.dumps(state))
+        assert _facts(state) == _facts(reference)
+        if reference.is_terminal():
+            break
+        action = _random_action(reference, rng)
+        reference.apply_action(action)
+        state.apply_action(action)
+        steps += 1
+    assert steps > 50 and state.returns() == reference.returns()
+    assert pyspiel.State.history(state) == reference.history()  # C++'s own history too
+
+
+def test_a_state_built_from_a_position_pickles_from_that_position():
+    import pickle
+
+    game = load("seasons")
+    state = game.state_for(endgame())
+    state.apply_action(0)  # keep the dice
+    again = pickle.loads(pickle.dumps(state))
+    assert _facts(again) == _facts(state)
+
+
+def test_the_tensors_have_the_documented_shapes_and_are_the_position():
+    for game, params, size in [("seasons", {}, 28), ("sonnentau", {}, 954),
+                               ("sonnentau", {"players": 3}, 1385),
+                               ("sonnentau", {"players": 4}, 1816)]:
+        spiel = load(game, params)
+        kind = spiel.get_type()
+        assert kind.provides_observation_tensor and kind.provides_information_state_tensor
+        assert spiel.observation_tensor_shape() == [size]
+        assert spiel.information_state_tensor_shape() == [size]
+        state, stream = spiel.new_initial_state(), DiceStream(5)
+        state.apply_action(dice_stream_action(state, stream))
+        for player in range(spiel.num_players()):
+            tensor = state.information_state_tensor(player)
+            assert len(tensor) == size and any(tensor)
+            assert tensor == state.observation_tensor(player)
+            # C++ callers (through the observer) get the same tensors
+            assert pyspiel.State.information_state_tensor(state, player) == tensor
+            assert pyspiel.State.observation_tensor(state, player) == tensor
+    assert load("seasons").make_py_observer().tensor.shape == (28,)
+
+
+def _replay_ids(game, params, seed):
+    """The action ids of a game arena's referee played (greedy bots, arena's dice)."""
+    spiel = load(game, params)
+    options = {k: v for k, v in params.items() if k != "players"}
+    bot = "bots/seasons/greedy.py" if game == "seasons" else "bots/sonnentau/heuristic.py"
+    players = [load_bot(bot).player for _ in range(spiel.num_players())]
+    record = play_game(game, players, seed=seed, options=options)
+    arena_game = spiel.arena_game
+    return spiel, [spiel.index.id_of(arena_game.parse_action(move.action))
+                   for move in record.moves], record
+
+
+@pytest.mark.parametrize("game, params", PICKLE_CONFIGS)
+def test_undo_takes_back_every_action_of_a_replay(game, params, root, monkeypatch):
+    monkeypatch.chdir(root)
+    spiel, ids, record = _replay_ids(game, params, seed=3)
+    assert len(ids) > 2 * 32  # past a checkpoint or two
+    state = spiel.new_initial_state()
+    for action in ids:
+        before, player = _facts(state), state.current_player()
+        state.apply_action(action)
+        after = _facts(state)
+        state.undo_action(player, action)
+        assert _facts(state) == before
+        state.apply_action(action)
+        assert _facts(state) == after
+    assert state.returns() == list(game_points(record.ranks))
+    for action in reversed(ids):  # and all the way back
+        state.undo_action(0, action)
+    assert _facts(state) == _facts(spiel.new_initial_state())
+    with pytest.raises(pyspiel.SpielError, match="no action to undo"):
+        state.undo_action(0, ids[0])
+    state.apply_action(ids[0])
+    with pytest.raises(pyspiel.SpielError, match="last action"):
+        state.undo_action(0, ids[0] + 1)
+
+
+def test_undo_on_a_clone_leaves_the_original_alone():
+    state = load("sonnentau").new_initial_state()
+    state.apply_action(dice_stream_action(state, DiceStream(3)))
+    action = state.legal_actions()[0]
+    state.apply_action(action)
+    before = _facts(state)
+    clone = state.clone()
+    clone.undo_action(0, action)
+    assert _facts(state) == before and clone.history() == state.history()[:-1]

@@ -211,3 +211,32 @@ def test_arena_imports_without_the_extra_and_says_what_to_install():
                          check=True).stdout.splitlines()
     assert len(out) == 2 and all("pip install 'arena[rl]'" in line for line in out)
     assert issubclass(MissingExtraError, ImportError)
+
+
+@pytest.mark.parametrize("game, options", [("seasons", {}),
+                                           ("sonnentau", {"seats": 3, "turn_limit": 60})])
+def test_an_environment_pickled_at_every_step_plays_on_identically(game, options):
+    import pickle
+
+    reference, env = make_env(game, **options), make_env(game, **options)
+    reference.reset(seed=8)
+    env.reset(seed=8)
+    rng, steps = random.Random(2), 0
+    while reference.agents:
+        env = pickle.loads(pickle.dumps(env))
+        assert env.history == reference.history and env.agent_selection == reference.agent_selection
+        observation, *rest = reference.last()
+        again, *rest_again = env.last()
+        assert rest_again == rest
+        assert (again["observation"] == observation["observation"]).all()
+        assert (again["action_mask"] == observation["action_mask"]).all()
+        if rest[1] or rest[2]:
+            action = None
+        else:
+            ids = observation["action_mask"].nonzero()[0]
+            action = int(ids[rng.randrange(len(ids))])
+        reference.step(action)
+        env.step(action)
+        steps += 1
+    assert steps > 50 and env.history == reference.history and not env.agents
+    assert env.rewards == reference.rewards and env.infos == reference.infos

@@ -224,6 +224,9 @@ BAD: list[tuple[str, Any, str]] = [
     ("outcome.scores", [1, "x"], "outcome.scores: [1, 'x'] are not all numbers"),
     ("finished", "yesterday", "finished: 'yesterday' is not an ISO 8601 time"),
     ("tournament.number", "1", "tournament.number: '1' is not an integer"),
+    ("moves.1.action", "place:max-99", "moves[1].action: 'place:max-99' is not legal here"),
+    ("moves.1.action", "reroll:3", "moves[1].action: 'reroll:3' is not legal here"),
+    ("moves.0.roll", "dice:1,2,3,4", "moves[0].roll: 'dice:1,2,3,4' is not legal here"),
 ]
 
 
@@ -252,6 +255,37 @@ def test_what_the_schema_cannot_say_the_check_does(db):
     validator().validate(three)
     with pytest.raises(ReplayError, match=r"^outcome.ranks: 3 values for 2 seats"):
         check_replay(three)
+
+
+@pytest.mark.parametrize(("path", "value", "message"), [
+    ("moves.1.action", "place:max-13", "moves[1].action: 'place:max-13' is not legal here"),
+    ("moves.0.roll", "dice:7,7,7", "moves[0].roll: 'dice:7,7,7' is not legal here"),
+    ("moves.0.roll", "dice:1,2", "moves[0].roll: 'dice:1,2' is not legal here"),
+    ("moves.1.seat", 1, "moves[1].seat: 1, but seat 0 is to act"),
+])
+def test_a_well_formed_move_the_rules_forbid_is_refused_by_the_check(db, path, value, message):
+    """The check replays the moves through the rules, as arena.replay and the viewer do."""
+    data = changed(good(db), path, value)
+    validator().validate(data)  # the schema cannot know the position
+    with pytest.raises(ReplayError) as raised:
+        check_replay(data)
+    assert str(raised.value).startswith(message)
+
+
+def test_a_move_after_the_end_or_a_roll_in_place_of_a_decision_is_refused(db):
+    import arena
+
+    finished = next(data for data in exported(db, SONNENTAU["name"])
+                    if arena.replay(arena.from_replay(data)).is_terminal)
+    late = copy.deepcopy(finished)
+    late["moves"].append(copy.deepcopy(late["moves"][-1]))
+    with pytest.raises(ReplayError, match=r"the game is over after \d+ moves"):
+        check_replay(late)
+    rolled = changed(good(db), "moves.1", {"roll": "dice:1,2,3"})
+    with pytest.raises(ReplayError, match=r"^moves\[1\].roll: 'dice:1,2,3', but seat 0 is"):
+        check_replay(rolled)
+    for data in exported(db, SONNENTAU["name"]) + exported(db, SEASONS["name"]):
+        check_replay(data)  # every game arena played passes
 
 
 def test_unknown_keys_are_ignored_by_both(db):

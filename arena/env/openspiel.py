@@ -25,10 +25,21 @@ takes ``players`` (2-4), ``dice`` (``standard`` or ``miwin``), ``turn_limit``
 and ``board`` (a board file, "" for the default board).
 
 Observation tensors are :mod:`arena.env.encoding`'s vectors as floats (from the
-observing player's point of view); the observation string is the position's
-JSON (``str(state)`` too; ``state.render()`` draws it), the information-state
-string the history of action ids (the game has perfect information, so the
-history is all there is to recall).
+observing player's point of view), ``game.observation_tensor_shape()`` long:
+``[28]`` for Seasons, ``[92 + 431 * players]`` for Sonnentau on the default
+board (``[954]`` for two players). The
+information-state tensor is the same vector (the game has perfect information:
+the position is all a player needs), with the same shape
+(``information_state_tensor_shape()``). The observation string is the
+position's JSON (``str(state)`` too; ``state.render()`` draws it), the
+information-state string the history of action ids.
+
+States pickle (as their game's parameters and their history, replayed when
+loaded) and so do games; ``state.undo_action(player, action)`` takes back the
+last action, from a copy of the position kept every :data:`CHECKPOINT_EVERY`
+actions and a replay of the rest. ``history()``, ``history_str()`` and
+``move_number()`` answer from Python and follow undo; pyspiel's C++ history
+(``full_history()``, ``serialize()``) does not.
 
 :func:`dice_stream_action` picks the chance outcome arena's own dice stream
 gives a game seed, so a loop over OpenSpiel states can play exactly the dice of
@@ -80,7 +91,7 @@ def game_type(game: str) -> pyspiel.GameType:
         max_num_players=_MAX_SEATS[game],
         min_num_players=2,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification=_PARAMETERS[game],
@@ -121,6 +132,7 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no ty
             max_utility=1.0,
             utility_sum=seats / 2,
             max_game_length=_max_length(name, self.arena_options, self.index))
+        self._params = dict(params or {})
         super().__init__(game_type(name), info, dict(params or {}))
         self.encode = encoder(name)
         self.high = vector_high(name, self.arena_game.initial_state(self.arena_options))
@@ -133,12 +145,19 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no ty
         """The game itself: it never changes, and OpenSpiel deep-copies what a state holds."""
         return self
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its class and parameters (pyspiel's own pickling skips ``__init__``)."""
+        return type(self), (self._params,)
+
     def new_initial_state(self) -> ArenaSpielState:
         return ArenaSpielState(self, self.arena_game.initial_state(self.arena_options))
 
     def state_for(self, arena_state: State) -> ArenaSpielState:
-        """An OpenSpiel state over (a copy of) an arena state of this game, for search."""
-        return ArenaSpielState(self, arena_state.copy())
+        """An OpenSpiel state over (a copy of) an arena state of this game, for search.
+
+        Its history starts there (empty): it can be undone back to ``arena_state``.
+        """
+        return ArenaSpielState(self, arena_state.copy(), start=arena_state.copy())
 
     def make_py_observer(self, iig_obs_type: Any = None,
                          params: Mapping[str, Any] | None = None) -> ArenaObserver:
@@ -193,29 +212,48 @@ class SonnentauSpielGame(ArenaSpielGame):
 
 
 class Position:
-    """An arena state held by an OpenSpiel state, copied with ``State.copy()``.
+    """What an OpenSpiel state holds: the arena state, its history and undo checkpoints.
 
     OpenSpiel clones a Python state by deep-copying each of its attributes; this
-    holder makes that copy the engine's own fast one.
+    holder makes that copy the engine's own fast one (``State.copy()``), copies
+    the history's list and shares the checkpoints, which are never changed.
+    ``start`` is the arena state the history starts from (``None``: the game's
+    initial state); ``checkpoints`` maps a history length (a multiple of
+    :data:`CHECKPOINT_EVERY`) to a copy of the arena state there.
     """
 
-    __slots__ = ("state",)
+    __slots__ = ("checkpoints", "history", "start", "state")
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: State, history: list[int], start: State | None,
+                 checkpoints: dict[int, State]) -> None:
         self.state = state
+        self.history = history
+        self.start = start
+        self.checkpoints = checkpoints
 
     def __deepcopy__(self, memo: Any) -> Position:
-        return Position(self.state.copy())
+        return Position(self.state.copy(), self.history[:], self.start, dict(self.checkpoints))
+
+
+CHECKPOINT_EVERY = 32
+"""An OpenSpiel state keeps a copy of its arena state every this many actions, for undo."""
 
 
 class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no type information
     """An OpenSpiel state over an arena state (:attr:`arena`, played in place)."""
 
-    def __init__(self, game: ArenaSpielGame, arena_state: State) -> None:
+    def __init__(self, game: ArenaSpielGame, arena_state: State, *,
+                 start: State | None = None) -> None:
         super().__init__(game)
         self.spiel_game = game
-        self.position = Position(arena_state)
+        self.position = Position(arena_state, [], start, {})
         self._player = _player(arena_state)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its game, its starting position and its history (replayed on loading)."""
+        start = self.position.start
+        return _restore_state, (self.spiel_game, None if start is None else start.to_json(),
+                                tuple(self.position.history))
 
     @property
     def arena(self) -> State:
@@ -250,13 +288,83 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
         return self.spiel_game.chance_outcomes(self.position.state)
 
     def _apply_action(self, action: int) -> None:
-        state, index = self.position.state, self.spiel_game.index
+        position, index = self.position, self.spiel_game.index
+        state, history = position.state, position.history
         if self._player == _CHANCE:
             state.apply(index.roll(action))
         else:
             state.apply(index.decisions[action])
+        history.append(action)
+        if not len(history) % CHECKPOINT_EVERY:
+            position.checkpoints[len(history)] = state.copy()
         seat = state.current_seat
         self._player = seat if seat >= 0 else _PLAYERS[seat]
+
+    def undo_action(self, player: int, action: int) -> None:
+        """Take back the last action, ``action`` by ``player`` (a chance outcome too).
+
+        The state becomes the one before it: position, current player, legal
+        actions, tensors and :meth:`history`. (The history pyspiel's C++ side keeps,
+        seen by C++ code such as ``serialize`` and ``full_history``, still holds
+        the action: read the history through :meth:`history`.)
+        """
+        position = self.position
+        history = position.history
+        if not history:
+            raise pyspiel.SpielError("undo_action: there is no action to undo")
+        if history[-1] != action:
+            raise pyspiel.SpielError(f"undo_action: the last action is {history[-1]}, "
+                                     f"not {action}")
+        game, index = self.spiel_game, self.spiel_game.index
+        length, n = len(history) - 1, index.n_decisions
+        base = length - length % CHECKPOINT_EVERY
+        checkpoints = position.checkpoints
+        for stale in [n for n in checkpoints if n > length]:
+            del checkpoints[stale]
+        if base:
+            state = checkpoints[base].copy()
+        elif position.start is not None:
+            state = position.start.copy()
+        else:
+            state = game.arena_game.initial_state(game.arena_options)
+        for number in history[base:length]:
+            state.apply(index.roll(number) if number >= n else index.decisions[number])
+        del history[length:]
+        position.state = state
+        self._player = _player(state)
+
+    def history(self) -> list[int]:
+        """The ids of the actions applied so far (chance outcomes too), undone ones excepted."""
+        return self.position.history[:]
+
+    def history_str(self) -> str:
+        return ", ".join(map(str, self.position.history))
+
+    def move_number(self) -> int:
+        return len(self.position.history)
+
+    def is_initial_state(self) -> bool:
+        return not self.position.history
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """The observation as floats: :mod:`arena.env.encoding`'s vector from ``player``'s view.
+
+        ``player`` defaults to the current player (seat 0 at a chance node or the end).
+        """
+        return [float(x) for x in self.spiel_game.encode(self.position.state,
+                                                         self._viewer(player))]
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """The observation tensor: with perfect information, the position is all there is."""
+        return self.observation_tensor(player)
+
+    def _viewer(self, player: int | None) -> int:
+        if player is None:
+            return self._player if self._player >= 0 else 0
+        if not 0 <= player < self.spiel_game.seats:
+            raise pyspiel.SpielError(f"player {player} is not a player of this game "
+                                     f"(0 to {self.spiel_game.seats - 1})")
+        return player
 
     def _action_to_string(self, player: int, action: int) -> str:
         return self.spiel_game.index.name(action)
@@ -285,6 +393,18 @@ _PLAYERS = {CHANCE_SEAT: _CHANCE, TERMINAL_SEAT: _TERMINAL}
 """OpenSpiel's players for arena's ``current_seat`` at a chance node and at the end."""
 
 
+def _restore_state(game: ArenaSpielGame, start: Mapping[str, Any] | None,
+                   history: Sequence[int]) -> ArenaSpielState:
+    """An unpickled state: ``history`` replayed from ``start`` (``None``: the initial state)."""
+    if start is None:
+        state = game.new_initial_state()
+    else:
+        state = game.state_for(game.arena_game.state_from_json(start))
+    for action in history:
+        state.apply_action(action)
+    return state
+
+
 def _player(state: State) -> int:
     """OpenSpiel's current player of an arena state."""
     seat = state.current_seat
@@ -297,13 +417,12 @@ class ArenaObserver:
     def __init__(self, game: ArenaSpielGame, *, perfect_recall: bool) -> None:
         self.game = game
         self.perfect_recall = perfect_recall
-        size = 0 if perfect_recall else len(game.high)
-        self.tensor = np.zeros(size, np.float32)
-        self.dict = {"observation": self.tensor} if size else {}
+        self.tensor = np.zeros(len(game.high), np.float32)
+        self.dict = {"observation": self.tensor}
 
     def set_from(self, state: ArenaSpielState, player: int) -> None:
-        if not self.perfect_recall:
-            self.tensor[:] = self.game.encode(state.arena, player)
+        """Both tensors are the position (the game has perfect information)."""
+        self.tensor[:] = self.game.encode(state.arena, player)
 
     def string_from(self, state: ArenaSpielState, player: int) -> str:
         if self.perfect_recall:

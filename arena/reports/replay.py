@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from arena.bots.identity import BotIdentity
-from arena.games import MODULES
+from arena.games import MODULES, find_game
 from arena.games.base import CHANCE_SEAT, ArenaError
 from arena.referee.record import SEAT_STATUSES, GameRecord, Move, SeatRecord
 from arena.reports import viewer
@@ -151,7 +151,9 @@ def _move_json(move: Move) -> dict[str, Any]:
 
 def check_replay(data: Any) -> None:
     """Raise ReplayError (``seats[1].status: ...``) unless ``data`` is a replay of this
-    format (docs/replay.schema.json says the same; this check needs no library)."""
+    format (docs/replay.schema.json says the same; this check needs no library), its
+    moves legal by the game's rules (replayed through the engine, as :func:`arena.replay`
+    would: ``moves[12].action: 'place:max-99' is not legal here ...``)."""
     obj = _object(data, "the replay")
     if obj.get("format") != FORMAT:
         raise ReplayError(f"format: {obj.get('format')!r} is not {FORMAT!r} (not an arena "
@@ -173,10 +175,48 @@ def check_replay(data: Any) -> None:
         raise ReplayError("seats: there are none")
     for index, seat in enumerate(seats):
         _check_seat(seat, f"seats[{index}]")
-    for index, move in enumerate(_list(obj.get("moves"), "moves")):
+    moves = _list(obj.get("moves"), "moves")
+    for index, move in enumerate(moves):
         _check_move(move, f"moves[{index}]", len(seats))
     _check_outcome(obj.get("outcome"), len(seats))
     _check_optional(obj)
+    _check_play(obj["game"], obj["options"], moves)
+
+
+def _check_play(name: str, options: Mapping[str, Any], moves: Sequence[Mapping[str, Any]]
+                ) -> None:
+    """Replay the moves through the game's rules: each one legal where it stands (a roll at
+    a chance node, one of its outcomes; a decision by the seat to act, one of its legal
+    actions), none after the end."""
+    game = find_game(name)
+    try:
+        state = game.initial_state(options)
+    except (ArenaError, ValueError, TypeError, KeyError) as exc:
+        raise ReplayError(f"options: {exc}") from None
+    for index, move in enumerate(moves):
+        where = f"moves[{index}]"
+        if state.is_terminal:
+            raise ReplayError(f"{where}: the game is over after {index} moves")
+        if "roll" in move:
+            text = move["roll"]
+            if not state.is_chance_node():
+                raise ReplayError(f"{where}.roll: {text!r}, but seat {state.current_seat} "
+                                  "is to decide, not the dice")
+            legal = {str(dice): dice for dice, _ in state.chance_outcomes()}
+            kind = "roll"
+        else:
+            text = move["action"]
+            if state.is_chance_node():
+                raise ReplayError(f"{where}.action: {text!r}, but the dice are to roll")
+            if move["seat"] != state.current_seat:
+                raise ReplayError(f"{where}.seat: {move['seat']}, but seat "
+                                  f"{state.current_seat} is to act")
+            legal = {str(action): action for action in state.legal_actions()}
+            kind = "action"
+        if text not in legal:
+            shown = ", ".join(sorted(legal)[:12]) + (", ..." if len(legal) > 12 else "")
+            raise ReplayError(f"{where}.{kind}: {text!r} is not legal here (legal: {shown})")
+        state.apply(legal[text])
 
 
 def _check_seat(data: Any, where: str) -> None:
