@@ -1,41 +1,52 @@
-"""Benchmark: how fast a ladder's ranking converges, its matchmaking against random pairing.
+"""Benchmark: how fast a ladder's ranking converges, its matchmaking against random pairing
+and against a round-robin order.
 
 Seven bots of known relative strength play real games of Seasons of the Sun:
 greedy (``bots/seasons/greedy.py``) that plays a uniformly random legal move
 instead with probability ``p``, for ``p`` in 0, 0.15, 0.3, 0.45, 0.6, 0.8 and 1
 (the coin is seeded from the game seed and seat). The *true order* is their
-TrueSkill μ after a long round-robin (``--truth-sets`` duplicate sets per pair);
-it must come out monotone in ``p``. Then each repetition runs three ladders on
-the same game budget, ``--tables`` tables a round (default one per bot, as the ladder), one
-per way of choosing who plays:
+TrueSkill μ after a long round-robin (``--truth-sets`` duplicate sets per pair,
+played once, from the first seed); it must come out monotone in ``p``. Then
+each repetition runs three ladders on the same game budget, ``--tables`` tables
+a round (default one per bot, as the ladder), one per way of choosing who plays:
 
 * ``ladder``: :func:`arena.tournaments.matchmaking.plan_round` with exploration
-  0.1, its default (``--exploration`` runs other values too),
-* ``random``: :func:`arena.tournaments.matchmaking.uniform_round`,
-* ``round-robin``: every pair in turn, cycle after cycle
-  (:func:`arena.tournaments.schedule.round_robin_tables`).
+  0.1, its default (``--exploration`` runs other values too), given arena's
+  draw probability and the pairs' earlier meetings, as the ladder is,
+* ``random``: :func:`arena.tournaments.matchmaking.uniform_round` (pairs drawn
+  with replacement),
+* ``round-robin``: every pair in turn, in an order shuffled once per repetition,
+  cycle after cycle: each pair once per cycle, the fair fixed design.
 
 A table is a duplicate set: both seat orders on one game seed, the seed of a
 pair's ``m``-th meeting in the repetition whatever the strategy (so identical
 games are played once and memoised). Ratings are TrueSkill with arena's default
 settings, updated after each round in table and seat-rotation order; the
 ranking is by μ. After each round, Kendall's τ-b between that ranking and the
-true order; the curve is its mean over ``--reps`` repetitions (each with its own
-seeds and its own random assignment of bots to entrant numbers, so index order,
-which breaks ties, tells nothing). *Games to τ ≥ 0.9*: where the mean curve
-crosses 0.9 for the last time (interpolated linearly between rounds), i.e. the
-game count from which it stays at or above 0.9 to the end of the budget. The
-95 % interval of the ladder/random ratio is a bootstrap over repetitions.
+true order; a seed's curve is its mean over ``--reps`` repetitions (each with
+its own seeds and its own random assignment of bots to entrant numbers, so
+index order, which breaks ties, tells nothing). *Games to τ ≥ 0.9*: where the
+mean curve crosses 0.9 for the last time (interpolated linearly between
+rounds), i.e. the game count from which it stays at or above 0.9 to the end of
+the budget.
 
-Goal: the ladder reaches τ ≥ 0.9 with at most 0.7× the games random pairing
-needs. Second figure: a newcomer (the ``p = 0.45`` bot) joins after the other
-six have settled (``--warmup`` round-robin cycles among them); how many of *its
-own* games until its σ is below 2.0 (from μ = 25, σ = 25/3), under the ladder's
-matchmaking and under random pairing.
+Each of ``--seeds`` (default five) repeats all of it on its own repetitions;
+the figures are the mean and the worst over the seeds of the ladder's games to
+τ ≥ 0.9 divided by random pairing's and by the round-robin order's (and, pooled
+over all repetitions, a bootstrap 95 % interval). Goals: the worst seed at most
+0.7× random pairing, and the mean at most 0.75× the round-robin order. Second
+figure (the first seed): a newcomer (the ``p = 0.45`` bot) joins after the
+other six have settled (``--warmup`` round-robin cycles among them); how many
+of *its own* games until its σ is below 2.0 (from μ = 25, σ = 25/3), under the
+ladder's matchmaking and under random pairing. ``--timing`` measures instead
+what choosing a round costs with 1,000 entrants (``--timing-entrants``),
+against what its games cost.
 
-Run from the repository root (under 3 minutes on 2 cores; ``--quick`` ~25 s)::
+Run from the repository root (about 12 minutes on 2 cores; ``--quick`` under a
+minute)::
 
-    .venv/bin/python bench/ladder_convergence.py [--reps 160] [--games 240] [--workers 2]
+    .venv/bin/python bench/ladder_convergence.py [--seeds 1 2 3 4 5] [--reps 160] [--workers 2]
+    .venv/bin/python bench/ladder_convergence.py --timing
 """
 
 from __future__ import annotations
@@ -63,13 +74,14 @@ from arena.referee.protocol import Player, PlayerInfo
 from arena.reports.charts import MUTED, chart
 from arena.results.ratings import RatedGame, RatingSettings, RatingTable, make_rater
 from arena.tournaments.matchmaking import Candidate, plan_round, uniform_round
-from arena.tournaments.schedule import Table, round_robin_tables, table_tasks
+from arena.tournaments.schedule import Table, table_tasks
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY = ROOT / "bots" / "seasons" / "greedy.py"
 DEFAULT_CHART = ROOT / "docs" / "ladder-convergence.svg"
 
-GOAL_RATIO = 0.7
+GOAL_WORST_RANDOM = 0.7  # the worst seed, against random pairing
+GOAL_MEAN_ROUND_ROBIN = 0.75  # the mean over seeds, against the round-robin order
 TARGET_TAU = 0.9
 SETTLED_SIGMA = 2.0
 STRENGTHS = (0.0, 0.15, 0.3, 0.45, 0.6, 0.8, 1.0)
@@ -183,13 +195,16 @@ class Strategy:
         """The next round's groups of keys, each time it is called."""
         rng = random.Random(f"{seed}-{self.name}")
         if self.kind == "ladder":
-            return lambda: plan_round(ladder.candidates(), 2, tables, rng, beta=SETTINGS.beta,
-                                      exploration=self.exploration, games_per_table=2)
+            return lambda: plan_round(
+                ladder.candidates(), 2, tables, rng, beta=SETTINGS.beta,
+                draw_probability=SETTINGS.draw_probability, exploration=self.exploration,
+                games_per_table=2, meetings=ladder.meetings)
         if self.kind == "random":
             return lambda: cast(list[tuple[int, ...]],
                                 uniform_round(ladder.keys, 2, tables, rng))
-        pairs = itertools.cycle([tuple(ladder.keys[i] for i in t.bots) for t in
-                                 round_robin_tables(len(ladder.keys), 2, 1, seed)])
+        order = list(itertools.combinations(sorted(ladder.keys), 2))
+        rng.shuffle(order)  # once: every cycle plays the pairs in this order
+        pairs = itertools.cycle(order)
         return lambda: [next(pairs) for _ in range(tables)]
 
 
@@ -225,15 +240,17 @@ class Job:
     tables: int
     strategies: tuple[Strategy, ...]
     warmup: int
+    newcomer: bool  # run the newcomer trial too
 
 
 @dataclass
 class RepResult:
     taus: dict[str, list[float]]  # strategy -> τ before the first round and after each
     newcomer_games: dict[str, int]  # strategy -> the newcomer's games until σ < bound
-    newcomer_rounds: dict[str, int]  # ... and the rounds that took
+    newcomer_rounds: dict[str, int]  # ... and the rounds that took (both empty: no trial)
     warm_sigma: float  # the largest σ of the settled bots when the newcomer joins
     played: int  # games played (not taken from the memo)
+    seed: int = 0
 
 
 def run_rep(job: Job) -> RepResult:
@@ -252,9 +269,11 @@ def run_rep(job: Job) -> RepResult:
             ladder.play_round(games, next_round())
             curve.append(kendall_tau(ladder.mus(), truth))
         taus[strategy.name] = curve
+    if not job.newcomer:
+        return RepResult(taus, {}, {}, math.nan, games.played, job.seed)
     newcomer = order.index(STRENGTHS.index(NEWCOMER))
     trial = newcomer_trial(games, newcomer, job)
-    return RepResult(taus, *trial, played=games.played)
+    return RepResult(taus, *trial, played=games.played, seed=job.seed)
 
 
 def newcomer_trial(games: Games, newcomer: int, job: Job
@@ -381,52 +400,112 @@ def write_chart(path: Path, curves: dict[str, list[float]], games_per_round: int
         figure.savefig(path, metadata=metadata)
 
 
+@dataclass(frozen=True)
+class Ratio:
+    """The ladder's games to target over a baseline's, per seed; and pooled over all
+    repetitions with a bootstrap interval."""
+
+    per_seed: dict[int, float | None]
+    pooled: float | None
+    interval: tuple[float, float] | None
+
+    def known(self) -> list[float]:
+        return [r for r in self.per_seed.values() if r is not None]
+
+    @property
+    def mean(self) -> float | None:
+        known = self.known()
+        return sum(known) / len(known) if len(known) == len(self.per_seed) else None
+
+    @property
+    def worst(self) -> float | None:
+        known = self.known()
+        return max(known) if len(known) == len(self.per_seed) else None
+
+
+def ratio_of(taus: dict[int, dict[str, np.ndarray]], ladder: str, base: str,
+             games_per_round: int, seed: int) -> Ratio:
+    per_seed: dict[int, float | None] = {}
+    for s, curves in taus.items():
+        mine = games_to_target(curves[ladder].mean(axis=0).tolist(), games_per_round)
+        theirs = games_to_target(curves[base].mean(axis=0).tolist(), games_per_round)
+        per_seed[s] = mine / theirs if mine is not None and theirs is not None else None
+    pooled_ladder = np.concatenate([c[ladder] for c in taus.values()])
+    pooled_base = np.concatenate([c[base] for c in taus.values()])
+    mine = games_to_target(pooled_ladder.mean(axis=0).tolist(), games_per_round)
+    theirs = games_to_target(pooled_base.mean(axis=0).tolist(), games_per_round)
+    pooled = mine / theirs if mine is not None and theirs is not None else None
+    interval = bootstrap_ratio(pooled_ladder, pooled_base, games_per_round, seed)
+    return Ratio(per_seed, pooled, interval)
+
+
 def report(results: list[RepResult], strategies: Sequence[Strategy], games_per_round: int,
            seed: int) -> dict[str, float | None]:
+    """Print the pooled τ curves, each seed's games to target, and the ladder's ratios to
+    both baselines with their goals; the pooled games to target of each strategy."""
     names = [s.name for s in strategies]
-    taus = {name: np.array([r.taus[name] for r in results]) for name in names}
-    curves = {name: taus[name].mean(axis=0).tolist() for name in names}
-    rounds = len(curves[names[0]]) - 1
+    seeds = sorted({r.seed for r in results})
+    taus = {s: {name: np.array([r.taus[name] for r in results if r.seed == s])
+                for name in names} for s in seeds}
+    pooled = {name: np.concatenate([taus[s][name] for s in seeds]).mean(axis=0).tolist()
+              for name in names}
+    rounds = len(pooled[names[0]]) - 1
     width = max(len(name) for name in names)
-    print("\nMean Kendall τ (ranking by μ against the true order) after each number of games:")
+    print(f"\nMean Kendall τ (ranking by μ against the true order) after each number of games,"
+          f" all {len(results)} repetitions ({len(seeds)} seeds):")
     print(f"  {'games':>5}  " + "  ".join(f"{name:>{width}}" for name in names))
     for i in range(rounds + 1):
-        if i <= 20 or i % 5 == 0:
+        if i <= 12 or i % 5 == 0:
             print(f"  {i * games_per_round:5d}  "
-                  + "  ".join(f"{curves[name][i]:>{width}.3f}" for name in names))
-    needed = {name: games_to_target(curves[name], games_per_round) for name in names}
-    print(f"\nGames to τ ≥ {TARGET_TAU:g} (where the mean τ crosses it for the last time):")
-    for name in names:
-        print(f"  {name:<{width}}  " + (f"{needed[name]:5.1f}" if needed[name] is not None
-                                        else f"not within {rounds * games_per_round}"))
-    base = needed["random"]
+                  + "  ".join(f"{pooled[name][i]:>{width}.3f}" for name in names))
+
+    def shown(value: float | None, digits: int = 1) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    print(f"\nGames to τ ≥ {TARGET_TAU:g} (where a seed's mean τ crosses it for the last time;"
+          f" not within {rounds * games_per_round}: -):")
+    print(f"  {'seed':>4}  " + "  ".join(f"{name:>{width}}" for name in names))
+    for s in seeds:
+        row = [games_to_target(taus[s][name].mean(axis=0).tolist(), games_per_round)
+               for name in names]
+        print(f"  {s:>4}  " + "  ".join(f"{shown(g):>{width}}" for g in row))
+    needed = {name: games_to_target(pooled[name], games_per_round) for name in names}
+    print(f"  {'all':>4}  " + "  ".join(f"{shown(needed[name]):>{width}}" for name in names))
     for strategy in strategies:
-        mine = needed[strategy.name]
-        if strategy.kind == "random":
+        if strategy.kind != "ladder":
             continue
-        if mine is None or base is None:
-            print(f"  {strategy.name} / random: not measurable within the budget")
-            continue
-        ratio = mine / base
-        line = f"  {strategy.name} / random = {ratio:.2f}"
-        if strategy.kind == "ladder":
-            interval = bootstrap_ratio(taus[strategy.name], taus["random"], games_per_round,
-                                       seed)
-            if interval is not None:
-                line += f" (95% {interval[0]:.2f}-{interval[1]:.2f})"
-            verdict = "met" if ratio <= GOAL_RATIO else "NOT met"
-            line += (f"; goal <= {GOAL_RATIO:g}: {verdict}, "
-                     f"ratio to goal = {ratio / GOAL_RATIO:.2f}")
-        print(line)
+        for base, goal_name, goal in (("random", "worst", GOAL_WORST_RANDOM),
+                                      ("round-robin", "mean", GOAL_MEAN_ROUND_ROBIN)):
+            ratio = ratio_of(taus, strategy.name, base, games_per_round, seed)
+            per_seed = ", ".join(shown(ratio.per_seed[s], 2) for s in seeds)
+            line = (f"\n  {strategy.name} / {base}: {per_seed}; mean {shown(ratio.mean, 3)}, "
+                    f"worst {shown(ratio.worst, 3)}")
+            if ratio.pooled is not None:
+                line += f"; pooled {ratio.pooled:.3f}"
+                if ratio.interval is not None:
+                    line += f" (95% {ratio.interval[0]:.2f}-{ratio.interval[1]:.2f})"
+            judged = ratio.worst if goal_name == "worst" else ratio.mean
+            if judged is None:
+                line += f"\n    goal: the {goal_name} <= {goal:g}: not measurable within the budget"
+            else:
+                verdict = "met" if judged <= goal else "NOT met"
+                line += (f"\n    goal: the {goal_name} <= {goal:g}: {verdict}, "
+                         f"ratio to goal = {judged / goal:.2f}")
+            print(line, end="")
+        print()
     return needed
 
 
 def report_newcomer(results: list[RepResult], strategies: Sequence[Strategy],
                     warmup: int) -> None:
+    results = [r for r in results if r.newcomer_games]
+    if not results:
+        return
     warm = sum(r.warm_sigma for r in results) / len(results)
     print(f"\nNewcomer (p = {NEWCOMER:g}) joining the other {len(STRENGTHS) - 1} after "
           f"{warmup} round-robin cycles among them (their largest σ then: {warm:.2f} on "
-          f"average); its games until its σ < {SETTLED_SIGMA:g}:")
+          f"average; {len(results)} repetitions of seed {results[0].seed}); its games until "
+          f"its σ < {SETTLED_SIGMA:g}:")
     names = [s.name for s in strategies if s.kind != "round-robin"]
     width = max(len(name) for name in names)
     for name in names:
@@ -437,9 +516,52 @@ def report_newcomer(results: list[RepResult], strategies: Sequence[Strategy],
               f"{sum(rounds) / len(rounds):4.1f} rounds")
 
 
+# -- the cost of choosing a round -------------------------------------------------------
+
+
+def timing(entrants: int, exploration: float, seed: int) -> None:
+    """What :func:`plan_round` costs for a round of ``entrants`` tables (one per entrant,
+    a duplicate set each) in a settled field with a few newcomers and earlier meetings,
+    against the in-process cost of that round's games between the bench's bots."""
+    rng = random.Random(seed)
+    field_ = [Candidate(key, rng.gauss(25, 5), 25 / 3 if key < 5 else rng.uniform(0.8, 3))
+              for key in range(entrants)]
+    order = sorted(range(entrants), key=lambda k: field_[k].mu)
+    meetings: Counter[tuple[int, ...]] = Counter()
+    for _ in range(20 * entrants):  # neighbours in rating have met, a few times each
+        i = rng.randrange(entrants - 1)
+        j = min(entrants - 1, i + 1 + int(rng.expovariate(1 / 4)))
+        meetings[tuple(sorted((order[i], order[j])))] += 1
+    pairs = dict(meetings)
+    costs = []
+    for index in range(5):
+        started = time.perf_counter()
+        plan_round(field_, 2, entrants, random.Random(index), beta=SETTINGS.beta,
+                   draw_probability=SETTINGS.draw_probability, exploration=exploration,
+                   games_per_table=2, meetings=pairs)
+        costs.append(time.perf_counter() - started)
+    bots = [NoisyGreedy(p) for p in STRENGTHS]
+    sample = 200
+    started = time.perf_counter()
+    for game in range(sample):
+        play_game("seasons", [bots[game % 7], bots[(game + 3) % 7]], derive_seed(seed, game))
+    per_game = (time.perf_counter() - started) / sample
+    round_games = 2 * entrants * per_game
+    best, median = min(costs), sorted(costs)[len(costs) // 2]
+    print(f"Choosing a round of {entrants} tables among {entrants} entrants "
+          f"({len(pairs)} pairs met before; exploration {exploration:g}): "
+          f"median {median:.3f} s, best {best:.3f} s of 5")
+    print(f"Its {2 * entrants} games between the bench's bots, in-process (no sandbox): "
+          f"{per_game * 1000:.2f} ms a game, {round_games:.1f} s of CPU; choosing is "
+          f"{median / round_games:.1%} of that")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=160, help="repetitions (seeds)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5],
+                        help="seeds, each with its own repetitions (the true order and the "
+                             "newcomer from the first)")
+    parser.add_argument("--reps", type=int, default=160, help="repetitions per seed")
     parser.add_argument("--games", type=int, default=240, help="game budget per strategy")
     parser.add_argument("--tables", type=int, default=len(STRENGTHS),
                         help="tables a round (default: one per bot, as the ladder)")
@@ -449,14 +571,20 @@ def main() -> None:
                         help="round-robin cycles that settle the field before the newcomer")
     parser.add_argument("--exploration", type=float, nargs="+", default=[DEFAULT_EXPLORATION],
                         help="the ladder's exploration value(s), a ladder line for each")
-    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chart", type=Path, default=DEFAULT_CHART)
     parser.add_argument("--quick", action="store_true",
-                        help="a ~30 s smoke run: 24 repetitions, 180 games, 60 truth sets")
+                        help="a smoke run: seeds 1 and 2, 24 repetitions each, 180 games, "
+                             "60 truth sets")
+    parser.add_argument("--timing", action="store_true",
+                        help="only measure the cost of choosing a round (see --timing-entrants)")
+    parser.add_argument("--timing-entrants", type=int, default=1000)
     args = parser.parse_args()
+    if args.timing:
+        timing(args.timing_entrants, args.exploration[0], args.seeds[0])
+        return
     if args.quick:
-        args.reps, args.games, args.truth_sets = 24, 180, 60
+        args.seeds, args.reps, args.games, args.truth_sets = [1, 2], 24, 180, 60
     started = time.perf_counter()
     n = len(STRENGTHS)
     games_per_round = 2 * args.tables
@@ -466,9 +594,10 @@ def main() -> None:
     print(f"Ladder convergence, Seasons: {n} bots (greedy playing a random move with "
           f"p = {', '.join(f'{p:g}' for p in STRENGTHS)}), {args.tables} tables a round "
           f"(duplicate sets: {games_per_round} games), {rounds * games_per_round} games per "
-          f"strategy, {args.reps} repetitions, seed {args.seed}")
+          f"strategy, {args.reps} repetitions for each of the seeds "
+          f"{', '.join(map(str, args.seeds))}")
     with Pool(args.workers) as pool:
-        mus, neighbours = true_order(args.truth_sets, args.seed, pool)
+        mus, neighbours = true_order(args.truth_sets, args.seeds[0], pool)
         print(f"\nTrue order: round-robin of {args.truth_sets} duplicate sets per pair "
               f"({math.comb(n, 2) * args.truth_sets * 2} games), TrueSkill μ:")
         for i, p in enumerate(STRENGTHS):
@@ -477,14 +606,15 @@ def main() -> None:
             print(f"  p = {p:<4g}  μ = {mus[i]:5.2f}{against}")
         monotone = all(a > b for a, b in itertools.pairwise(mus))
         print("  monotone in p: " + ("yes" if monotone else "NO (the true order is by μ)"))
-        jobs = [Job(rep, args.seed, tuple(mus), rounds, args.tables, strategies, args.warmup)
-                for rep in range(args.reps)]
+        jobs = [Job(rep, seed, tuple(mus), rounds, args.tables, strategies, args.warmup,
+                    newcomer=seed == args.seeds[0])
+                for seed in args.seeds for rep in range(args.reps)]
         results = pool.map(run_rep, jobs, chunksize=1)
-    needed = report(results, strategies, games_per_round, args.seed)
+    needed = report(results, strategies, games_per_round, args.seeds[0])
     report_newcomer(results, strategies, args.warmup)
     curves = {s.name: np.array([r.taus[s.name] for r in results]).mean(axis=0).tolist()
               for s in strategies}
-    write_chart(args.chart, curves, games_per_round, args.reps, needed)
+    write_chart(args.chart, curves, games_per_round, len(results), needed)
     played = sum(r.played for r in results) + math.comb(n, 2) * args.truth_sets * 2
     print(f"\nChart: {args.chart}")
     print(f"{played} games played in {time.perf_counter() - started:.0f} s "

@@ -1,12 +1,15 @@
 """The Bradley-Terry fit: it recovers known strengths within its intervals."""
 
+import importlib.util
 import math
 import random
+import sys
+from pathlib import Path
 
 from click.testing import CliRunner
 
 from arena.cli import cli
-from arena.results.bradley_terry import ELO_PER_UNIT, SeatedGame, fit
+from arena.results.bradley_terry import ELO_PER_UNIT, MIN_DESIGN_EFFECT, SeatedGame, fit
 from arena.results.store import Store
 from arena.tournaments.config import parse_config
 from arena.tournaments.runner import run_tournament
@@ -38,7 +41,7 @@ def test_known_strengths_and_the_seat_advantage_lie_within_their_intervals():
     the estimates are unbiased."""
     covered, seats_covered, errors = 0, 0, []
     for seed in range(8):
-        result = fit(synthetic_games(150, seed=seed), anchor=(0, 0.0), bootstrap=100)
+        result = fit(synthetic_games(150, seed=seed), anchor=(0, 0.0))
         assert result.order() == [3, 2, 1, 0]
         assert result.elo[0] == result.low[0] == result.high[0] == 0.0  # the anchor
         for bot in (1, 2, 3):
@@ -48,7 +51,7 @@ def test_known_strengths_and_the_seat_advantage_lie_within_their_intervals():
         seats_covered += low <= SEAT_ELO <= high
     assert covered >= 20 and seats_covered >= 6, (covered, seats_covered)
     assert abs(sum(errors) / len(errors)) < 15
-    assert all(fit(synthetic_games(2, seed=1), bootstrap=0).games[bot] == 3 * 2 * 2
+    assert all(fit(synthetic_games(2, seed=1)).games[bot] == 3 * 2 * 2
                for bot in TRUE_ELO)
 
 
@@ -56,16 +59,67 @@ def test_the_fit_does_not_depend_on_the_order_of_the_games():
     games = synthetic_games(40, seed=5)
     shuffled = games[:]
     random.Random(1).shuffle(shuffled)
-    first, second = fit(games, bootstrap=0), fit(shuffled, bootstrap=0)
+    first, second = fit(games), fit(shuffled)
     assert all(abs(first.elo[bot] - second.elo[bot]) < 1e-6 for bot in TRUE_ELO)
+    assert all(abs(first.low[bot] - second.low[bot]) < 1e-3 for bot in TRUE_ELO)
     assert abs(sum(first.elo.values())) < 1e-6  # no anchor: the mean is 0
 
 
 def test_intervals_come_from_whole_duplicate_sets_and_are_reproducible():
+    """Playing every game twice in its own set adds no information, and the intervals
+    say so (the design effect); the same games twice in new sets narrow them by √2."""
     games = synthetic_games(30, seed=7)
-    again = fit(games, bootstrap=50, seed=2)
-    assert again == fit(games, bootstrap=50, seed=2)
-    assert all(again.low[bot] < again.elo[bot] < again.high[bot] for bot in (1, 2, 3))
+    once = fit(games)
+    assert once == fit(games)  # no resampling: the same games, the same intervals
+    assert all(once.low[bot] < once.elo[bot] < once.high[bot] for bot in TRUE_ELO)
+    same_sets = fit(games + games)
+    new_sets = fit(games + [SeatedGame(g.bots, g.ranks, ("again", g.group)) for g in games])
+    for bot in TRUE_ELO:
+        width = once.high[bot] - once.low[bot]
+        assert abs(same_sets.elo[bot] - once.elo[bot]) < 15
+        assert 0.85 < (same_sets.high[bot] - same_sets.low[bot]) / width < 1.15
+        assert 0.62 < (new_sets.high[bot] - new_sets.low[bot]) / width < 0.8
+
+
+def test_a_clean_sweep_is_finite_and_cancelling_sets_are_not_certain():
+    """A bot that won every game gets a finite rating and interval; two bots that split
+    every set (the dice decide) are equal, with an interval no narrower than the design
+    effect's floor allows."""
+    sweep = [SeatedGame(order, (0, 1) if order[0] == 0 else (1, 0), ("sweep", lost, number))
+             for lost in (1, 2) for number in range(5) for order in ((0, lost), (lost, 0))]
+    result = fit(sweep + [g for g in synthetic_games(5, seed=3) if 0 not in g.bots])
+    assert result.order()[0] == 0
+    assert all(math.isfinite(value) for value in (*result.low.values(), *result.high.values()))
+    assert result.low[0] < result.elo[0] < result.high[0] < result.elo[0] + 2000
+    split = [SeatedGame(order, (number % 2, 1 - number % 2), (number,)) for number in range(20)
+             for order in ((0, 1), (1, 0))]  # each set: the same seat wins both games
+    even = fit(split)
+    assert abs(even.elo[0]) < 1e-6
+    independent = fit([SeatedGame(g.bots, g.ranks, i) for i, g in enumerate(split)])
+    ratio = (even.high[0] - even.low[0]) / (independent.high[0] - independent.low[0])
+    assert math.sqrt(MIN_DESIGN_EFFECT) * 0.9 < ratio < math.sqrt(MIN_DESIGN_EFFECT) * 1.2
+
+
+def load_bench():
+    path = Path(__file__).resolve().parents[1] / "bench" / "bt_coverage.py"
+    spec = importlib.util.spec_from_file_location("bt_coverage", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bt_coverage", module)  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_intervals_cover_at_90_games_where_the_bootstrap_percentiles_did_not():
+    """The quick version of bench/bt_coverage.py: 6 bots from −300 to +400 Elo, 3
+    duplicate sets per pair (half of them sharing dice). The replaced percentile
+    bootstrap of MAP fits pushed the extreme bots outward and missed on one side."""
+    bench = load_bench()
+    new = bench.coverage("new", 3, 150, "mixed", seed=1)
+    old = bench.coverage("old", 3, 60, "mixed", seed=1)
+    assert new.pooled >= 0.93 and new.extremes >= 0.92, new
+    assert old.extremes < 0.92 and old.pooled < new.pooled - 0.02, old
+    assert abs(new.extreme_error[1]) < abs(old.extreme_error[1]) / 2, (new, old)
 
 
 def test_arena_ratings_system_bt_prints_anchored_elo_with_intervals(tmp_path, root,

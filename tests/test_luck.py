@@ -13,6 +13,7 @@ from arena.cli import cli
 from arena.games import find_game
 from arena.referee.match import play_game
 from arena.results.comparison import stored_comparison
+from arena.results.llr import PSEUDO_COUNT, exact_llr
 from arena.results.luck import LuckError, account, enumerated_expectation, expected_values
 from arena.results.luck_book import LuckSource, tournament_luck
 from arena.results.stats import (
@@ -161,9 +162,13 @@ def test_adjusted_statistics_and_the_sprt_on_them():
     assert low < adjusted.score < high
     settings = SprtSettings(0, 10)
     s0, s1 = expected_score(0), expected_score(10)
-    expected = 0.5 * (s1 - s0) * (2 * adjusted.score - s0 - s1) / adjusted.variance * 4
+    # fishtest's exact LLR with the sets as outcomes (and pseudo-counts at 0 and 1); the
+    # normal approximation gave 5.49 here and accepted H1 after four sets
+    expected = exact_llr([*adjusted.units, 0.0, 1.0], [1, 1, 1, 1, PSEUDO_COUNT, PSEUDO_COUNT],
+                         s0, s1)
     assert sprt_llr_adjusted(adjusted, settings) == pytest.approx(expected)
     assert sprt(adjusted, settings).llr == pytest.approx(expected)
+    assert 0 < expected < 0.2
 
 
 def two_bot_config(tmp_path, games=6, **extra):

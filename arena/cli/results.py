@@ -38,7 +38,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns
 
 
 def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
-                        anchor: str | None, bootstrap: int) -> list[str]:
+                        anchor: str | None) -> list[str]:
     """The Bradley-Terry leaderboard of one variant: Elo, its 95 % interval, games."""
     from arena.results.bradley_terry import fit
     from arena.results.versions import seated_games
@@ -56,11 +56,11 @@ def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
         if not math.isfinite(elo):
             raise click.BadParameter(f"{anchor!r} is not BOT=ELO", param_hint="--anchor")
         anchored = (store.find_bot(game, label).id, elo)
-    result = fit(games, anchor=anchored, bootstrap=bootstrap)
+    result = fit(games, anchor=anchored)
     labels = {bot.id: bot.label for bot in store.bots(game)}
     low, high = result.seat_interval
-    lines = [f"{heading(game, variant)} (Bradley-Terry, {len(games)} games, 95 % intervals "
-             f"from {bootstrap} resamplings of the duplicate sets)",
+    lines = [f"{heading(game, variant)} (Bradley-Terry, {len(games)} games, 95 % "
+             "profile-likelihood intervals, corrected for the duplicate sets)",
              f"  the earlier seat's advantage: {result.seat_advantage:+.0f} Elo "
              f"({low:+.0f} to {high:+.0f})"]
     lines += table(["#", "bot", "elo", "95% low", "95% high", "games"],
@@ -89,11 +89,11 @@ def heading(game: str, variant: Variant | None) -> str:
               "games at once, in Elo with 95 % intervals.")
 @click.option("--anchor", metavar="BOT=ELO", help="With --system bt: give this bot this "
               "rating (default: the mean is 0), e.g. random=0.")
-@click.option("--bootstrap", type=click.IntRange(0, 10_000), default=200, show_default=True,
-              help="With --system bt: resamplings of the duplicate sets for the intervals.")
+@click.option("--bootstrap", type=click.IntRange(0, 10_000), hidden=True, expose_value=False,
+              help="Ignored (the intervals are profile likelihood); kept for old scripts.")
 @reports_errors
-def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str | None,
-            bootstrap: int) -> None:
+def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str | None
+            ) -> None:
     """The all-time leaderboard of every bot revision, per game variant.
 
     μ − 3σ (the order) is a rating the bot is very likely to be above. At tables of
@@ -107,7 +107,7 @@ def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str
         for name in names:
             if system == "bt":
                 for variant in game_variants(store, name, pool):
-                    for line in bradley_terry_lines(store, name, variant, anchor, bootstrap):
+                    for line in bradley_terry_lines(store, name, variant, anchor):
                         echo(line)
                 continue
             for variant in game_variants(store, name, pool):

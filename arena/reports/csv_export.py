@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 from arena.bots.identity import BotIdentity
 from arena.results.ratings import Rating
 from arena.results.standings import BotResults
+from arena.results.stats import elo_interval, score_interval
 from arena.results.store import GameRow
 
 if TYPE_CHECKING:
@@ -105,8 +106,13 @@ def failure_details(row: GameRow) -> str:
 
 RATING_COLUMNS = ["bot", "version", "mu", "sigma", "mu_minus_3sigma", "games", "system"]
 PAIR_COLUMNS = ["bot", "version", "opponent", "opponent_version", "games", "wins", "draws",
-                "losses", "score", "elo", "elo_error", "los", "adjusted_score", "adjusted_low",
-                "adjusted_high", "adjusted_elo", "adjusted_elo_error"]
+                "losses", "score", "elo", "elo_error", "elo_low", "elo_high", "los",
+                "adjusted_score", "adjusted_low", "adjusted_high", "adjusted_elo",
+                "adjusted_elo_error", "adjusted_elo_low", "adjusted_elo_high", "adjusted_note"]
+"""Elo cells are empty where there is no finite value: no Elo for a clean sweep, no error
+and no bound on the side where the 95 % interval reaches 0 or 1 (``elo_low`` alone is the
+one-sided bound of a sweep). ``adjusted_note`` says when the adjusted sets' mean fell
+outside [0, 1], and the adjusted columns hold the raw sets' score instead."""
 
 
 def write_ratings(path: Path, rows: Iterable[tuple[BotIdentity, Rating, int]],
@@ -129,19 +135,28 @@ def write_pairs(path: Path, rows: Iterable[tuple[BotIdentity, BotIdentity, PairR
             elo, error = pair.elo
             writer.writerow([bot.name, bot.version, opponent.name, opponent.version, pair.games,
                              pair.wins, pair.draws, pair.losses, round(pair.score, 4),
-                             _number(elo, 1), _number(error, 1), round(pair.los, 4),
+                             _number(elo, 1), _number(error, 1),
+                             *_elo_bounds(score_interval(pair.match)), round(pair.los, 4),
                              *_adjusted_columns(pair)])
 
 
 def _adjusted_columns(pair: PairResult) -> list[float | str]:
-    """The pair's luck-adjusted score, its 95 % interval, Elo and error; empty where none."""
+    """The pair's luck-adjusted score, its 95 % interval, Elo, error, Elo bounds and note;
+    empty where none."""
     interval, elo = pair.adjusted_interval, pair.adjusted_elo
     if pair.adjusted is None or interval is None or elo is None:
-        return [""] * 5
+        return [""] * 8
+    note = (f"adjusted mean {pair.adjusted.mean:.4f} outside [0, 1]: the raw sets' score"
+            if pair.adjusted.outside else "")
     return [round(pair.adjusted.score, 4), round(interval[0], 4), round(interval[1], 4),
-            _number(elo[0], 1), _number(elo[1], 1)]
+            _number(elo[0], 1), _number(elo[1], 1), *_elo_bounds(interval), note]
+
+
+def _elo_bounds(interval: tuple[float, float]) -> list[float | str]:
+    return [_number(value, 1) for value in elo_interval(interval)]
 
 
 def _number(value: float, digits: int) -> float | str:
-    """A rounded number; ``inf`` and ``-inf`` as text (a perfect score has no finite Elo)."""
-    return round(value, digits) if math.isfinite(value) else str(value)
+    """A rounded number; empty where it is not finite (a perfect score has no Elo, an
+    interval reaching 0 or 1 no bound on that side)."""
+    return round(value, digits) if math.isfinite(value) else ""

@@ -22,21 +22,17 @@ from arena.results.stats import (
     Pentanomial,
     SprtResult,
     SprtSettings,
-    adjusted_elo_with_error,
     adjusted_interval,
     elo_difference,
-    elo_with_error,
+    elo_interval,
     likelihood_of_superiority,
     luck_adjusted,
-    pentanomial_elo_with_error,
     pentanomial_from_pairs,
+    pentanomial_interval,
     score_interval,
     sprt,
 )
 from arena.results.store import PlayedGame, Store, StoredBot
-
-SWEEP_CHANCE = 0.05
-"""A clean sweep's Elo bound: the strength at which a sweep would be this unlikely."""
 
 GameLuck = Mapping[tuple[int, str], tuple[float, ...]]
 """Luck per seat by (tournament, game key)."""
@@ -57,18 +53,17 @@ class Comparison:
     def lines(self) -> list[str]:
         ms = self.score
         low, high = score_interval(ms)
-        elo, error = elo_with_error(ms)
         lines = [f"{self.first} vs {self.second}: {ms.games} games, "
                  f"+{ms.wins} ={ms.draws} -{ms.losses} (wins, draws, losses of "
                  f"{self.first})",
                  f"  score {100 * ms.score:.1f}% (95% interval {100 * low:.1f}% to "
-                 f"{100 * high:.1f}%), {elo_text(elo, error, ms.games)}, "
+                 f"{100 * high:.1f}%), {elo_text(ms.score, (low, high))}, "
                  f"LOS {100 * likelihood_of_superiority(ms):.1f}%"]
         if self.pairs.pairs:
-            pelo, perror = pentanomial_elo_with_error(self.pairs)
             counts = " ".join(map(str, self.pairs.counts))
             lines.append(f"  {self.pairs.pairs} seat-swapped pairs [LL LD DD/WL WD WW] = "
-                         f"[{counts}], " + elo_text(pelo, perror, ms.games))
+                         f"[{counts}], "
+                         + elo_text(self.pairs.score, pentanomial_interval(self.pairs)))
         if self.adjusted is not None and self.adjusted.sets:
             lines += adjusted_lines(self.adjusted, self.model)
         if self.sprt is not None:
@@ -80,13 +75,18 @@ class Comparison:
 
 
 def adjusted_lines(adjusted: AdjustedScore, model: str) -> list[str]:
-    """The luck-adjusted score, Elo and the variance they save, for a comparison."""
+    """The luck-adjusted score, Elo and the variance they save, for a comparison; where
+    the adjusted mean lies outside 0-100 %, the raw sets' score, and a note why."""
     low, high = adjusted_interval(adjusted)
-    elo, error = adjusted_elo_with_error(adjusted)
-    elo_part = (f"Elo {elo:.1f} ± {error:.1f}" if math.isfinite(elo) and math.isfinite(error)
-                else "Elo: no estimate (the interval reaches 0% or 100%)")
-    lines = [f"  luck-adjusted ({model}): score {100 * adjusted.score:.1f}% (95% interval "
-             f"{100 * low:.1f}% to {100 * high:.1f}%), {elo_part}"]
+    score = (f"score {100 * adjusted.score:.1f}% (95% interval {100 * low:.1f}% to "
+             f"{100 * high:.1f}%), {elo_text(adjusted.score, (low, high))}")
+    if adjusted.outside:
+        lines = [f"  luck-adjusted ({model}): the adjusted sets average "
+                 f"{100 * adjusted.mean:.1f}%, outside 0-100% where no expected score can "
+                 "be, so the raw sets' score stands:",
+                 f"    {score}"]
+    else:
+        lines = [f"  luck-adjusted ({model}): {score}"]
     ratio = adjusted.variance_ratio
     if math.isfinite(ratio):
         lines.append(f"    variance {ratio:.2f}× the raw one over {adjusted.sets} duplicate "
@@ -95,19 +95,29 @@ def adjusted_lines(adjusted: AdjustedScore, model: str) -> list[str]:
     return lines
 
 
-def elo_text(elo: float, error: float, games: int) -> str:
-    """``Elo 35.2 ± 20.1``; where every one of ``games`` games was won (or lost) the
-    difference has no estimate, only a one-sided 95% bound: the score ``p`` at which
-    winning them all has a chance of 5% (``p ** games = 0.05``), ``Elo above +75 (…)``."""
-    if math.isfinite(elo) and math.isfinite(error):
-        return f"Elo {elo:.1f} ± {error:.1f}"
+def elo_text(score: float, interval: tuple[float, float]) -> str:
+    """``Elo 35.2 ± 20.1`` (half the width of the 95 % ``interval`` in Elo, as cutechess);
+    where the interval reaches 0 % or 100 % the open side is said, and where every game
+    was won (or lost) the difference has no estimate, only the interval's bound:
+    ``Elo above +75 (every game won: …)``."""
+    elo = elo_difference(score)
+    low, high = elo_interval(interval)
+    if math.isfinite(elo) and math.isfinite(low) and math.isfinite(high):
+        return f"Elo {elo:.1f} ± {(high - low) / 2:.1f}"
     if math.isfinite(elo):
-        side = "100%" if elo > 0 else "0%"
-        return f"Elo {elo:+.0f} (its 95% interval reaches {side}: no bound on that side)"
-    bound = elo_difference(SWEEP_CHANCE ** (1 / max(games, 1)))
-    if elo > 0:
-        return f"Elo above {bound:+.0f} (every game won: no estimate, a 95% bound)"
-    return f"Elo below {-bound:+.0f} (every game lost: no estimate, a 95% bound)"
+        if math.isfinite(low):
+            return f"Elo {elo:+.1f} (95% interval from {low:+.0f}, no bound above)"
+        if math.isfinite(high):
+            return f"Elo {elo:+.1f} (95% interval up to {high:+.0f}, no bound below)"
+        return f"Elo {elo:+.1f} (too few games for a 95% interval)"
+    won = elo > 0
+    bound = low if won else high
+    every = "every game won" if won else "every game lost"
+    if not math.isfinite(bound):
+        return f"Elo: no estimate ({every}, too few games for a bound)"
+    side = "above" if won else "below"
+    end = "lower" if won else "upper"
+    return f"Elo {side} {bound:+.0f} ({every}: no estimate, the {end} end of its 95% interval)"
 
 
 def common_game(store: Store, *names: str) -> str:

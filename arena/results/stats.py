@@ -9,13 +9,28 @@ Conventions:
 * Elo is the logistic model: ``score = 1 / (1 + 10**(-elo / 400))`` and back
   ``elo = 400 * log10(s / (1 - s))``, which is ``-inf`` at ``s = 0`` and
   ``+inf`` at ``s = 1`` (no finite Elo explains a perfect score).
-* Intervals are normal approximations, ``mean +/- z * sqrt(var / n)`` with
-  ``z`` the two-sided quantile of the standard normal for ``confidence``,
-  clamped to ``[0, 1]``. With no games they are ``(0, 1)``: nothing is known.
-* Trinomial statistics (:class:`MatchScore`) treat games as independent.
-  Pentanomial statistics (:class:`Pentanomial`) treat each seat-swapped pair of
-  games with the same dice seed as one observation, which accounts for the
-  correlation the shared dice create and gives tighter, honest intervals.
+* The observations of an interval are games (:class:`MatchScore`, treated as
+  independent), seat-swapped pairs of games on one seed (:class:`Pentanomial`:
+  the pair is one observation, which accounts for the correlation the shared
+  dice create) or duplicate sets (:class:`AdjustedScore`). Intervals use
+  Student's t quantile with ``n - 1`` degrees of freedom and the sample
+  variance (``n - 1`` in the denominator), never the normal quantile with the
+  population variance, which covers 0.90 instead of 0.95 at 10 observations.
+* A raw score lies in [0, 1], and near its ends a plain ``mean ± t · s/√n``
+  covers badly (a 20-of-20 sample has no spread at all). Its interval is
+  therefore Wilson's score interval in the form of Korn and Graubard: Wilson's
+  with the sample's *effective* number of observations ``n·m(1-m)/s²`` (draws
+  and seat-swapped pairs make a game worth more than a coin toss) and the t
+  quantile, and near the ends Brown, Cai and DasGupta's modification (the
+  Poisson bound where at most three games, effectively, went the rare way). Far
+  from the ends it is the t interval; it always holds the score, stays in
+  [0, 1] and has a width. A sample without spread (every game won,
+  every pair split) says nothing of its variance: it gets the largest a score
+  with its mean can have, ``m(1-m)``, which is plain Wilson with the normal
+  quantile, no variance having been estimated (20 wins of 20: 83.9 % to 100 %).
+* With fewer than two observations an interval is ``(0, 1)``: nothing is known.
+* The SPRT's log-likelihood ratio is fishtest's exact, maximum-likelihood one
+  (:mod:`arena.results.llr`), on games, pairs or adjusted sets.
 """
 
 from __future__ import annotations
@@ -26,6 +41,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from arena.games.base import ArenaError
+from arena.results.llr import PSEUDO_COUNT, exact_llr, regularized
 
 H1_ACCEPTED = "H1 accepted"
 H0_ACCEPTED = "H0 accepted"
@@ -33,6 +49,12 @@ CONTINUE = "continue"
 
 # Per-game score of a pair, by pentanomial index (pair score 0, 0.5, 1, 1.5, 2 halved).
 _PAIR_GAME_SCORES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
+_GAME_SCORES: tuple[float, ...] = (1.0, 0.5, 0.0)  # wins, draws, losses
+
+ZERO_VARIANCE = 1e-12
+"""A sample variance at most this times the squared scale of the values (at least 1, a
+game's points) is zero up to rounding: two identical deterministic bots leave adjusted sets
+whose variance is about 1e-33, which must set neither an interval nor a verdict."""
 
 
 class StatsError(ArenaError, ValueError):
@@ -72,18 +94,21 @@ class MatchScore:
     def variance(self) -> float:
         """Per-game variance of the score (population form, as fastchess):
         ``w * (1 - m)**2 + d * (1/2 - m)**2 + l * m**2`` with ``w, d, l`` the
-        fractions of wins, draws and losses and ``m`` the score; 0 with no games."""
+        fractions of wins, draws and losses and ``m`` the score; 0 with no games.
+        Intervals use the sample variance, this times ``games / (games - 1)``."""
         return _variance(_trinomial_distribution(self))
 
 
 def score_interval(ms: MatchScore, confidence: float = 0.95) -> tuple[float, float]:
     """Confidence interval of the score, treating games as independent.
 
-    ``score +/- z * sqrt(var / games)``, ``var`` = :attr:`MatchScore.variance`,
-    ``z = Phi^-1((1 + confidence) / 2)`` (1.96 for 95 %), clamped to [0, 1].
-    ``(0, 1)`` for 0 games.
+    Wilson's score interval with the effective number of games
+    ``n·m(1-m)/s²`` (``s²`` the sample variance of the per-game scores) and
+    Student's t quantile with ``n - 1`` degrees of freedom (see the module's
+    docstring); plain Wilson where every game ended alike. ``(0, 1)`` for fewer
+    than two games.
     """
-    return _interval(ms.score, ms.variance, ms.games, confidence)
+    return _bounded_interval(_GAME_SCORES, (ms.wins, ms.draws, ms.losses), confidence)
 
 
 def elo_difference(score: float) -> float:
@@ -104,6 +129,12 @@ def elo_difference(score: float) -> float:
 def expected_score(elo: float) -> float:
     """Logistic expected score of an Elo difference: ``1 / (1 + 10**(-elo / 400))``."""
     return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
+
+
+def elo_interval(interval: tuple[float, float]) -> tuple[float, float]:
+    """The ends of a score interval in Elo: ``-inf`` where it reaches 0, ``+inf`` at 1."""
+    low, high = interval
+    return elo_difference(low), elo_difference(high)
 
 
 def elo_with_error(ms: MatchScore, confidence: float = 0.95) -> tuple[float, float]:
@@ -170,7 +201,8 @@ class Pentanomial:
     @property
     def variance(self) -> float:
         """Per-pair variance of the per-game score of a pair (``pair score / 2``):
-        ``sum(p_k * (k / 4 - m)**2)`` with ``p_k = counts[k] / pairs``; 0 with no pairs."""
+        ``sum(p_k * (k / 4 - m)**2)`` with ``p_k = counts[k] / pairs``; 0 with no pairs
+        (population form; intervals use the sample variance)."""
         return _variance(_pentanomial_distribution(self))
 
 
@@ -183,12 +215,12 @@ def pentanomial_from_pairs(pair_scores: Iterable[float]) -> Pentanomial:
 
 
 def pentanomial_interval(p: Pentanomial, confidence: float = 0.95) -> tuple[float, float]:
-    """Confidence interval of the per-game score from pairs (as fastchess).
+    """Confidence interval of the per-game score from pairs, one observation per pair.
 
-    ``score +/- z * sqrt(var / pairs)``, ``var`` = :attr:`Pentanomial.variance`
-    (one observation per pair), clamped to [0, 1]; ``(0, 1)`` for 0 pairs.
+    As :func:`score_interval`, with the pairs' per-game scores (0, 1/4, …, 1)
+    as the observations; ``(0, 1)`` for fewer than two pairs.
     """
-    return _interval(p.score, p.variance, p.pairs, confidence)
+    return _bounded_interval(_PAIR_GAME_SCORES, p.counts, confidence)
 
 
 def pentanomial_elo_with_error(p: Pentanomial, confidence: float = 0.95) -> tuple[float, float]:
@@ -212,7 +244,10 @@ class AdjustedScore:
     Adjusted points are unbiased estimates of the expected score, but continuous
     (a game can be worth 0.83 or even -0.1), so the statistics are those of a
     sample mean: the sets are the independent observations, as in the pentanomial.
-    Build one with :func:`luck_adjusted`.
+    Their mean can fall outside [0, 1] where the value model misjudges the luck
+    of these bots' games (a model of strong play judging a sweep); then
+    :attr:`outside` is true and :attr:`score` and :func:`adjusted_interval` are
+    the raw sets' instead. Build one with :func:`luck_adjusted`.
     """
 
     units: tuple[float, ...] = ()
@@ -222,15 +257,36 @@ class AdjustedScore:
     """The same sets' variance with the raw points, for the variance ratio."""
     scale: float = 1.0
     """How much of the accounted luck was taken out (the mean of the folds' factors)."""
+    folds: int = 1
+    """Cross-fitting folds: set ``i`` was adjusted with the share fitted on the sets
+    outside fold ``i % folds``; 1 where no share was fitted."""
+    raw_units: tuple[float, ...] = ()
+    """Per set: the raw mean score per game (empty where not known)."""
 
     @property
     def sets(self) -> int:
         return len(self.units)
 
     @property
-    def score(self) -> float:
-        """Mean adjusted score per game; 0.5 with no sets."""
+    def mean(self) -> float:
+        """Mean adjusted score per game, even outside [0, 1]; 0.5 with no sets."""
         return sum(self.units) / len(self.units) if self.units else 0.5
+
+    @property
+    def outside(self) -> bool:
+        """True where the adjusted sets' mean lies outside [0, 1]: no expected score
+        can be there, so the adjustment does not fit these games."""
+        return not 0.0 <= self.mean <= 1.0
+
+    @property
+    def score(self) -> float:
+        """The estimate to show: the adjusted mean, or where that lies outside [0, 1]
+        the raw sets' mean (the adjusted one clamped where the raw sets are unknown)."""
+        if not self.outside:
+            return self.mean
+        if self.raw_units:
+            return sum(self.raw_units) / len(self.raw_units)
+        return min(1.0, max(0.0, self.mean))
 
     @property
     def variance(self) -> float:
@@ -262,19 +318,22 @@ def luck_adjusted(points: Sequence[float], luck: Sequence[float],
     split into two halves by their order, and each half is adjusted with the
     least-squares ``c = cov(points, luck) / var(luck)`` of the *other* half
     (clamped to 0..1.5), which is independent of it, so that every adjusted set
-    stays unbiased.
+    stays unbiased, and each half's spread shows the error of the slope it was
+    given (:func:`adjusted_interval`).
     """
     if len(points) != len(luck):
         raise StatsError("points and luck differ in length")
     folds = (list(range(0, len(points), 2)), list(range(1, len(points), 2)))
+    fitted = len(points) >= CROSS_FIT_FROM
     scales = [1.0, 1.0]
-    if len(points) >= CROSS_FIT_FROM:
+    if fitted:
         scales = [_least_squares_scale([points[i] for i in folds[1 - f]],
                                        [luck[i] for i in folds[1 - f]]) for f in (0, 1)]
     units = tuple(p - scales[i % 2] * lk for i, (p, lk) in enumerate(zip(points, luck,
                                                                           strict=True)))
     scale = sum(scales[i % 2] for i in range(len(points))) / len(points) if points else 1.0
-    return AdjustedScore(units, games, _population_variance(points), scale)
+    return AdjustedScore(units, games, _population_variance(points), scale,
+                         folds=2 if fitted else 1, raw_units=tuple(points))
 
 
 def _least_squares_scale(points: Sequence[float], luck: Sequence[float]) -> float:
@@ -287,39 +346,64 @@ def _least_squares_scale(points: Sequence[float], luck: Sequence[float]) -> floa
     return min(SCALE_RANGE[1], max(SCALE_RANGE[0], together / spread))
 
 
-def _population_variance(values: Sequence[float]) -> float:
-    if len(values) < 2:
-        return 0.0
-    mean = sum(values) / len(values)
-    return sum((v - mean) ** 2 for v in values) / len(values)
-
-
 def adjusted_interval(a: AdjustedScore, confidence: float = 0.95) -> tuple[float, float]:
-    """Confidence interval of the expected score from adjusted sets, clamped to [0, 1]."""
-    return _interval(a.score, a.variance, a.sets, confidence)
+    """Confidence interval of the expected score from adjusted sets, within [0, 1].
+
+    ``mean ± t · se``. With one fold, ``se² = s²/n`` and ``n - 1`` degrees of
+    freedom. With two cross-fitting folds each fold's sets share the slope fitted
+    on the other fold: given that slope they are independent with the fold's
+    mean, so each fold's sample variance (which a badly fitted slope inflates)
+    measures its mean's error: ``se² = sum_f n_f s_f² / n²``, with Welch and
+    Satterthwaite's degrees of freedom. Sets without spread (zero up to
+    rounding) say nothing of the variance: Wilson's interval for ``n``
+    observations, with the normal quantile. Where the adjusted mean lies outside
+    [0, 1], the raw sets' interval (see :attr:`AdjustedScore.outside`). ``(0, 1)``
+    below two sets.
+    """
+    _check_confidence(confidence)
+    if a.outside and a.raw_units:
+        return _bounded_interval(a.raw_units, [1] * len(a.raw_units), confidence)
+    if a.outside:
+        return _wilson(a.score, a.sets, _t(confidence, math.inf)) if a.sets > 1 else (0.0, 1.0)
+    return _clamped(_mean_interval(a.units, a.folds, confidence))
 
 
 def adjusted_elo_with_error(a: AdjustedScore, confidence: float = 0.95) -> tuple[float, float]:
-    """Elo difference and symmetric error from :func:`adjusted_interval` (an adjusted
-    score outside (0, 1) has no Elo: ``±inf``)."""
-    score = min(1.0, max(0.0, a.score))
-    return _elo_and_error(score, adjusted_interval(a, confidence))
+    """Elo difference and symmetric error of :attr:`AdjustedScore.score` from
+    :func:`adjusted_interval` (``±inf`` at a score of 0 or 1, an error of ``inf``
+    where the interval reaches 0 or 1)."""
+    return _elo_and_error(a.score, adjusted_interval(a, confidence))
 
 
 def sprt_llr_adjusted(a: AdjustedScore, settings: SprtSettings) -> float:
     """Log-likelihood ratio of H1 over H0 from luck-adjusted sets.
 
-    :func:`sprt_llr`'s normal-approximation GSPRT with ``n`` = sets, ``m`` the
-    mean adjusted score and ``var`` its per-set variance. The test stays valid
-    because it needs only the mean and variance of independent observations:
+    fishtest's exact GSPRT ratio (:func:`arena.results.llr.exact_llr`) with
+    every set's adjusted score an outcome seen once, and, as fishtest gives an
+    outcome never seen a pseudo-count, the two ends of the score, 0 and 1, a
+    pseudo-count of :data:`~arena.results.llr.PSEUDO_COUNT` each: no expected
+    score is impossible merely because no set lay beyond it. The test stays
+    valid because it needs only independent observations of the expected score:
     sets are independent (each has its own dice), and luck has zero mean
     whatever the value model, so an adjusted set's expectation is the same
     expected score that H0 and H1 are about; only its variance is smaller. The
     share of luck taken out is fitted on the other half of the sets
-    (:func:`luck_adjusted`), so it does not bias the set it adjusts; it settles
-    as sets come in, and below ``CROSS_FIT_FROM`` sets it is 1.
+    (:func:`luck_adjusted`), so it does not bias the set it adjusts.
+
+    Sets without spread (variance below :data:`ZERO_VARIANCE`, relative) count
+    as one outcome, their mean, seen ``sets`` times, as fishtest's pairs that all
+    score alike: then only the pseudo-counts weigh against it, and the test
+    moves slowly (two identical deterministic bots: H1 after about 500 sets at
+    elo0 -3, elo1 1, never for hypotheses symmetric about their 50 %), instead
+    of jumping to 1e15 on rounding. 0.0 with no sets.
     """
-    return _llr(a.score, a.variance, a.sets, settings)
+    if not a.sets:
+        return 0.0
+    values, weights = list(a.units), [1.0] * a.sets
+    if _no_spread(values):
+        values, weights = [a.mean], [float(a.sets)]
+    s0, s1 = _hypotheses(settings)
+    return exact_llr([*values, 0.0, 1.0], [*weights, PSEUDO_COUNT, PSEUDO_COUNT], s0, s1)
 
 
 # ---------------------------------------------------------------------------
@@ -342,6 +426,9 @@ class SprtSettings:
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
             raise StatsError(f"SPRT needs elo0 < elo1, got elo0={self.elo0} elo1={self.elo1}")
+        for name, elo in (("elo0", self.elo0), ("elo1", self.elo1)):
+            if not 0.0 < expected_score(elo) < 1.0:
+                raise StatsError(f"SPRT {name} {elo} is no finite expected score")
         for name, rate in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0.0 < rate < 1.0:
                 raise StatsError(f"SPRT {name} must lie strictly between 0 and 1, got {rate}")
@@ -375,52 +462,30 @@ def sprt_bounds(settings: SprtSettings) -> tuple[float, float]:
 def sprt_llr(wins: int, draws: int, losses: int, settings: SprtSettings) -> float:
     """Log-likelihood ratio of H1 over H0 from single games (trinomial GSPRT).
 
-    The normal approximation fastchess uses with logistic bounds::
-
-        s0, s1 = expected_score(elo0), expected_score(elo1)
-        llr = 0.5 * (s1 - s0) * (2 * m - s0 - s1) / var * n
-
-    with ``n`` games, ``m`` the mean per-game score and ``var`` its per-game
-    variance. When all results are the same the variance is 0; then every
-    outcome not seen counts as half an observation, so that a bot that only
-    wins still ends the test. 0.0 with no games.
+    fishtest's exact ratio (``LLRcalc.LLR_logistic`` on ``[L, D, W]``): the
+    counts regularised (an outcome never seen counts as 1e-3 of a game, so
+    that a bot that only wins still ends the test), then
+    :func:`arena.results.llr.exact_llr` with the logistic expected scores of
+    ``elo0`` and ``elo1``. 0.0 with no games.
     """
     ms = MatchScore(wins, draws, losses)
-    mean, variance = _regularized((1.0, 0.5, 0.0), (wins, draws, losses))
-    return _llr(mean, variance, ms.games, settings)
+    if not ms.games:
+        return 0.0
+    s0, s1 = _hypotheses(settings)
+    return exact_llr(_GAME_SCORES, regularized([wins, draws, losses]), s0, s1)
 
 
 def sprt_llr_pentanomial(p: Pentanomial, settings: SprtSettings) -> float:
     """Log-likelihood ratio of H1 over H0 from game pairs (pentanomial GSPRT).
 
-    :func:`sprt_llr`'s formula with ``n`` = pairs, ``m`` the mean per-game score
-    and ``var`` the per-pair variance of the per-game score of a pair
-    (:attr:`Pentanomial.variance`). 0.0 with no pairs or ``var == 0``.
+    As :func:`sprt_llr`, with the five pair outcomes (per-game scores 0, 1/4,
+    1/2, 3/4, 1) and ``n`` = pairs: fishtest's ``LLR_logistic`` on a
+    pentanomial. 0.0 with no pairs.
     """
-    mean, variance = _regularized((0.0, 0.25, 0.5, 0.75, 1.0), p.counts)
-    return _llr(mean, variance, p.pairs, settings)
-
-
-ONE_SIDED_PRIOR = 0.5
-
-
-def _regularized(values: tuple[float, ...], counts: Sequence[int]) -> tuple[float, float]:
-    """Mean and variance of the outcomes. When every observation is the same (only
-    wins, say) the variance is 0 and the test could never end; then each outcome not
-    seen counts as half an observation, a weak prior that fades as results come in."""
-    mean, variance = _moments(values, counts)
-    if variance == 0.0 and sum(counts) > 0:
-        mean, variance = _moments(values, [c or ONE_SIDED_PRIOR for c in counts])
-    return mean, variance
-
-
-def _moments(values: tuple[float, ...], counts: Sequence[float]) -> tuple[float, float]:
-    total = sum(counts)
-    if total == 0:
-        return 0.5, 0.0
-    mean = sum(c * v for c, v in zip(counts, values, strict=True)) / total
-    variance = sum(c * (v - mean) ** 2 for c, v in zip(counts, values, strict=True)) / total
-    return mean, variance
+    if not p.pairs:
+        return 0.0
+    s0, s1 = _hypotheses(settings)
+    return exact_llr(_PAIR_GAME_SCORES, regularized(p.counts), s0, s1)
 
 
 def sprt(result: MatchScore | Pentanomial | AdjustedScore,
@@ -445,6 +510,10 @@ def sprt(result: MatchScore | Pentanomial | AdjustedScore,
 
 # ---------------------------------------------------------------------------
 # Helpers
+
+
+def _hypotheses(settings: SprtSettings) -> tuple[float, float]:
+    return expected_score(settings.elo0), expected_score(settings.elo1)
 
 
 def _trinomial_distribution(ms: MatchScore) -> list[tuple[float, float]]:
@@ -480,19 +549,119 @@ def _variance(distribution: list[tuple[float, float]]) -> float:
     return sum(prob * (x - mean) ** 2 for x, prob in distribution)
 
 
-def _z(confidence: float) -> float:
+def _population_variance(values: Sequence[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    mean = sum(values) / len(values)
+    return sum((v - mean) ** 2 for v in values) / len(values)
+
+
+def _sample_variance(values: Sequence[float]) -> float:
+    n = len(values)
+    return _population_variance(values) * n / (n - 1) if n >= 2 else 0.0
+
+
+def _no_spread(values: Sequence[float]) -> bool:
+    """True where the values' variance is zero up to rounding (see ZERO_VARIANCE)."""
+    scale = max([1.0, *(abs(v) for v in values)])
+    return _population_variance(values) <= ZERO_VARIANCE * scale * scale
+
+
+def _check_confidence(confidence: float) -> None:
     if not 0.0 < confidence < 1.0:
         raise StatsError(f"confidence must lie strictly between 0 and 1, got {confidence}")
-    return NormalDist().inv_cdf((1.0 + confidence) / 2.0)
 
 
-def _interval(mean: float, variance: float, n: int,
-              confidence: float) -> tuple[float, float]:
-    z = _z(confidence)
-    if n == 0:
+def _t(confidence: float, df: float) -> float:
+    """Student's t quantile for a two-sided ``confidence``; ``inf`` without a degree of
+    freedom (one observation bounds nothing)."""
+    _check_confidence(confidence)
+    if df <= 0:
+        return math.inf
+    if math.isinf(df):
+        return NormalDist().inv_cdf((1.0 + confidence) / 2.0)
+    from scipy.special import stdtrit  # imported here: scipy is slow to load for the CLI
+
+    return float(stdtrit(df, (1.0 + confidence) / 2.0))
+
+
+def _wilson(mean: float, n: float, q: float) -> tuple[float, float]:
+    """Wilson's score interval of a proportion ``mean`` from ``n`` observations with
+    quantile ``q``: the ``p`` with ``(mean - p)² <= q² p (1 - p) / n``."""
+    if n <= 0 or math.isinf(q):
         return 0.0, 1.0
-    half = z * math.sqrt(variance / n)
-    return max(0.0, mean - half), min(1.0, mean + half)
+    k = q * q / n
+    centre = (mean + k / 2.0) / (1.0 + k)
+    half = q * math.sqrt(mean * (1.0 - mean) / n + k / (4.0 * n)) / (1.0 + k)
+    # it always holds the mean; min and max keep it so at 0 and 1 despite rounding
+    return max(0.0, min(mean, centre - half)), min(1.0, max(mean, centre + half))
+
+
+def _bounded_interval(values: Sequence[float], counts: Sequence[float],
+                      confidence: float) -> tuple[float, float]:
+    """Wilson's interval with the effective number of observations and the t quantile
+    (Korn and Graubard), for observations ``values`` in [0, 1] seen ``counts`` times."""
+    _check_confidence(confidence)
+    n = sum(counts)
+    if n < 2:
+        return 0.0, 1.0
+    mean = sum(c * v for c, v in zip(counts, values, strict=True)) / n
+    mean = min(1.0, max(0.0, mean))
+    variance = sum(c * (v - mean) ** 2 for c, v in zip(counts, values, strict=True)) / (n - 1)
+    bernoulli = mean * (1.0 - mean)
+    if variance > ZERO_VARIANCE and bernoulli > 0:
+        effective, q = n * bernoulli / variance, _t(confidence, n - 1)
+    else:  # no spread, or a score of 0 or 1: the largest variance, none estimated
+        effective, q = n, _t(confidence, math.inf)
+    low, high = _wilson(mean, effective, q)
+    return _rare_side(mean, effective, confidence, low, high)
+
+
+RARE = 3.0
+"""Effective losses (or wins) up to which the Poisson bound widens Wilson's interval."""
+
+
+def _rare_side(mean: float, n: float, confidence: float, low: float,
+               high: float) -> tuple[float, float]:
+    """Brown, Cai and DasGupta's modification of Wilson's interval: with at most
+    :data:`RARE` losses (or wins), Wilson's end on that side covers too little, and the
+    exact Poisson bound of their count is taken where it is wider."""
+    from scipy.special import gammaincinv
+
+    tail = (1.0 - confidence) / 2.0
+    losses, wins = n * (1.0 - mean), n * mean
+    if 0.0 < losses <= RARE:
+        high = max(high, 1.0 - float(gammaincinv(losses, tail)) / n)
+    if 0.0 < wins <= RARE:
+        low = min(low, float(gammaincinv(wins, tail)) / n)
+    return low, high
+
+
+def _mean_interval(units: Sequence[float], folds: int,
+                   confidence: float) -> tuple[float, float]:
+    """Student's t interval of the mean of ``units``, their variance taken per fold."""
+    n = len(units)
+    if n < 2:
+        return 0.0, 1.0
+    mean = sum(units) / n
+    if _no_spread(units):
+        return _wilson(min(1.0, max(0.0, mean)), n, _t(confidence, math.inf))
+    groups = [units[f::folds] for f in range(folds)]
+    if min(len(g) for g in groups) < 2:
+        groups = [units]
+    shares = [len(g) * _sample_variance(g) / (n * n) for g in groups]
+    if sum(shares) <= 0.0:  # no spread within the folds, only between them
+        groups, shares = [units], [_sample_variance(units) / n]
+    variance = sum(shares)
+    df = variance * variance / sum(s * s / (len(g) - 1)
+                                   for s, g in zip(shares, groups, strict=True))
+    half = _t(confidence, df) * math.sqrt(variance)
+    return mean - half, mean + half
+
+
+def _clamped(interval: tuple[float, float]) -> tuple[float, float]:
+    low, high = interval
+    return min(1.0, max(0.0, low)), max(0.0, min(1.0, high))
 
 
 def _elo_and_error(score: float, interval: tuple[float, float]) -> tuple[float, float]:
@@ -500,14 +669,6 @@ def _elo_and_error(score: float, interval: tuple[float, float]) -> tuple[float, 
     if lo <= 0.0 or hi >= 1.0:
         return elo_difference(score), math.inf
     return elo_difference(score), (elo_difference(hi) - elo_difference(lo)) / 2.0
-
-
-def _llr(mean: float, variance: float, n: int, settings: SprtSettings) -> float:
-    if n == 0 or variance == 0.0:
-        return 0.0
-    s0 = expected_score(settings.elo0)
-    s1 = expected_score(settings.elo1)
-    return 0.5 * (s1 - s0) * (2.0 * mean - s0 - s1) / variance * n
 
 
 def _verdict(llr: float, lower: float, upper: float) -> str:

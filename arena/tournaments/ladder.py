@@ -65,7 +65,7 @@ from arena.tournaments.ladder_intake import (
     ladder_home,
     take_folder,
 )
-from arena.tournaments.matchmaking import Candidate, plan_round
+from arena.tournaments.matchmaking import Candidate, meetings_of, plan_round
 from arena.tournaments.runner import limits_of
 from arena.tournaments.schedule import (
     GameTask,
@@ -113,6 +113,10 @@ class Ladder:
     configured: dict[int, BotEntry] = field(default_factory=dict)
     ratings: RatingTable | None = None
     rated_rounds: int = 0
+    meetings: dict[tuple[int, ...], int] = field(default_factory=dict)
+    """How many tables each pair of entrant positions (sorted) shared in the first
+    ``met_rounds`` rounds, for matchmaking."""
+    met_rounds: int = 0
 
     @property
     def book(self) -> LadderBook:
@@ -339,10 +343,31 @@ def new_round(ladder: Ladder) -> LadderRound | None:
                             tables_for(ladder, len(active)),
                             random.Random(derive_seed(seed, "matchmaking", index)),
                             beta=ladder.config.ratings.beta,
+                            draw_probability=ladder.config.ratings.draw_probability,
                             exploration=ladder.config.settings.exploration,
-                            games_per_table=games_per_meeting(ladder))
+                            games_per_table=games_per_meeting(ladder),
+                            meetings=meetings_before(ladder, index))
     ladder.book.save_round(index, phase, tables)
+    _count_meetings(ladder.meetings, tables)
+    ladder.met_rounds = index + 1
     return LadderRound(index, phase, tuple(tuple(t) for t in tables))
+
+
+def meetings_before(ladder: Ladder, index: int) -> dict[tuple[int, ...], int]:
+    """How many tables each pair of positions shared in the rounds before ``index``
+    (counted from the store once, then kept up as rounds are chosen)."""
+    if ladder.met_rounds != index:
+        ladder.meetings = {}
+        for stored in ladder.book.rounds()[:index]:
+            _count_meetings(ladder.meetings, stored.tables)
+        ladder.met_rounds = index
+    return ladder.meetings
+
+
+def _count_meetings(meetings: dict[tuple[int, ...], int],
+                    tables: Sequence[Sequence[int]]) -> None:
+    for pair, times in meetings_of(tables).items():
+        meetings[pair] = meetings.get(pair, 0) + times
 
 
 def tables_for(ladder: Ladder, active: int) -> int:

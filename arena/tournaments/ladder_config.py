@@ -48,7 +48,8 @@ class LadderSettings:
     """Duplicate sets per table: each is every seat order (``seat_orders``) on one game
     seed."""
     exploration: float = 0.1
-    """The chance that a table is drawn at random instead of by information gain."""
+    """The chance that a table goes to coverage (the least-met pairs) instead of to the
+    largest ranking gain."""
     validation_games: int = 2
     """Seat-swapped games a submission plays against the random bot before it enters
     (and one against itself)."""

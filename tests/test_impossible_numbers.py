@@ -1,0 +1,99 @@
+"""Issue 25's "numbers that cannot be", reproduced through compare, pairs.csv and the report.
+
+After an 8-bot round robin of Seasons, ``arena compare expectimax random`` printed a
+luck-adjusted ``104.3% (95% interval 100.3% to 100.0%)``, the reverse ``-4.3% (0.0% to
+-0.3%)``, the raw score ``100.0% (100.0% to 100.0%)`` after 20 games; ``pairs.csv`` had
+``adjusted_low 1.0031 > adjusted_high 1.0`` and ``inf`` Elo, the pair matrix ``adj. 104%``.
+Here a cheap tournament (greedy sweeps random) gets stored luck that a value model
+overstating the luck would give, so the adjusted sets average 104.3 % again.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.results.store import Store
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
+
+MODEL = "seasons-expectimax/1"  # the shipped model's name: its stored luck is used as is
+OVERSTATED = 0.043
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("sweep")
+    config = parse_config({
+        "name": "sweep", "game": "seasons", "bots": ["bots/seasons/greedy.py",
+                                                     "bots/seasons/random_bot.py"],
+        "games_per_pairing": 10, "seed": 2026, "isolation": "none", "workers": 1,
+        "db": str(tmp / "arena.db"), "output": str(tmp / "out")}, source="test")
+    with Store(config.db) as store:
+        run_tournament(config, store)
+        tid = store.find_tournament("sweep").id
+        greedy = store.find_bot("seasons", "greedy").id
+        luck = {}
+        for game in store.played_games("seasons"):
+            seat = game.bots.index(greedy)
+            values = [OVERSTATED, OVERSTATED]
+            values[seat] = -OVERSTATED
+            luck[game.key] = tuple(values)
+        store.save_luck(tid, MODEL, luck)
+    return tmp
+
+
+def invoke(*args):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def scores(text):
+    return [float(p) for p in re.findall(r"score (-?\d+\.\d+)%", text)]
+
+
+def intervals(text):
+    return [(float(a), float(b)) for a, b in
+            re.findall(r"interval (-?\d+\.\d+)% to (-?\d+\.\d+)%", text)]
+
+
+def test_compare_shows_no_impossible_score_and_says_why(swept):
+    db = str(swept / "arena.db")
+    for first, second in (("greedy", "random"), ("random", "greedy")):
+        shown = invoke("compare", first, second, "--db", db)
+        assert "20 games, +20" in shown or "20 games, +0 =0 -20" in shown, shown
+        assert len(scores(shown)) == 2 and all(0.0 <= p <= 100.0 for p in scores(shown)), shown
+        assert len(intervals(shown)) == 2, shown
+        assert all(0.0 <= low < high <= 100.0 for low, high in intervals(shown)), shown
+        assert "outside 0-100%" in shown and "raw sets' score stands" in shown
+        average = "104.3%" if first == "greedy" else "-4.3%"
+        assert f"the adjusted sets average {average}" in shown
+        assert "inf" not in shown
+        assert "Elo above +" in shown or "Elo below -" in shown
+
+
+def test_pairs_csv_and_the_pair_matrix_show_no_impossible_number(swept):
+    db, out = str(swept / "arena.db"), swept / "report"
+    invoke("report", "sweep", "--db", db, "--out", str(out))
+    text = (out / "pairs.csv").read_text()
+    assert "inf" not in text
+    rows = list(csv.DictReader(text.splitlines()))
+    assert len(rows) == 2
+    for row in rows:
+        assert row["elo"] == "" and row["elo_error"] == ""  # a sweep has no Elo estimate
+        low, high = float(row["adjusted_low"]), float(row["adjusted_high"])
+        assert 0.0 <= low <= float(row["adjusted_score"]) <= high <= 1.0 and low < high
+        assert "outside [0, 1]" in row["adjusted_note"]
+    won = next(row for row in rows if row["bot"] == "greedy")
+    assert float(won["elo_low"]) > 200 and won["elo_high"] == ""  # the one-sided bound
+    assert float(won["adjusted_score"]) == 1.0
+    assert float(won["adjusted_elo_low"]) > 100
+    lost = next(row for row in rows if row["bot"] == "random")
+    assert lost["elo_low"] == "" and float(lost["elo_high"]) < -200
+    shown = [int(n) for n in re.findall(r"adj\. (-?\d+)\s*%", (out / "report.html").read_text())]
+    assert shown and all(0 <= n <= 100 for n in shown)
