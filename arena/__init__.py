@@ -23,8 +23,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from arena import _moved
-
 __version__ = "0.1.0"
 
 _EXPORTS = {
@@ -75,7 +73,6 @@ __all__ = [
     "stored_replays", "to_replay", "write_records",
 ]
 
-_moved.install()
 
 
 def __getattr__(name: str) -> Any:

@@ -13,7 +13,7 @@ import pytest
 ARENA = Path(__file__).resolve().parent.parent / "arena"
 STAGES = ("games", "referee", "bots", "results", "env", "tournaments", "reports", "server", "cli")
 """Bottom to top: a module may import its own stage and the stages before it."""
-FACADE = {"arena", "arena._moved", "arena.__main__", "arena.api"}
+FACADE = {"arena", "arena.__main__", "arena.api"}
 """The public API and the entry points: above every stage, imported by none."""
 
 
@@ -112,7 +112,7 @@ def test_the_walk_sees_what_python_imports():
     code = f"import sys, {start}; print(' '.join(m for m in sys.modules if m.startswith('arena')))"
     loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                 check=True).stdout.split())
-    reachable = nx.descendants(nx.DiGraph(edges()), start) | {start, "arena._moved"}
+    reachable = nx.descendants(nx.DiGraph(edges()), start) | {start}
     expected = reachable.union(*(ancestors(m) for m in reachable))
     assert len(loaded) > 20
     assert loaded <= expected
@@ -127,22 +127,12 @@ def test_the_public_api_is_importable_from_arena_and_loads_lazily():
     code = "import sys, arena; print(sorted(m for m in sys.modules if m.startswith('arena')))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True).stdout
-    assert loaded.strip() == "['arena', 'arena._moved']"
+    assert loaded.strip() == "['arena']"
 
 
-def test_an_old_import_path_still_works_and_says_where_it_went():
-    from arena.referee.match import play_game
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        from arena.match import play_game as old  # type: ignore[import-not-found]
-        from arena.players import PlayerInfo, load_bot  # type: ignore[import-not-found]
-    assert old is play_game
-    assert PlayerInfo.__module__ == "arena.referee.protocol"
-    assert load_bot.__module__ == "arena.bots.loading"
-    assert any("arena.match is now arena.referee.match" in str(w.message) for w in caught)
+def test_the_old_flat_module_paths_are_gone():
     with pytest.raises(ImportError):
-        from arena.match import no_such_name  # type: ignore[import-not-found]  # noqa: F401
+        import arena.match  # type: ignore[import-not-found]  # noqa: F401
 
 
 def test_the_package_docstring_example_runs(root, monkeypatch):
