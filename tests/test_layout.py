@@ -4,7 +4,6 @@ circle (docs/architecture.md draws the picture)."""
 import ast
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import networkx as nx
