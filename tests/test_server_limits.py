@@ -27,6 +27,7 @@ from test_server import bearer, csrf_of
 
 from arena.server import app as server
 from arena.server.app import SIGN_IN_FAILURES, create_app
+from arena.server.config import client_key
 
 site = test_server.site  # the fixture: a ladder of three bots, and four participants
 INVITE = "let-me-in-please"  # the site's invite code
@@ -115,6 +116,28 @@ def test_an_address_is_locked_for_every_name_and_a_right_token_from_it_waits(sit
         elsewhere = http.get("/api/submissions/1",
                              headers=at("10.3.0.2", site["tokens"]["zoe"]))
         assert elsewhere.status_code not in (401, 429)
+
+
+def test_an_ipv6_site_is_one_address_however_many_it_has(site):
+    with TestClient(addressed(create_app(site["config"])), follow_redirects=False) as http:
+        wrong = [http.get("/api/submissions/1", headers=at(f"2001:db8:1:2::{i:x}",
+                                                           f"guess{i}.wrong")).status_code
+                 for i in range(SIGN_IN_FAILURES)]
+        assert wrong == [401] * SIGN_IN_FAILURES
+        same_site = http.get("/api/submissions/1",
+                             headers=at("2001:db8:1:2:ffff:1:2:3", site["tokens"]["zoe"]))
+        assert same_site.status_code == 429
+        other_site = http.get("/api/submissions/1",
+                              headers=at("2001:db8:1:3::1", site["tokens"]["zoe"]))
+        assert other_site.status_code not in (401, 429)
+
+
+@pytest.mark.parametrize(("host", "key"), [
+    ("192.0.2.7", "192.0.2.7"), ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),
+    ("2001:db8:1:2::", "2001:db8:1:2::/64"), ("::ffff:192.0.2.7", "192.0.2.7"),
+    ("testclient", "testclient")])
+def test_limits_count_an_ipv6_address_by_its_64_network(host, key):
+    assert client_key(host) == key
 
 
 def test_failed_sign_ins_have_a_ceiling_on_the_whole_server(site, monkeypatch):

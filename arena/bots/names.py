@@ -63,6 +63,9 @@ def shown(text: str, limit: int = 40) -> str:
 
 _SMALL_CAPITAL = re.compile(r"(\w+) LETTER SMALL CAPITAL (.+)")
 _BIDI_MARKS = str.maketrans("", "", "\u200e\u200f")
+_EXTRA_PROTOTYPES = {"\ua793": "e"}
+"""Look-alikes TR39 leaves apart: its prototype of the epsilons (Greek ``ε``, ``ϵ``, Latin
+``ɛ``) is a c with a bar, which next to ``e`` reads as ``e``."""
 
 
 @cache
@@ -88,6 +91,7 @@ def _prototypes() -> dict[str, str]:
         (other,) = others
         if len(links[other]) > 1 or len(other) > 1 or other < char:
             table[char] = other
+    table.update(_EXTRA_PROTOTYPES)
     return table
 
 
@@ -102,11 +106,20 @@ def _lowercase(char: str) -> str:
         return char
 
 
-def _round(text: str) -> str:
-    text = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text).casefold())
+def _round(text: str, *, fold: bool) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFD", text.casefold() if fold else text)
     table = _prototypes()
     return "".join(table.get(c, c) for c in (_lowercase(c) for c in text)
                    if unicodedata.category(c) not in ("Mn", "Me"))
+
+
+def _skeleton(name: str, *, fold: bool) -> str:
+    for _ in range(8):  # each round maps what the last one made, till nothing changes
+        name, last = _round(name, fold=fold), name
+        if name == last:
+            break
+    return name
 
 
 def name_skeleton(name: str) -> str:
@@ -114,8 +127,12 @@ def name_skeleton(name: str) -> str:
     combining marks, small capitals as small letters and each confusable character as its
     prototype; so ``greedy`` has one skeleton with a Cyrillic ie (U+0435), a small capital
     ``ɢ``, in fullwidth letters or with a combining accent, while ``greedy2`` has another."""
-    for _ in range(8):  # each round maps what the last one made, till nothing changes
-        name, last = _round(name), name
-        if name == last:
-            break
-    return name
+    return _skeleton(name, fold=True)
+
+
+def looks_alike(one: str, other: str) -> bool:
+    """Whether two names look alike: the same :func:`name_skeleton`, or the same skeleton
+    without case-folding, TR39's own, where a capital ``I`` is a small ``l`` (case-folded,
+    it would be an ``i``, and ``bill`` and ``bili`` would look alike)."""
+    return (name_skeleton(one) == name_skeleton(other)
+            or _skeleton(one, fold=False) == _skeleton(other, fold=False))

@@ -16,7 +16,7 @@ import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.bots.names import name_skeleton
+from arena.bots.names import looks_alike
 from arena.results.store import Store, StoredBot, StoreError, _stored_bot
 
 QUEUED, VALIDATING, VALIDATED = "queued", "validating", "validated"
@@ -394,15 +394,13 @@ class LadderBook:
 
     def lookalike_of(self, bot_name: str) -> str | None:
         """A bot name of the ladder (an entrant's, the config's or a participant's) that
-        looks like ``bot_name`` (the same :func:`~arena.bots.names.name_skeleton`) but is
+        looks like ``bot_name`` (:func:`~arena.bots.names.looks_alike`) but is
         another name; None if there is none. No submission may bring such a name in, so a
         look-alike is never a second owner's name."""
-        skeleton = name_skeleton(bot_name)
         rows = self.store.db.execute(
             "SELECT DISTINCT b.name FROM submissions s JOIN bots b ON b.id = s.bot_id WHERE"
             " s.tournament_id = ? AND b.name != ? ORDER BY s.id", (self.tid, bot_name))
-        return next((str(name) for (name,) in rows if name_skeleton(str(name)) == skeleton),
-                    None)
+        return next((str(name) for (name,) in rows if looks_alike(bot_name, str(name))), None)
 
     def submissions_since(self, participant_id: int, moment: float) -> int:
         row = self.store.db.execute(

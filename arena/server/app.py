@@ -48,7 +48,7 @@ from arena.referee.protocol import printable
 from arena.results.ladder_book import LadderBook, Submission
 from arena.results.store import Store, StoreError
 from arena.server import pages
-from arena.server.config import ServeConfig
+from arena.server.config import ServeConfig, client_key
 from arena.server.headers import SecurityHeaders
 from arena.server.participants import (
     Participant,
@@ -384,7 +384,7 @@ class Web:
         :data:`SIGN_IN_CEILING`, in :data:`SIGN_IN_WINDOW` (a try under way counts as a
         failure until it is over). The hash runs off the event loop; a token verified lately
         costs none (:class:`~arena.server.participants.VerifiedTokens`)."""
-        address = request.client.host if request.client else "?"
+        address = client_key(request.client.host) if request.client else "?"
         tried = self.sign_ins.reserve(address=address, name=token.rpartition(".")[0],
                                       server="")
         failed = True
@@ -472,7 +472,7 @@ class Web:
             return self.page(request, "register.html.j2")
         form = await checked_form(request)
         code, name = str(form.get("invite", "")), str(form.get("name", "")).strip()
-        address = request.client.host if request.client else "?"
+        address = client_key(request.client.host) if request.client else "?"
         try:  # a wrong invite code is a failed sign-in; registrations have limits of their own
             tried = self.sign_ins.reserve(address=address, server="")
             right = hmac.compare_digest(code.encode(), self.config.invite_code.encode())

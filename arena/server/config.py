@@ -144,6 +144,21 @@ def connection_limits(data: Mapping[str, Any], source: str) -> ConnectionLimits:
     return ConnectionLimits(**data)
 
 
+def client_key(host: str) -> str:
+    """What the server's limits count ``host`` as: an IPv4 address itself, an IPv6 address
+    its /64 network, the smallest block a site is given, so that one site's 2**64 addresses
+    are one client (an IPv4 address mapped into IPv6 is that IPv4 address)."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
 def trusted_proxies(items: list[Any], source: str) -> tuple[str, ...]:
     """The ``trusted_proxies`` entries, each an IP address or network (``10.0.0.0/8``)."""
     found = []

@@ -31,7 +31,7 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from arena.server.config import ConnectionLimits
+from arena.server.config import ConnectionLimits, client_key
 
 log = logging.getLogger("arena.server")
 SUMMARY_SECONDS = 60.0
@@ -58,11 +58,12 @@ class Guard:
             return False
         return any(ip in network for network in self.trusted)
 
-    def admit(self, connection: GuardedH11, address: str) -> bool:
-        """Count ``connection``; False if it must be closed (no room was made for it)."""
+    def admit(self, connection: GuardedH11, address: str, *, proxy: bool = False) -> bool:
+        """Count ``connection`` from ``address`` (a :func:`client_key`; a trusted ``proxy``
+        has no per-address cap); False if it must be closed (no room was made for it)."""
         self.total += 1
         self.open[address] = self.open.get(address, 0) + 1
-        crowded = self.open[address] > self.limits.per_address and not self.is_proxy(address)
+        crowded = self.open[address] > self.limits.per_address and not proxy
         if crowded and not self._close_longest_waiting(address):
             return False
         return self.total <= self.limits.max or self._close_longest_waiting(None)
@@ -131,9 +132,10 @@ class GuardedH11(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self.address = self.client[0] if self.client else ""
+        host = self.client[0] if self.client else ""
+        self.address = client_key(host)
         self.counted = True
-        if not self.guard.admit(self, self.address):
+        if not self.guard.admit(self, self.address, proxy=self.guard.is_proxy(host)):
             self.drop("crowded")
             return
         self._wait_for_head()

@@ -3,7 +3,7 @@
 A participant signs in with a name and a token. The token is shown once, when
 the participant is added (``arena serve users add NAME``) or registers with the
 competition's invite code; the database keeps only a salted scrypt hash of it.
-No name may look like another participant's (:func:`~arena.bots.names.name_skeleton`).
+No name may look like another participant's (:func:`~arena.bots.names.looks_alike`).
 The first participant to submit a bot name owns it: only they may send new
 versions of it, and only they see its crash details. ``sessions`` counts the
 participant's sign-outs: a session made before the last one has ended
@@ -20,7 +20,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from arena.bots.names import name_problem, name_skeleton
+from arena.bots.names import looks_alike, name_problem
 from arena.games.base import ArenaError
 from arena.results.store import Store
 
@@ -63,9 +63,8 @@ def add_participant(store: Store, name: str, *, organizer: bool = False) -> tupl
     with store.transaction():
         if store.db.execute("SELECT 1 FROM participants WHERE name = ?", (name,)).fetchone():
             raise ParticipantError(f"a participant {name!r} exists already")
-        skeleton = name_skeleton(name)
         for (existing,) in store.db.execute("SELECT name FROM participants ORDER BY id"):
-            if name_skeleton(str(existing)) == skeleton:
+            if looks_alike(name, str(existing)):
                 raise ParticipantError(f"the name {name!r} looks like the participant "
                                        f"{str(existing)!r}; choose another")
         cursor = store.db.execute(
