@@ -367,7 +367,8 @@ def test_the_games_after_the_first_part_are_in_files_beside_the_page(reports, tm
         records = [store.record(row.id, game.key) for game in store.games(row.id)]
         games = list(store.games(row.id))
     folder = tmp_path / "report-games"
-    assert paths[4:] == [folder / "part-2.js", folder / "part-3.js", tmp_path / "report.html"]
+    assert paths[4:] == [folder, tmp_path / "report.html"]
+    assert sorted(folder.iterdir()) == [folder / "part-2.js", folder / "part-3.js"]
     html = paths[-1].read_text(encoding="utf-8")
     data = viewer_data(html)
     assert [game["no"] for game in data["games"]] == [1, 2, 3, 4, 5]
@@ -376,7 +377,8 @@ def test_the_games_after_the_first_part_are_in_files_beside_the_page(reports, tm
     dash = "\N{EN DASH}"
     assert re.findall(rf'<option value="(\d)">(\d+{dash}\d+)</option>', html) == [
         ("1", f"1{dash}5"), ("2", f"6{dash}10"), ("3", f"11{dash}12")]
-    for path, numbers in ((paths[4], range(6, 11)), (paths[5], range(11, 13))):
+    for path, numbers in ((folder / "part-2.js", range(6, 11)),
+                          (folder / "part-3.js", range(11, 13))):
         number, part = part_data(path)
         assert number == int(path.stem.split("-")[1])
         assert part["games"] == [game_view(records[n - 1], games[n - 1], n) for n in numbers]
@@ -390,9 +392,12 @@ def test_the_games_after_the_first_part_are_in_files_beside_the_page(reports, tm
     assert max(map(int, linked)) > 5  # a pair's game in a later part is a link too
     monkeypatch.setattr(viewer, "PART_GAMES", 6)
     with Store(db) as store:
-        assert write_reports(store, row, tmp_path)[4:] == [folder / "part-2.js",
-                                                            tmp_path / "report.html"]
+        assert write_reports(store, row, tmp_path)[4:] == [folder, tmp_path / "report.html"]
     assert sorted(folder.iterdir()) == [folder / "part-2.js"]  # the stale part-3 is gone
+    monkeypatch.setattr(viewer, "PART_GAMES", 300)
+    with Store(db) as store:
+        assert write_reports(store, row, tmp_path)[4:] == [tmp_path / "report.html"]
+    assert not folder.exists()  # the page holds every game again: no folder left over
 
 
 def test_a_report_that_holds_every_game_writes_no_parts(reports):

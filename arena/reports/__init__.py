@@ -5,7 +5,8 @@
 
 writes ``standings.csv``, ``ratings.csv``, ``pairs.csv``, ``games.csv`` and
 ``report.html`` (and, for more games than the page holds, the files of the viewer's later
-games in ``report-games/``) and returns their paths. Given ``luck=LuckSource()``, the games'
+games in the folder ``report-games/``) and returns their paths (the folder's, not each
+file's). Given ``luck=LuckSource()``, the games'
 luck is accounted for with the game's value model and the pairs show their
 luck-adjusted scores beside the raw ones.
 """

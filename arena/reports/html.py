@@ -76,14 +76,15 @@ PART_FILE = "part-{}.js"
 def write_html(path: Path, store: Store, model: ReportModel) -> list[Path]:
     """Write the report to ``path`` and the viewer's later parts into the folder beside it
     (``report-games/part-2.js`` …; only for more games than the page holds itself, and
-    stale parts of an earlier report removed); return the parts' paths, then the page's."""
+    stale parts of an earlier report removed); return the folder's path, if it has parts,
+    then the page's."""
     records = functools.partial(store.record, model.tournament.id)
     views = viewer.viewer_data(records, model.rows)
     folder = path.with_name(f"{path.stem}-games")
     written = write_parts(folder, records, model, views["parts"][1:])
     path.write_text(render_html(store, model, views=views, folder=folder.name),
                     encoding="utf-8")
-    return [*written, path]
+    return [folder, path] if written else [path]
 
 
 def write_parts(folder: Path, records: Callable[[str], Any], model: ReportModel,
@@ -101,9 +102,12 @@ def write_parts(folder: Path, records: Callable[[str], Any], model: ReportModel,
                           f"arenaReportPart({number}, {script_json(data)});\n",
                           encoding="utf-8")
         written.append(target)
-    for stale in folder.glob(PART_FILE.format("*")) if folder.is_dir() else ():
-        if stale not in written:
-            stale.unlink()
+    if folder.is_dir():
+        for stale in folder.glob(PART_FILE.format("*")):
+            if stale not in written:
+                stale.unlink()
+        if not written and not any(folder.iterdir()):
+            folder.rmdir()
     return written
 
 
