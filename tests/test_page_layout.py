@@ -42,6 +42,7 @@ from test_report_browser import js, save_shot
 from arena.cli.export import replay_page_html
 from arena.reports.game_page import game_page_html
 from arena.reports.replay import to_replay
+from arena.results.ladder_book import LadderBook
 from arena.results.store import Store
 from arena.server.participants import add_participant
 from arena.tournaments.ladder import LadderControl, run_ladder
@@ -281,8 +282,12 @@ def build_site(folder: Path) -> dict[str, Any]:
     config = load_ladder_config(folder / "ladder.yaml")
     with Store(config.play.db) as store:
         run_ladder(config, store, LadderControl(rounds=2))
-        token = add_participant(store, "boss", organizer=True)[1]
-        game = next(iter(store.games(store.find_tournament("league").id))).key
+        boss, token = add_participant(store, "boss", organizer=True)
+        row = store.find_tournament("league")
+        book = LadderBook(store, row.id)
+        for submission in book.submissions():  # /me lists them, the long name among them
+            book.record_submitter(submission.id, boss.id)
+        game = next(iter(store.games(row.id))).key
     return {"folder": folder, "token": token, "game": game}
 
 
