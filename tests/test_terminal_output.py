@@ -198,3 +198,25 @@ def test_ratings_and_history_fit_80_columns_with_long_names(tmp_path, monkeypatc
         else:
             at = next(i for i, line in enumerate(lines) if "the-nightly" in line)
             assert "4" in (lines[at] + " " + lines[at + 1]).split()[-1:], result.output
+
+
+def test_an_interim_table_of_32_bots_shows_the_best_ten_in_16_lines_at_most(monkeypatch):
+    """Interim tables printed 34 lines each for 32 bots; the standings at the end show all."""
+    from arena.cli.console import INTERIM_ROWS
+
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    labels = [f"bot-{number:02d}@1.0" for number in range(32)]
+    results = sonnentau_standings(labels)
+    ProgressBar(enabled=False).write_standings("standings after 99 games:", results)
+    lines = err.getvalue().splitlines()
+    assert lines[0] == "standings after 99 games (the best 10 of 32 bots):"
+    table = table_lines(results[:INTERIM_ROWS], seats=False)
+    assert lines[1:-1] == table and INTERIM_ROWS == 10
+    assert lines[-1] == "... and 22 more bots: every bot in the standings at the end"
+    assert len(lines) <= 16  # with a line of their failures
+    few = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", few)
+    ProgressBar(enabled=False).write_standings("standings after round 1:", results[:4])
+    assert few.getvalue().splitlines() == ["standings after round 1:",
+                                           *table_lines(results[:4], seats=False)]
