@@ -203,11 +203,12 @@ def shown_rows(rows: Sequence[GameRow], *, max_games: int | None = None,
 
 
 def viewer_games(records: Callable[[str], GameRecord], rows: Sequence[GameRow],
-                 numbers: Iterable[int]) -> list[dict[str, Any]]:
-    """The viewer's data of games ``numbers``; a game that cannot be replayed carries ``e``."""
+                 numbers: Iterable[int], first: int = 1) -> list[dict[str, Any]]:
+    """The viewer's data of games ``numbers`` (``rows`` from game ``first`` on); a game that
+    cannot be replayed carries ``e``."""
     views = []
     for number in numbers:
-        row = rows[number - 1]
+        row = rows[number - first]
         try:
             views.append(game_view(records(row.key), row, number))
         except (ArenaError, OSError, ValueError, KeyError) as exc:
