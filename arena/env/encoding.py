@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -127,13 +128,18 @@ class _SonnentauParts:
 
     def of(self, state: SonnentauState, seat: int) -> list[Any]:
         """The parts of ``state``'s vector as seen from ``seat``, in order."""
-        pieces, dice, left, hit = state.pieces, state.dice, state.left, state.hit
-        turns = state.turn_limit - sum(state.turns)
+        pieces = state.pieces
         return [*map(self.place.__getitem__, itertools.chain(*pieces[seat:], *pieces[:seat])),
-                self.dice.get((dice, left)) or self.dice_part(dice, left),
+                *self.tail(state, seat)]
+
+    def tail(self, state: SonnentauState, seat: int) -> tuple[Any, Any, Any, Any]:
+        """The parts after the pieces: the dice, the turn, the hit and the turns left."""
+        dice, left, hit = state.dice, state.left, state.hit
+        turns = state.turn_limit - sum(state.turns)
+        return (self.dice.get((dice, left)) or self.dice_part(dice, left),
                 self.turn[state.phase][(state.seat - seat) % state.n_seats],
                 self.hit[-1 if hit is None else hit[2]],
-                self.turns_left[turns if 0 <= turns <= 256 else (0 if turns < 0 else 256)]]
+                self.turns_left[turns if 0 <= turns <= 256 else (0 if turns < 0 else 256)])
 
 
 class SonnentauEncoding:
@@ -142,15 +148,28 @@ class SonnentauEncoding:
     def __init__(self, seats: int, n_fields: int) -> None:
         self._bytes = _SonnentauParts(seats, n_fields, bytes)
         self._floats = _SonnentauParts(seats, n_fields, _floats)
+        places = n_fields + 3
+        self._entry = [*range(n_fields), n_fields + 2, n_fields + 1, n_fields]
+        """The one-hot position of each place (START, HOME, HIT index from the end)."""
+        self._piece_starts = range(0, seats * PIECES * places, places)
+        self._no_pieces = [0.0] * (seats * PIECES * places)
 
     def vector(self, state: SonnentauState, seat: int) -> Vector:
         """The position as seen from ``seat`` (layout in the module docstring)."""
         return np.frombuffer(b"".join(self._bytes.of(state, seat)), np.uint8)
 
     def floats(self, state: SonnentauState, seat: int) -> list[float]:
-        """:meth:`vector` as a new list of floats (OpenSpiel's tensors)."""
-        tensor: list[float] = []
-        for part in self._floats.of(state, seat):
+        """:meth:`vector` as a new list of floats (OpenSpiel's tensors).
+
+        The pieces' part is mostly zeros: a copy of zeros with a 1 set per piece
+        costs less than joining the pieces' one-hot lists.
+        """
+        pieces = state.pieces
+        tensor = self._no_pieces[:]
+        places = map(self._entry.__getitem__, itertools.chain(*pieces[seat:], *pieces[:seat]))
+        for at in map(operator.add, self._piece_starts, places):
+            tensor[at] = 1.0
+        for part in self._floats.tail(state, seat):
             tensor += part
         return tensor
 
