@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -162,16 +162,20 @@ class SonnentauEncoding:
         """:meth:`vector` as a new list of floats (OpenSpiel's tensors).
 
         The pieces' part is mostly zeros: a copy of zeros with a 1 set per piece
-        costs less than joining the pieces' one-hot lists.
+        costs less than joining the pieces' one-hot lists of floats.
         """
-        pieces = state.pieces
         tensor = self._no_pieces[:]
-        places = map(self._entry.__getitem__, itertools.chain(*pieces[seat:], *pieces[:seat]))
-        for at in map(operator.add, self._piece_starts, places):
+        for at in self._piece_ones(state, seat):
             tensor[at] = 1.0
         for part in self._floats.tail(state, seat):
             tensor += part
         return tensor
+
+    def _piece_ones(self, state: SonnentauState, seat: int) -> Iterator[int]:
+        """The positions of the pieces' ones, the observer's pieces first."""
+        pieces = state.pieces
+        places = map(self._entry.__getitem__, itertools.chain(*pieces[seat:], *pieces[:seat]))
+        return map(operator.add, self._piece_starts, places)
 
 
 def _one_hot(size: int, at: int) -> bytes:
