@@ -91,6 +91,20 @@ def test_chance_nodes_list_every_roll_with_its_exact_probability():
     assert len(sonnentau.new_initial_state().chance_outcomes()) == 36
 
 
+@pytest.mark.parametrize("game, params", CONFIGS)
+def test_the_remembered_chance_outcomes_are_the_engines_at_every_chance_node(game, params):
+    spiel, rng = load(game, params), random.Random(5)
+    for _ in range(3):
+        state = spiel.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                engine = [(spiel.index.id_of(dice), p) for dice, p in state.arena.chance_outcomes()]
+                assert state.chance_outcomes() == engine
+                state.apply_action(rng.choice(engine)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+
+
 def test_a_clone_plays_on_without_touching_the_original():
     state = load("sonnentau").new_initial_state()
     state.apply_action(dice_stream_action(state, DiceStream(3)))

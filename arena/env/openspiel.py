@@ -171,12 +171,15 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no ty
     def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
         """The chance ids and probabilities of the engine's ``chance_outcomes()`` at ``state``.
 
-        Remembered by what determines them: the dice to roll, their faces, and the
-        outcome of the lowest faces (which shows the dice that stay as they are).
+        Remembered by what determines them: the dice to roll, their faces, and
+        when only some dice are rolled, the outcome of the lowest faces (which
+        shows the dice that stay as they are).
         """
         request = state.chance_request()
-        probe = state.chance_action([faces[0] for faces in request.faces])
-        key = (request.slots, request.faces, str(probe))
+        key: Hashable = (request.slots, request.faces)
+        if request.slots != self._all_slots:
+            probe = state.chance_action([faces[0] for faces in request.faces])
+            key = (request.slots, request.faces, str(probe))
         found = self._outcomes.get(key)
         if found is None:
             id_of = self.index.id_of
