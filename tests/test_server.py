@@ -531,8 +531,8 @@ def test_the_organizer_retires_from_the_list_and_is_asked_before_a_freeze(client
     page = client.get("/organizer").text
     listed = re.findall(r'name="bot" value="([^"]+)"><button>Retire</button>', page)
     assert {"greedy@1.0", "random@1.0", "steady@1.0"} <= set(listed)
-    assert re.search(r"<td>greedy@1\.0</td><td>config</td><td>config: bots\[1\]</td>"
-                     r"<td>active</td>", page)
+    assert re.search(r'<td>greedy@1\.0</td><td class="word">config</td><td class="source">'
+                     r'config: bots\[1\]</td><td class="status-active">active</td>', page)
     asked = client.post("/organizer", data={"action": "freeze", "ladder": "league",
                                             "csrf": csrf_of(client, "/organizer")})
     assert asked.status_code == 200 and "Freeze league?" in asked.text

@@ -179,7 +179,10 @@ def test_arena_run_shows_standings_writes_csv_and_resumes(tmp_path):
     assert len((tmp_path / "o" / "games.csv").read_text().splitlines()) == 7
     assert (tmp_path / "o" / "arena.log").exists()
     second = CliRunner().invoke(cli, args)
-    assert "is complete (6 games" in second.output and "nothing to play" in second.output
+    said = " ".join(second.output.split())  # its lines wrapped at 80 columns
+    assert "is complete (6 games" in said and "nothing to play" in said
+    assert all(len(line) <= 80 or " " not in line.strip()  # a long path has its own line
+               for line in second.output.splitlines()), second.output
 
 
 def test_dry_run_plays_nothing(tmp_path):

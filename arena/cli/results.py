@@ -11,10 +11,18 @@ from typing import TYPE_CHECKING
 import click
 from tabulate import tabulate
 
-from arena.cli.common import DB_OPTION, SYSTEM_OPTION, echo, open_store, reports_errors
+from arena.cli.common import (
+    DB_OPTION,
+    SYSTEM_OPTION,
+    echo,
+    open_store,
+    reports_errors,
+    terminal_width,
+)
 from arena.games import find_game
 from arena.games.base import ArenaError
 from arena.results.ratings import SYSTEMS, RatingSettings
+from arena.results.standings import wrap
 
 if TYPE_CHECKING:
     from arena.results.store import Store
@@ -27,14 +35,30 @@ POOL_OPTION = click.option(
     "players and options such as the dice, on its own).")
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int
-          ) -> list[str]:
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
+          width: int | None = None) -> list[str]:
     """A plain table, its columns as wide as their widest cell (long names fit); the
-    first ``text_columns`` columns are text, left-aligned, the others numbers."""
+    first ``text_columns`` columns are text, left-aligned, the others numbers. A table
+    wider than ``width`` (default: the terminal's) gives each row two lines: its text,
+    then its numbers below, indented."""
+    width = terminal_width() if width is None else width
+    lines = _plain(headers, rows, text_columns, "  ")
+    if max(map(len, lines)) <= width:
+        return lines
+    texts = _plain(headers[:text_columns], [row[:text_columns] for row in rows],
+                   text_columns, "  ")
+    numbers = _plain(headers[text_columns:], [row[text_columns:] for row in rows], 0,
+                     "      ")
+    return [line for pair in zip(texts, numbers, strict=True) for line in pair
+            if line.strip()]
+
+
+def _plain(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
+           indent: str) -> list[str]:
     align = ["left"] * text_columns + ["right"] * (len(headers) - text_columns)
     text = tabulate(rows, headers=list(headers), tablefmt="simple", colalign=align,
                     disable_numparse=True)
-    return ["  " + line for line in text.splitlines()]
+    return [(indent + line).rstrip() for line in text.splitlines()]
 
 
 def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
@@ -123,8 +147,10 @@ def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str
                     echo(line)
             waiting = never_played(store, name)
             if waiting:
-                echo(f"{name}: registered, in no tournament yet: "
-                     + ", ".join(bot.label for bot in waiting))
+                for line in wrap(f"{name}: registered, in no tournament yet: "
+                                 + ", ".join(bot.label for bot in waiting),
+                                 terminal_width()):
+                    echo(line)
 
 
 @click.command()

@@ -131,13 +131,15 @@ def _finish(config: TournamentConfig, store: Store, report: RunReport, *, luck: 
 
     for problem in report.problems:
         echo(f"warning: {problem}", err=True)
+    width = terminal_width()
     if report.played == 0 and report.complete:
-        echo(f"tournament {config.name!r} is complete ({report.total} games in "
+        summary = (f"tournament {config.name!r} is complete ({report.total} games in "
                    f"{config.db}); nothing to play")
     else:
-        echo(f"tournament {config.name!r}: played {report.played} games "
+        summary = (f"tournament {config.name!r}: played {report.played} games "
                    f"({report.already_done} were already done), {report.total} in all")
-    width = terminal_width()
+    for line in wrap(summary, width):
+        echo(line)
     for line in table_lines(report.standings, width=width):
         echo(line)
     for line in legend_lines(config.seats, width):

@@ -529,10 +529,10 @@ class _Games:
 def replay_view(path: str | Path, *, max_games: int | None = None) -> ReplayView:
     """The viewer's data of the games of the replay file ``path`` (anything
     :func:`read_replays` reads): the first ``max_games`` (default
-    :data:`viewer.MAX_GAMES`, within :data:`viewer.MAX_MOVES`), replayed by the rules here,
+    :data:`viewer.PART_GAMES`, within :data:`viewer.PART_MOVES`), replayed by the rules here,
     so the page runs none. ReplayError for a bad or empty file, or one of mixed games (a
     page's board is drawn once)."""
-    limit = viewer.MAX_GAMES if max_games is None else max_games
+    limit = viewer.PART_GAMES if max_games is None else max_games
     games = _collect(path, limit)
     if not games.rows:
         raise ReplayError(f"{path}: holds no replays")
