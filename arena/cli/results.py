@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from tabulate import tabulate
 
 from arena.cli.common import DB_OPTION, SYSTEM_OPTION, echo, open_store, reports_errors
 from arena.games import find_game
@@ -17,7 +16,8 @@ from arena.games.base import ArenaError
 from arena.results.ratings import SYSTEMS, RatingSettings
 
 if TYPE_CHECKING:
-    from arena.results.store import Store
+    from arena.results.luck_book import LuckSource
+    from arena.results.store import Store, StoredBot
     from arena.results.versions import Variant
 
 
@@ -29,12 +29,20 @@ POOL_OPTION = click.option(
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int
           ) -> list[str]:
-    """A plain table, its columns as wide as their widest cell (long names fit); the
-    first ``text_columns`` columns are text, left-aligned, the others numbers."""
-    align = ["left"] * text_columns + ["right"] * (len(headers) - text_columns)
-    text = tabulate(rows, headers=list(headers), tablefmt="simple", colalign=align,
-                    disable_numparse=True)
-    return ["  " + line for line in text.splitlines()]
+    """A plain table, its columns as wide as their widest cell (long names fit) and two
+    spaces apart, under a rule of dashes; the first ``text_columns`` columns are text,
+    left-aligned, the others numbers."""
+    cells = [[str(cell) for cell in row] for row in (headers, *rows)]
+    widths = [max(len(row[column]) for row in cells) for column in range(len(headers))]
+
+    def line(row: Sequence[str]) -> str:
+        return "  " + "  ".join(cell.ljust(width) if column < text_columns else cell.rjust(width)
+                                for column, (cell, width) in enumerate(zip(row, widths,
+                                                                           strict=True))
+                                ).rstrip()
+
+    return [line(cells[0]), "  " + "  ".join("-" * width for width in widths),
+            *(line(row) for row in cells[1:])]
 
 
 def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
@@ -208,10 +216,12 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
 
     BOT1 and BOT2 are NAME, NAME@VERSION or NAME@VERSION+REVISION, as `arena ratings`
     shows them; a name alone is enough while it has one version and revision. Without
-    --games or --sprt the stored games in which the two met are used.
+    --games or --sprt the stored games are used: those in which the two met, and those
+    each played against the same opponents on the same dice (two revisions of a version
+    in the same config), paired game by game.
     """
     from arena.cli.console import ProgressBar
-    from arena.results.comparison import common_game, stored_comparison
+    from arena.results.comparison import common_game
     from arena.results.luck_book import LuckSource
     from arena.results.stats import SprtSettings
     from arena.tournaments.matches import play_comparison
@@ -223,11 +233,7 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
                 else common_game(store, *(text.partition("@")[0] for text in (first, second))))
         bots = [store.find_bot(game, text) for text in (first, second)]
         if pairs is None and not use_sprt:
-            result = stored_comparison(store, game, bots[0], bots[1], luck=source,
-                                       workers=workers)
-            if result.score.games == 0:
-                raise ArenaError(f"{bots[0].label} and {bots[1].label} have not met in {db}; "
-                                 "play some with --games N or --sprt")
+            lines = stored_lines(store, game, bots[0], bots[1], db, source, workers)
         else:
             if use_sprt:
                 echo(f"playing seat-swapped pairs until the SPRT accepts elo0 {elo0:g} or elo1 "
@@ -241,8 +247,25 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
                                          progress=bar, luck=source)
             finally:
                 bar.close()
-        for line in result.lines():
+            lines = result.lines()
+        for line in lines:
             echo(line)
+
+
+def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, db: str,
+                 luck: LuckSource | None, workers: int) -> list[str]:
+    """The stored games' comparisons: where the two met, and through their common
+    opponents on the same dice; ArenaError where there are neither."""
+    from arena.results.common_opponents import common_opponents, without_pairs
+    from arena.results.comparison import stored_comparison
+
+    met = stored_comparison(store, game, first, second, luck=luck, workers=workers)
+    through = common_opponents(store, game, first, second, luck=luck, workers=workers)
+    if not met.score.games and not through.games:
+        raise ArenaError(without_pairs(through, db))
+    blocks = [met.lines()] if met.score.games else []
+    blocks += [through.lines()] if through.games else []
+    return [line for block in blocks for line in [*block, ""]][:-1]
 
 
 @click.command()

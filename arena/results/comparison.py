@@ -9,6 +9,7 @@ games on one seed form the pairs of the pentanomial statistics.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,20 @@ from arena.results.store import PlayedGame, Store, StoredBot
 
 GameLuck = Mapping[tuple[int, str], tuple[float, ...]]
 """Luck per seat by (tournament, game key)."""
+WIDTH = 80
+"""Columns a comparison's lines keep within."""
+
+
+def wrapped(lines: Iterable[str]) -> list[str]:
+    """Each line within :data:`WIDTH` columns, broken between words, what runs over
+    indented two more than the line."""
+    found: list[str] = []
+    for line in lines:
+        indent = " " * (len(line) - len(line.lstrip()))
+        found += textwrap.wrap(line.strip(), WIDTH, initial_indent=indent,
+                               subsequent_indent=indent + "  ", break_on_hyphens=False,
+                               break_long_words=False)
+    return found
 
 
 @dataclass(frozen=True)
@@ -51,6 +66,7 @@ class Comparison:
     """The value model of the luck accounting."""
 
     def lines(self) -> list[str]:
+        """The comparison as the terminal shows it, within :data:`WIDTH` columns."""
         ms = self.score
         low, high = score_interval(ms)
         lines = [f"{self.first} vs {self.second}: {ms.games} games, "
@@ -71,7 +87,7 @@ class Comparison:
             on = ", on the luck-adjusted sets" if self.adjusted is not None else ""
             lines.append(f"  SPRT: LLR {r.llr:.3f} (bounds {r.lower:.3f}, {r.upper:.3f}): "
                          f"{r.verdict}{on}")
-        return lines
+        return wrapped(lines)
 
 
 def adjusted_lines(adjusted: AdjustedScore, model: str) -> list[str]:
