@@ -77,11 +77,12 @@ def test_two_revisions_on_the_same_dice_are_paired_game_by_game(db):
     worse = sum(d < 0 for d in differences)
     text = " ".join(result.output.split())
     assert f"{first} vs {second} through common opponents, not head-to-head" in text
-    assert f"in {2 * SETS} games on the same dice" in text and f"({SETS} duplicate sets)" in text
+    assert (f"each played the same {2 * SETS} games ({SETS} duplicate sets: the same dice, "
+            "seats and opponents, random@1.0+") in text
     assert (f"{first} did better in {better}, the same in {len(differences) - better - worse}, "
-            f"worse in {worse}") in text
+            f"worse in {worse} of them") in text
     mean = sum(differences) / len(differences)
-    assert f"score of the first minus the second's {100 * mean:+.1f}%" in text
+    assert f"score difference {100 * mean:+.1f} percentage points" in text
     assert f"paired score {100 * (0.5 + mean / 2):.1f}%" in text
     assert "LOS" in text and "Elo" in text
     assert "have not met" not in text
@@ -125,11 +126,12 @@ def test_bots_that_met_and_shared_opponents_show_both(db):
     assert through.startswith(f"{first} vs {second} through common opponents")
 
 
-def test_another_config_seed_plays_other_dice_and_compare_says_so(tmp_path):
+def test_another_config_seed_plays_other_dice_and_compare_says_so(tmp_path, monkeypatch):
     path = tmp_path / "arena.db"
     play(path, "rerolls", {}, sets=1)
     play(path, "keeps", {"rerolls": False}, seed=4, sets=1)
-    result = run("compare", *labels(path), "--db", path)
+    monkeypatch.chdir(tmp_path)
+    result = run("compare", *labels(path), "--db", "arena.db")
     assert result.exit_code == 1
     text = " ".join(result.output.split())
     assert "have not met" in text and "though both played random@1.0+" in text

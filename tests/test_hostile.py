@@ -294,7 +294,8 @@ def test_a_round_robin_of_every_attack_in_the_sandbox_changes_nothing(tmp_path):
     assert all(isolation == "sandbox" for game in games for isolation in game.isolations)
     labels = {result.index: result.label for result in report.standings}
     impostor = len(PLAIN) + list(SANDBOXED).index("impostor.py")
-    assert labels[0] == "greedy@1.0" and labels[impostor].startswith("greedy@1.0+")
+    assert labels[0].startswith("greedy@1.0+") and labels[impostor].startswith("greedy@1.0+")
+    assert labels[0] != labels[impostor]  # a revision of its own
     for game, record in zip(games, records, strict=True):  # stored results are the games'
         assert game.ranks == record.ranks and game.statuses == tuple(
             seat.status for seat in record.seats)

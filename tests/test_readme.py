@@ -99,10 +99,11 @@ def test_the_readme_loop_compares_the_changed_bot_with_the_old(root, tmp_path, m
     assert "tournament 'mine-2'" in second.output
     old = re.search(r"cautious@1\.0\+[0-9a-f]{6}", first.output).group(0)
     new = re.search(rf"{re.escape(old)} is now (cautious@1\.0\+[0-9a-f]{{6}})",
-                    second.output).group(1)
+                    " ".join(second.output.split())).group(1)
+    assert max(len(line) for line in second.output.splitlines()) <= 80
     compared = CliRunner().invoke(cli, ["compare", old, new])
     assert compared.exit_code == 0, compared.output
     shown = " ".join(compared.output.split())
     assert f"{old} vs {new} through common opponents, not head-to-head" in shown
-    assert "in 4 games on the same dice" in shown and "(2 duplicate sets)" in shown
+    assert "each played the same 4 games (2 duplicate sets: the same dice" in shown
     assert "greedy@1.0+" in shown and "random@1.0+" in shown

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +18,7 @@ from arena.results.ratings import SYSTEMS, RatingSettings
 
 if TYPE_CHECKING:
     from arena.results.luck_book import LuckSource
+    from arena.results.stats import SprtSettings
     from arena.results.store import Store, StoredBot
     from arena.results.versions import Variant
 
@@ -220,36 +222,59 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
     each played against the same opponents on the same dice (two revisions of a version
     in the same config), paired game by game.
     """
-    from arena.cli.console import ProgressBar
-    from arena.results.comparison import common_game
+    from arena.bots.loading import BotLoadError
     from arena.results.luck_book import LuckSource
     from arena.results.stats import SprtSettings
-    from arena.tournaments.matches import play_comparison
 
     settings = SprtSettings(elo0, elo1, alpha, beta) if use_sprt else None
     source = LuckSource(value_model) if luck else None
     with open_store(db) as store:
-        game = (find_game(game_name).info.name if game_name
-                else common_game(store, *(text.partition("@")[0] for text in (first, second))))
-        bots = [store.find_bot(game, text) for text in (first, second)]
-        if pairs is None and not use_sprt:
-            lines = stored_lines(store, game, bots[0], bots[1], db, source, workers)
-        else:
-            if use_sprt:
-                echo(f"playing seat-swapped pairs until the SPRT accepts elo0 {elo0:g} or elo1 "
-                     f"{elo1:g} (alpha {alpha:g}, beta {beta:g}), at most "
-                     f"{pairs or SPRT_MAX_PAIRS} pairs", err=True)
-            bar = ProgressBar(enabled=progress, unbounded=use_sprt)
-            try:
-                result = play_comparison(store, game, bots[0], bots[1],
-                                         pairs=pairs or SPRT_MAX_PAIRS, seed=seed,
-                                         workers=workers, db=db, settings=settings,
-                                         progress=bar, luck=source)
-            finally:
-                bar.close()
-            lines = result.lines()
-        for line in lines:
-            echo(line)
+        try:
+            lines = compared_lines(store, (first, second), game_name, db, pairs=pairs,
+                                   settings=settings, seed=seed, workers=workers,
+                                   progress=progress, luck=source)
+        except BotLoadError:
+            raise  # its details (a traceback) follow its line
+        except ArenaError as exc:
+            raise ArenaError(fitted_error(str(exc))) from None
+    for line in lines:
+        echo(line)
+
+
+def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, db: str, *,
+                   pairs: int | None, settings: SprtSettings | None, seed: int, workers: int,
+                   progress: bool, luck: LuckSource | None) -> list[str]:
+    """What ``arena compare`` prints: from the stored games, or from new pairs."""
+    from arena.cli.console import ProgressBar
+    from arena.results.comparison import common_game
+    from arena.tournaments.matches import play_comparison
+
+    game = (find_game(game_name).info.name if game_name
+            else common_game(store, *(text.partition("@")[0] for text in texts)))
+    first, second = (store.find_bot(game, text) for text in texts)
+    if pairs is None and settings is None:
+        return stored_lines(store, game, first, second, db, luck, workers)
+    if settings is not None:
+        echo(f"playing seat-swapped pairs until the SPRT accepts elo0 {settings.elo0:g} or "
+             f"elo1 {settings.elo1:g} (alpha {settings.alpha:g}, beta {settings.beta:g}), at "
+             f"most {pairs or SPRT_MAX_PAIRS} pairs", err=True)
+    bar = ProgressBar(enabled=progress, unbounded=settings is not None)
+    try:
+        result = play_comparison(store, game, first, second, pairs=pairs or SPRT_MAX_PAIRS,
+                                 seed=seed, workers=workers, db=db, settings=settings,
+                                 progress=bar, luck=luck)
+    finally:
+        bar.close()
+    return result.lines()
+
+
+def fitted_error(text: str) -> str:
+    """An error message in lines that keep within 80 columns after the CLI's ``Error: ``,
+    what runs over aligned under the message's start."""
+    indent = " " * len("Error: ")
+    return "\n".join(textwrap.wrap(text, 80, initial_indent=indent, subsequent_indent=indent,
+                                   break_long_words=False, break_on_hyphens=False)
+                     )[len(indent):]
 
 
 def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, db: str,

@@ -19,13 +19,11 @@ that is better against these opponents need not be better against the other.
 
 from __future__ import annotations
 
-import textwrap
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.results.comparison import (
-    WIDTH,
     GameLuck,
     adjusted_lines,
     elo_text,
@@ -97,19 +95,20 @@ class CommonComparison:
         return sum(units) / len(units) if units else 0.5
 
     def lines(self) -> list[str]:
-        """The comparison as the terminal shows it, within :data:`WIDTH` columns."""
+        """The comparison as the terminal shows it, within 80 columns
+        (:data:`arena.results.comparison.WIDTH`)."""
         games = self.games
         better = sum(game.difference > 0 for game in games)
         worse = sum(game.difference < 0 for game in games)
         low, high = mean_score_interval(self.units)
         lines = [f"{self.first} vs {self.second} through common opponents, not "
-                 f"head-to-head: in {len(games)} games on the same dice, in the same seat "
-                 f"against the same {_names(self.opponents)} ({self.sets} duplicate sets), "
-                 f"{self.first} did better in {better}, the same in "
-                 f"{len(games) - better - worse}, worse in {worse}",
-                 f"  score of the first minus the second's {_points(2 * self.score - 1)} (95% "
-                 f"interval "
-                 f"{_points(2 * low - 1)} to {_points(2 * high - 1)})",
+                 f"head-to-head: each played the same {len(games)} games ({self.sets} "
+                 "duplicate sets: the same dice, seats and opponents, "
+                 f"{_names(self.opponents)})",
+                 f"  {self.first} did better in {better}, the same in "
+                 f"{len(games) - better - worse}, worse in {worse} of them",
+                 f"  score difference {_points(2 * self.score - 1)} percentage points (95% "
+                 f"interval {_points(2 * low - 1)} to {_points(2 * high - 1)})",
                  f"  paired score {100 * self.score:.1f}% (95% interval {100 * low:.1f}% to "
                  f"{100 * high:.1f}%), {elo_text(self.score, (low, high))}, LOS "
                  f"{100 * mean_likelihood_of_superiority(self.units):.1f}%"]
@@ -119,8 +118,8 @@ class CommonComparison:
 
 
 def _points(difference: float) -> str:
-    """A score difference in percentage points of the points a game gives: ``+5.0 %``."""
-    return f"{100 * difference:+.1f}%"
+    """A difference of scores (0 to 1) in percentage points: ``+5.0``."""
+    return f"{100 * difference:+.1f}"
 
 
 def _names(labels: Sequence[str]) -> str:
@@ -214,8 +213,7 @@ def _adjusted(games: Sequence[PairedGame]) -> AdjustedScore:
 
 
 def without_pairs(comparison: CommonComparison, db: str) -> str:
-    """Why the stored games cannot compare the two bots, and what to do instead: wrapped
-    to :data:`WIDTH` columns after the CLI's ``Error: ``."""
+    """Why the stored games cannot compare the two bots, and what to do instead."""
     first, second = comparison.first, comparison.second
     if comparison.shared:
         why = (f", and though both played {_names(comparison.shared)}, they never sat in "
@@ -224,8 +222,5 @@ def without_pairs(comparison: CommonComparison, db: str) -> str:
                "or version plays other dice)")
     else:
         why = " and played no opponent in common"
-    text = (f"{first} and {second} have not met in {db}{why}; play them against each "
+    return (f"{first} and {second} have not met in {db}{why}; play them against each "
             "other with --games N, or --sprt")
-    prefix = " " * len("Error: ")
-    return textwrap.fill(text, WIDTH, initial_indent=prefix, break_on_hyphens=False,
-                         break_long_words=False)[len(prefix):]
