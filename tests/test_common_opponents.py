@@ -1,6 +1,7 @@
 """compare through common opponents: two revisions paired game by game on the same dice
 (issue 26, item 1)."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -150,3 +151,28 @@ def test_bots_without_common_games_get_a_clear_message(tmp_path):
     text = " ".join(result.output.split())
     assert "have not met" in text and "played no opponent in common" in text
     assert "--games N" in text
+
+
+@pytest.mark.parametrize("differences", [
+    [1.0] * 6,  # the first won every game the second lost
+    [-1.0] * 6,
+    [0.0] * 6,  # the same results throughout
+    [1.0],  # one set: no interval to speak of
+    [1.0, 0.0, 0.0, 0.0, -0.5, 1.0],
+], ids=["all-better", "all-worse", "all-same", "one-set", "mixed"])
+def test_every_number_a_paired_comparison_prints_is_possible(differences):
+    games = tuple(PairedGame(("v", n), max(0.0, d), max(0.0, -d), d / 4, -d / 4)
+                  for n, d in enumerate(differences))
+    comparison = CommonComparison("first@1+aaaaaa", "second@1+bbbbbb", games,
+                                  ("other@1+cccccc",), adjusted=_adjusted(games), model="m")
+    text = " ".join(comparison.lines())
+    assert max(len(line) for line in comparison.lines()) <= 80
+    percentages = [float(p) for p in re.findall(r"(-?\d+\.\d+)%", text)]
+    assert percentages and all(0.0 <= p <= 100.0 for p in percentages), text
+    for low, high in re.findall(r"interval (-?\d+\.\d+)%? to (-?\d+\.\d+)%?", text):
+        assert float(low) <= float(high), text
+    points = re.search(r"difference ([-+]\d+\.\d) percentage points \(95% interval "
+                       r"([-+]\d+\.\d) to ([-+]\d+\.\d)\)", text)
+    assert points, text
+    assert all(-100.0 <= float(value) <= 100.0 for value in points.groups())
+    assert "inf" not in text and "nan" not in text

@@ -41,6 +41,8 @@ from arena.results.stats import (
 from arena.results.store import PlayedGame, Store, StoredBot
 from arena.results.versions import variant_of
 
+PAIRED_SWEEPS = ("better in every set", "worse in every set")
+"""What a paired score of 100 % and one of 0 % mean."""
 Arrangement = tuple[str, int, tuple[int | None, ...]]
 """(variant, seed, the bots by seat with None for the compared bot's seat)."""
 
@@ -102,19 +104,24 @@ class CommonComparison:
         worse = sum(game.difference < 0 for game in games)
         low, high = mean_score_interval(self.units)
         lines = [f"{self.first} vs {self.second} through common opponents, not "
-                 f"head-to-head: each played the same {len(games)} games ({self.sets} "
-                 "duplicate sets: the same dice, seats and opponents, "
+                 f"head-to-head: each played the same {_count(len(games), 'game')} "
+                 f"({_count(self.sets, 'duplicate set')}: the same dice, seats and opponents, "
                  f"{_names(self.opponents)})",
                  f"  {self.first} did better in {better}, the same in "
                  f"{len(games) - better - worse}, worse in {worse} of them",
                  f"  score difference {_points(2 * self.score - 1)} percentage points (95% "
                  f"interval {_points(2 * low - 1)} to {_points(2 * high - 1)})",
                  f"  paired score {100 * self.score:.1f}% (95% interval {100 * low:.1f}% to "
-                 f"{100 * high:.1f}%), {elo_text(self.score, (low, high))}, LOS "
+                 f"{100 * high:.1f}%), {elo_text(self.score, (low, high), PAIRED_SWEEPS)}, LOS "
                  f"{100 * mean_likelihood_of_superiority(self.units):.1f}%"]
         if self.adjusted is not None and self.adjusted.sets:
-            lines += adjusted_lines(self.adjusted, self.model)
+            lines += adjusted_lines(self.adjusted, self.model, name="paired score",
+                                    sweeps=PAIRED_SWEEPS)
         return wrapped(lines)
+
+
+def _count(number: int, thing: str) -> str:
+    return f"{number} {thing}" if number == 1 else f"{number} {thing}s"
 
 
 def _points(difference: float) -> str:

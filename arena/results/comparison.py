@@ -90,16 +90,22 @@ class Comparison:
         return wrapped(lines)
 
 
-def adjusted_lines(adjusted: AdjustedScore, model: str) -> list[str]:
-    """The luck-adjusted score, Elo and the variance they save, for a comparison; where
-    the adjusted mean lies outside 0-100 %, the raw sets' score, and a note why."""
+SWEEPS = ("every game won", "every game lost")
+"""What a score of 100 % and one of 0 % mean, where an Elo difference cannot be given."""
+
+
+def adjusted_lines(adjusted: AdjustedScore, model: str, *, name: str = "score",
+                   sweeps: tuple[str, str] = SWEEPS) -> list[str]:
+    """The luck-adjusted score (called ``name``), Elo and the variance they save, for a
+    comparison; where the adjusted mean lies outside 0-100 %, the raw sets' score, and a
+    note why."""
     low, high = adjusted_interval(adjusted)
-    score = (f"score {100 * adjusted.score:.1f}% (95% interval {100 * low:.1f}% to "
-             f"{100 * high:.1f}%), {elo_text(adjusted.score, (low, high))}")
+    score = (f"{name} {100 * adjusted.score:.1f}% (95% interval {100 * low:.1f}% to "
+             f"{100 * high:.1f}%), {elo_text(adjusted.score, (low, high), sweeps)}")
     if adjusted.outside:
         lines = [f"  luck-adjusted ({model}): the adjusted sets average "
                  f"{100 * adjusted.mean:.1f}%, outside 0-100% where no expected score can "
-                 "be, so the raw sets' score stands:",
+                 f"be, so the raw sets' {name} stands:",
                  f"    {score}"]
     else:
         lines = [f"  luck-adjusted ({model}): {score}"]
@@ -111,11 +117,12 @@ def adjusted_lines(adjusted: AdjustedScore, model: str) -> list[str]:
     return lines
 
 
-def elo_text(score: float, interval: tuple[float, float]) -> str:
+def elo_text(score: float, interval: tuple[float, float],
+             sweeps: tuple[str, str] = SWEEPS) -> str:
     """``Elo 35.2 ± 20.1`` (half the width of the 95 % ``interval`` in Elo, as cutechess);
     where the interval reaches 0 % or 100 % the open side is said, and where every game
     was won (or lost) the difference has no estimate, only the interval's bound:
-    ``Elo above +75 (every game won: …)``."""
+    ``Elo above +75 (every game won: …)``, in the words of ``sweeps``."""
     elo = elo_difference(score)
     low, high = elo_interval(interval)
     if math.isfinite(elo) and math.isfinite(low) and math.isfinite(high):
@@ -128,7 +135,7 @@ def elo_text(score: float, interval: tuple[float, float]) -> str:
         return f"Elo {elo:+.1f} (too few games for a 95% interval)"
     won = elo > 0
     bound = low if won else high
-    every = "every game won" if won else "every game lost"
+    every = sweeps[0] if won else sweeps[1]
     if not math.isfinite(bound):
         return f"Elo: no estimate ({every}, too few games for a bound)"
     side = "above" if won else "below"
