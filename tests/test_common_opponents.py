@@ -176,3 +176,12 @@ def test_every_number_a_paired_comparison_prints_is_possible(differences):
     assert points, text
     assert all(-100.0 <= float(value) <= 100.0 for value in points.groups())
     assert "inf" not in text and "nan" not in text
+
+
+def test_many_opponents_are_counted_not_listed():
+    games = (PairedGame(("v", 1), 1.0, 0.0),)
+    many = CommonComparison("a@1+aaaaaa", "b@1+bbbbbb", games,
+                            tuple(f"o{n}@1+cccccc" for n in range(31)))
+    text = " ".join(" ".join(many.lines()).split())
+    assert "o0@1+cccccc, o1@1+cccccc, o2@1+cccccc and 28 others)" in text
+    assert "o3@1" not in text

@@ -129,7 +129,14 @@ def _points(difference: float) -> str:
     return f"{100 * difference:+.1f}"
 
 
+NAMED = 4
+"""Opponents named in a comparison's text; more are counted."""
+
+
 def _names(labels: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``; beyond :data:`NAMED`, ``a, b, c and 5 others``."""
+    if len(labels) > NAMED:
+        return f"{', '.join(labels[:NAMED - 1])} and {len(labels) - NAMED + 1} others"
     return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
 
 
