@@ -85,14 +85,15 @@ def test_the_readme_loop_compares_the_changed_bot_with_the_old(root, tmp_path, m
     text = (root / "README.md").read_text()
     config = re.search(r"```yaml\n(.*?)```", text.split("tournament, `mine.yaml`:", 1)[1],
                        re.S).group(1)
-    (tmp_path / "mine.yaml").write_text(config)
+    (tmp_path / "mine.yaml").write_text(config + "isolation: none\n")  # known bots: quick
     (tmp_path / "my_bot.py").write_text(readme_bot(root))
     (tmp_path / "bots").symlink_to(root / "bots")
     monkeypatch.chdir(tmp_path)
-    quick = ["--games-per-pairing", "1", "--no-progress", "--workers", "2"]
+    quick = ["--games-per-pairing", "1", "--no-progress", "--workers", "1"]
     first = CliRunner().invoke(cli, ["run", "mine.yaml", *quick])
     assert first.exit_code == 0, first.output
     bot = tmp_path / "my_bot.py"
+    assert "`total in (10, 11, 12)`" in text  # the README's change
     bot.write_text(bot.read_text().replace("total in (10, 11)", "total in (10, 11, 12)"))
     second = CliRunner().invoke(cli, ["run", "mine.yaml", *quick])
     assert second.exit_code == 0, second.output
@@ -101,6 +102,7 @@ def test_the_readme_loop_compares_the_changed_bot_with_the_old(root, tmp_path, m
     new = re.search(rf"{re.escape(old)} is now (cautious@1\.0\+[0-9a-f]{{6}})",
                     " ".join(second.output.split())).group(1)
     assert max(len(line) for line in second.output.splitlines()) <= 80
+    assert f"arena compare {old} {new}\n" in text  # the labels the README shows are these
     compared = CliRunner().invoke(cli, ["compare", old, new])
     assert compared.exit_code == 0, compared.output
     shown = " ".join(compared.output.split())
