@@ -185,3 +185,22 @@ def test_many_opponents_are_counted_not_listed():
     text = " ".join(" ".join(many.lines()).split())
     assert "o0@1+cccccc, o1@1+cccccc, o2@1+cccccc and 28 others)" in text
     assert "o3@1" not in text
+
+
+def test_a_config_run_again_counts_its_replayed_games_once(tmp_path):
+    """Running a config again after one bot changed replays the other tables on the same
+    seeds: the same game, not a new observation for the bots that met there."""
+    path = tmp_path / "arena.db"
+    play(path, "rerolls", {}, sets=2)
+    play(path, "rerolls-again", {}, sets=2)  # the same bots, seed and tables: replays
+    result = run("compare", "greedy", "random", "--db", path, "--no-luck")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"{labels(path)[0]} vs random@1.0+")
+    assert ": 4 games," in result.output and "2 seat-swapped pairs" in result.output
+
+
+def test_a_revision_is_not_compared_with_itself(db):
+    first, _ = labels(db)
+    result = run("compare", first, "greedy@1.0+" + first.rpartition("+")[2][:4], "--db", db)
+    assert result.exit_code == 1
+    assert "are the same revision" in " ".join(result.output.split())

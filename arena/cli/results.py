@@ -252,6 +252,9 @@ def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, 
     game = (find_game(game_name).info.name if game_name
             else common_game(store, *(text.partition("@")[0] for text in texts)))
     first, second = (store.find_bot(game, text) for text in texts)
+    if first.id == second.id:
+        raise ArenaError(f"{texts[0]} and {texts[1]} are the same revision, {first.label}; "
+                         "name two revisions to compare")
     if pairs is None and settings is None:
         return stored_lines(store, game, first, second, db, luck, workers)
     if settings is not None:

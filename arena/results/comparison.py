@@ -34,6 +34,7 @@ from arena.results.stats import (
     sprt,
 )
 from arena.results.store import PlayedGame, Store, StoredBot
+from arena.results.versions import variant_of
 
 GameLuck = Mapping[tuple[int, str], tuple[float, ...]]
 """Luck per seat by (tournament, game key)."""
@@ -156,12 +157,30 @@ def common_game(store: Store, *names: str) -> str:
 def stored_comparison(store: Store, game: str, first: StoredBot, second: StoredBot,
                       settings: SprtSettings | None = None, *,
                       luck: LuckSource | None = None, workers: int = 0) -> Comparison:
-    """The two versions' direct meetings at two-seat tables among the stored games; with
-    ``luck``, also their luck-adjusted score (the games accounted for where needed)."""
-    games = [g for g in store.played_games(game)
-             if len(g.bots) == 2 and set(g.bots) == {first.id, second.id}]
+    """The two versions' direct meetings at two-seat tables among the stored games, each
+    counted once (:func:`first_plays`); with ``luck``, also their luck-adjusted score
+    (the games accounted for where needed)."""
+    games = first_plays(store, game, [g for g in store.played_games(game)
+                                      if len(g.bots) == 2 and set(g.bots) == {first.id,
+                                                                              second.id}])
     model, found = games_luck(store, games, luck, workers) if luck else ("", None)
     return summarise(first.label, second.label, first.id, games, settings, found, model)
+
+
+def first_plays(store: Store, game: str, games: Iterable[PlayedGame]) -> list[PlayedGame]:
+    """``games`` without the replays: a config run again after another of its bots changed
+    plays its other tables again on the same seeds, and a game with the same bots in the
+    same seats on the same seed (in the same variant) is the same game, not a new
+    observation. The first stored play of each is kept."""
+    variants = {t.id: variant_of(t).key for t in store.tournaments(game)}
+    seen: set[tuple[str, int, tuple[int, ...]]] = set()
+    kept = []
+    for played in games:
+        arrangement = (variants[played.tournament], played.seed, played.bots)
+        if arrangement not in seen:
+            seen.add(arrangement)
+            kept.append(played)
+    return kept
 
 
 def games_luck(store: Store, games: Sequence[PlayedGame], source: LuckSource,
