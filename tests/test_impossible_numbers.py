@@ -65,7 +65,9 @@ def intervals(text):
 def test_compare_shows_no_impossible_score_and_says_why(swept):
     db = str(swept / "arena.db")
     for first, second in (("greedy", "random"), ("random", "greedy")):
-        shown = invoke("compare", first, second, "--db", db)
+        printed = invoke("compare", first, second, "--db", db)
+        assert max(len(line) for line in printed.splitlines()) <= 80
+        shown = " ".join(printed.split())  # lines wrapped at 80 columns, read as one text
         assert "20 games, +20" in shown or "20 games, +0 =0 -20" in shown, shown
         assert len(scores(shown)) == 2 and all(0.0 <= p <= 100.0 for p in scores(shown)), shown
         assert len(intervals(shown)) == 2, shown

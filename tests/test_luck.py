@@ -212,8 +212,9 @@ def test_compare_report_and_pairs_csv_show_the_adjusted_score_beside_the_raw_one
     db = str(tmp_path / "arena.db")
     shown = invoke("compare", "expectimax", "greedy", "--db", db)
     assert shown.exit_code == 0, shown.output
-    assert "luck-adjusted (seasons-expectimax/1): score" in shown.output
-    assert "of the games" in shown.output
+    text = " ".join(shown.output.split())  # lines wrapped at 80 columns, read as one text
+    assert "luck-adjusted (seasons-expectimax/1): score" in text
+    assert "of the games" in text
     plain = invoke("compare", "expectimax", "greedy", "--db", db, "--no-luck")
     assert "luck-adjusted" not in plain.output and "score" in plain.output
     flat = tmp_path / "flat.py"
@@ -234,7 +235,7 @@ def test_compare_report_and_pairs_csv_show_the_adjusted_score_beside_the_raw_one
     assert all(row["adjusted_score"] == "" for row in rows)
     bad = CliRunner().invoke(cli, ["compare", "expectimax", "greedy", "--db", db,
                                    "--value-model", "nowhere.py:X"])
-    assert bad.exit_code != 0 and "no file nowhere.py" in bad.output
+    assert bad.exit_code != 0 and "no file nowhere.py" in " ".join(bad.output.split())
     assert "Traceback" not in bad.output
 
 

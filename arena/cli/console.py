@@ -15,7 +15,7 @@ from arena.cli.common import BarLines, echo, progress_bar, terminal_width
 from arena.referee.protocol import failure_excerpt, failure_shape, printable
 from arena.referee.record import OK
 from arena.results.luck_book import LuckSource, unaccounted
-from arena.results.standings import BotResults, game_points
+from arena.results.standings import BotResults, game_points, wrap
 from arena.results.store import Store
 from arena.tournaments.runner import Progress, TournamentRun, header_lines
 from arena.tournaments.tasks import GameResult
@@ -79,7 +79,8 @@ class ProgressBar(Progress, BarLines):
     def _header(self, run: TournamentRun) -> None:
         self.run = run
         for note in run.notes:
-            echo(note)
+            for line in wrap(note, terminal_width()):
+                echo(line)
         for line in header_lines(run):
             echo(line)
 

@@ -233,6 +233,35 @@ def pentanomial_elo_with_error(p: Pentanomial, confidence: float = 0.95) -> tupl
 
 
 # ---------------------------------------------------------------------------
+# Paired scores: one observation per duplicate set
+
+
+def mean_score_interval(units: Sequence[float], confidence: float = 0.95
+                        ) -> tuple[float, float]:
+    """Confidence interval of the expected value of observations in [0, 1], one per
+    independent unit (a paired score per duplicate set), as :func:`score_interval`:
+    Wilson's with the effective number of observations and the t quantile. ``(0, 1)``
+    below two units."""
+    return _bounded_interval(units, [1] * len(units), confidence)
+
+
+def mean_likelihood_of_superiority(units: Sequence[float]) -> float:
+    """The probability that the expected value of ``units`` (scores in [0, 1]) is above
+    1/2: Student's t distribution with ``n - 1`` degrees of freedom at ``(mean - 1/2) /
+    (s / sqrt(n))``. Units without spread decide it (1, 0, or 1/2 at 1/2); 0.5 below
+    two units."""
+    n = len(units)
+    if n < 2:
+        return 0.5
+    mean = sum(units) / n
+    if _no_spread(units):
+        return 0.5 if math.isclose(mean, 0.5) else float(mean > 0.5)
+    from scipy.special import stdtr  # imported here: scipy is slow to load for the CLI
+
+    return float(stdtr(n - 1, (mean - 0.5) / math.sqrt(_sample_variance(units) / n)))
+
+
+# ---------------------------------------------------------------------------
 # Luck-adjusted results
 
 
