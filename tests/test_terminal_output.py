@@ -191,9 +191,10 @@ def test_ratings_and_history_fit_80_columns_with_long_names(tmp_path, monkeypatc
         lines = result.output.splitlines()
         assert max(map(len, lines)) <= 80, result.output
         if command[0] == "ratings":  # each bot's numbers on its line or the next
-            for label in (f"{long}@1.0", "random@1.0"):
-                at = next(i for i, line in enumerate(lines) if label in line)
+            for name in (f"{long}@1.0+", "random@1.0+"):
+                at = next(i for i, line in enumerate(lines) if name in line)
                 cells = (lines[at] + " " + lines[at + 1]).split()
+                label = next(cell for cell in cells if cell.startswith(name))
                 assert cells[cells.index(label) + 4] == "4", result.output  # games
         else:
             at = next(i for i, line in enumerate(lines) if "the-nightly" in line)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from tabulate import tabulate
 
 from arena.cli.common import (
     DB_OPTION,
@@ -58,10 +57,18 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns
 
 def _plain(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
            indent: str) -> list[str]:
-    align = ["left"] * text_columns + ["right"] * (len(headers) - text_columns)
-    text = tabulate(rows, headers=list(headers), tablefmt="simple", colalign=align,
-                    disable_numparse=True)
-    return [(indent + line).rstrip() for line in text.splitlines()]
+    """Columns as wide as their widest cell and two spaces apart, under a rule of dashes
+    (tabulate would pad each header by two more)."""
+    cells = [[str(cell) for cell in row] for row in (headers, *rows)]
+    widths = [max(len(row[column]) for row in cells) for column in range(len(headers))]
+
+    def line(row: Sequence[str]) -> str:
+        return indent + "  ".join(
+            cell.ljust(width) if column < text_columns else cell.rjust(width)
+            for column, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip()
+
+    return [line(cells[0]), indent + "  ".join("-" * width for width in widths),
+            *(line(row) for row in cells[1:])]
 
 
 def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
