@@ -17,6 +17,7 @@ from arena.results.stats import (
     CONTINUE,
     H0_ACCEPTED,
     H1_ACCEPTED,
+    RAW_PSEUDO_SETS,
     ZERO_VARIANCE,
     AdjustedScore,
     MatchScore,
@@ -596,6 +597,21 @@ def test_adjusted_intervals_use_students_t_and_the_sample_variance():
     # the old interval: 1.96 * the population sd, 17 % narrower at 10 sets
     old = 1.959964 * math.sqrt(sum((u - mean) ** 2 for u in units) / 10) / math.sqrt(10)
     assert old < 0.84 * half
+
+
+def test_below_the_cross_fit_the_interval_counts_a_quarter_set_of_the_raw_variance():
+    raw = [0.5, 1.0, 0.5, 0.5, 0.0, 0.75, 0.5, 0.25, 1.0, 0.5]
+    luck = [0.02, 0.45, -0.03, 0.01, -0.47, 0.2, 0.04, -0.22, 0.52, -0.05]
+    a = luck_adjusted(raw, luck)
+    assert a.folds == 1 and RAW_PSEUDO_SETS == 0.25
+    mean = sum(a.units) / 10
+    squares = sum((u - mean) ** 2 for u in a.units)
+    raw_mean = sum(raw) / 10
+    raw_variance = sum((p - raw_mean) ** 2 for p in raw) / 9
+    half = student.ppf(0.975, 9) * math.sqrt((squares + 0.25 * raw_variance) / 9.25 / 10)
+    assert adjusted_interval(a) == pytest.approx((mean - half, mean + half))
+    plain = adjusted_interval(AdjustedScore(a.units))  # the sets alone: narrower
+    assert plain[1] - plain[0] < 0.8 * (2 * half)
 
 
 def test_cross_fitted_sets_take_their_variance_per_fold_with_welchs_degrees_of_freedom():
