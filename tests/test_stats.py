@@ -691,6 +691,29 @@ def test_zero_adjusted_variance_up_to_rounding_sets_no_verdict():
     assert ZERO_VARIANCE == 1e-12
 
 
+def test_two_identical_deterministic_bots_set_no_verdict_through_the_luck_model():
+    """The same regression on played games: greedy against itself, its luck accounted by
+    the shipped Seasons model, leaves sets that differ by rounding alone."""
+    from arena.bots.loading import load_bot
+    from arena.referee.match import play_game
+    from arena.results.luck import account
+    from arena.results.values import model_for
+
+    greedy, model = load_bot("bots/seasons/greedy.py").player, model_for("seasons", {})
+    points, luck = [], []
+    for seed in range(4):
+        games = [account(play_game("seasons", [greedy, greedy], seed=seed), model)
+                 for _ in range(2)]
+        points.append((games[0].points[0] + games[1].points[1]) / 2)
+        luck.append((games[0].luck[0] + games[1].luck[1]) / 2)
+    a = luck_adjusted(points, luck)
+    assert a.variance < 1e-30 and a.mean == pytest.approx(0.5, abs=1e-12)
+    for elo0, elo1 in ((-3, 1), (-10, 10), (-5, 5)):
+        result = sprt(a, SprtSettings(elo0, elo1))
+        assert result.verdict == CONTINUE and abs(result.llr) < 0.1, (elo0, elo1, result)
+    assert adjusted_interval(a) == pytest.approx(wilson(0.5, 4, Z95))
+
+
 def test_the_adjusted_llr_is_the_exact_one_on_the_sets_as_outcomes():
     units = (0.52, 0.47, 0.61, 0.5, 0.55, 0.44, 0.58, 0.53)
     settings = SprtSettings(0, 20)
