@@ -11,7 +11,9 @@ worker count), and prints:
   accounted for while playing, and the ratio to play (goal ≤ 0.25);
 * after play only: the same accounting again with nothing done while playing (what a
   report of an already played tournament costs), and its ratio to play;
-* the work: the CPU seconds of accounting every game in this process, and per game.
+* the work: the CPU seconds of accounting every game in this process, per game, and
+  against the CPU seconds of play (the workers, the bots and this process), a ratio
+  that depends less on the machine's load than the wall-clock ones.
 
 The machine's load (1-minute average) is printed before and after: on a shared machine
 every figure varies with it, and the accounting while playing takes only idle CPU time.
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import tempfile
 import time
 from dataclasses import dataclass
@@ -50,6 +53,7 @@ class Cost:
     while_playing: int
     after_play_only: float
     cpu: float
+    play_cpu: float
 
 
 def measure(path: Path, folder: Path) -> Cost:
@@ -58,9 +62,9 @@ def measure(path: Path, folder: Path) -> Cost:
         accountant: list[LuckWhilePlaying] = []
         progress = Progress(opened=lambda run: accountant.append(
             LuckWhilePlaying(config.db, run.tid).start()))
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _used_cpu()
         report = run_tournament(config, store, progress)
-        play = time.perf_counter() - started
+        play, play_cpu = time.perf_counter() - started, _used_cpu() - cpu
         for running in accountant:
             running.stop()
         keys = [row.key for row in store.games(report.tournament_id)]
@@ -70,7 +74,17 @@ def measure(path: Path, folder: Path) -> Cost:
         store.db.execute("DELETE FROM luck")
         after_play_only = _account(store, report.tournament_id, keys, config)
         cpu = _cpu(store, report.tournament_id, keys)
-    return Cost(len(keys), play, after_play, while_playing, after_play_only, cpu)
+    return Cost(len(keys), play, after_play, while_playing, after_play_only, cpu, play_cpu)
+
+
+def _used_cpu() -> float:
+    """CPU seconds of this process and its finished children (the play's workers and
+    bots; the accounting while playing is still running when play ends)."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
 
 
 def _account(store: Store, tournament: int, keys: list[str], config: TournamentConfig) -> float:
@@ -107,8 +121,9 @@ def main() -> None:
               f"ratio {cost.after_play / cost.play:.2f} (goal <= {GOAL})")
         print(f"  accounting after play only {cost.after_play_only:.1f} s: ratio "
               f"{cost.after_play_only / cost.play:.2f}")
-        print(f"  work: {cost.cpu:.1f} CPU s in one process, "
-              f"{1000 * cost.cpu / cost.games:.0f} ms a game")
+        print(f"  work: accounting {cost.cpu:.1f} CPU s in one process "
+              f"({1000 * cost.cpu / cost.games:.0f} ms a game), play {cost.play_cpu:.1f} CPU s "
+              f"(all processes): ratio {cost.cpu / cost.play_cpu:.2f}")
     print(f"load after: {os.getloadavg()[0]:.1f}")
 
 
