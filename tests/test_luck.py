@@ -350,3 +350,22 @@ def test_arena_run_accounts_while_playing_where_its_report_will(tmp_path):
     assert luck_while_playing(many, True).db == many.db
     assert luck_while_playing(many, False).db is None
     assert luck_while_playing(few, True).db is None
+
+
+def test_the_accounting_while_playing_ends_quietly_on_a_failing_model(tmp_path, capfd):
+    from arena.results.luck_book import LuckWhilePlaying
+
+    config = two_bot_config(tmp_path, games=1)
+    with Store(config.db) as store:
+        tid = run_tournament(config, store).tournament_id
+    failing = tmp_path / "failing.py"
+    failing.write_text("class Failing:\n    name = 'failing/1'\n\n    def values(self, state):\n"
+                       "        raise RuntimeError('boom')\n\n\nMODEL = Failing()\n")
+    accountant = LuckWhilePlaying(config.db, tid, LuckSource(f"{failing}:MODEL")).start()
+    accountant._process.join(timeout=120)
+    ended_by_itself = not accountant._process.is_alive()
+    accountant.stop()
+    assert ended_by_itself
+    assert "boom" not in capfd.readouterr().err
+    with Store(config.db) as store:
+        assert store.luck(tid, "failing/1") == {}

@@ -15,6 +15,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -133,10 +134,19 @@ WHILE_PLAYING_FROM = 50
 
 def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any) -> None:
     """The body of :class:`LuckWhilePlaying`'s process: account for each stored two-player
-    game not yet accounted for, one at a time, until ``stop`` (an Event) is set."""
+    game not yet accounted for, one at a time, until ``stop`` (an Event) is set.
+
+    It never speaks: Ctrl-C is for the tournament (which then stops this process), and a
+    game it cannot account for, or a failing model, ends it quietly; the accounting after
+    play meets the same problem and reports it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):
         os.nice(19)
-    source = LuckSource(spec)
+    with contextlib.suppress(Exception):
+        _account_stored_games(db, tournament, LuckSource(spec), stop)
+
+
+def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: Any) -> None:
     with Store(db) as store:
         while not store.db.execute(f"SELECT 1 FROM games WHERE {_TWO_SEATS} LIMIT 1",
                                    (tournament,)).fetchone():
