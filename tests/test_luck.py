@@ -2,6 +2,7 @@
 
 import csv
 import math
+import os
 import random
 import statistics
 import time
@@ -318,7 +319,8 @@ def test_games_are_accounted_for_while_the_tournament_is_played(tmp_path):
     def open_run(run):
         opened["last"] = list(round_robin_tasks(run.config, run.entrants.seed_keys))[-1].key
         opened["tid"] = run.tid
-        opened["accountant"] = LuckWhilePlaying(config.db, run.tid).start()
+        # at its own priority: under a loaded test run the lowest could wait for minutes
+        opened["accountant"] = LuckWhilePlaying(config.db, run.tid, niceness=0).start()
 
     def game_done(result):
         if result.task.key != opened["last"]:
@@ -361,7 +363,8 @@ def test_the_accounting_while_playing_ends_quietly_on_a_failing_model(tmp_path, 
     failing = tmp_path / "failing.py"
     failing.write_text("class Failing:\n    name = 'failing/1'\n\n    def values(self, state):\n"
                        "        raise RuntimeError('boom')\n\n\nMODEL = Failing()\n")
-    accountant = LuckWhilePlaying(config.db, tid, LuckSource(f"{failing}:MODEL")).start()
+    accountant = LuckWhilePlaying(config.db, tid, LuckSource(f"{failing}:MODEL"),
+                                  niceness=0).start()
     accountant._process.join(timeout=120)
     ended_by_itself = not accountant._process.is_alive()
     accountant.stop()
@@ -369,3 +372,20 @@ def test_the_accounting_while_playing_ends_quietly_on_a_failing_model(tmp_path, 
     assert "boom" not in capfd.readouterr().err
     with Store(config.db) as store:
         assert store.luck(tid, "failing/1") == {}
+
+
+def test_the_accounting_while_playing_runs_at_the_lowest_cpu_priority(tmp_path):
+    from arena.results.luck_book import LuckWhilePlaying
+
+    with Store(tmp_path / "arena.db"):
+        pass
+    accountant = LuckWhilePlaying(tmp_path / "arena.db", 1).start()  # no games yet: it waits
+    try:
+        for _ in range(600):
+            niceness = os.getpriority(os.PRIO_PROCESS, accountant._process.pid)
+            if niceness == 19:
+                break
+            time.sleep(0.1)
+    finally:
+        accountant.stop()
+    assert niceness == 19

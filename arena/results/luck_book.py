@@ -95,13 +95,17 @@ class LuckWhilePlaying:
     whichever process accounts for it.
     """
 
+    LOWEST = 19
+    """The niceness of its process: the lowest CPU priority."""
+
     def __init__(self, db: str | os.PathLike[str], tournament: int,
-                 source: LuckSource | None = None) -> None:
+                 source: LuckSource | None = None, *, niceness: int = LOWEST) -> None:
         context = multiprocessing.get_context("spawn")
         self._stop = context.Event()
         self._process = context.Process(
             target=account_while_playing, name="arena-luck",
-            args=(os.fspath(db), tournament, (source or LuckSource()).spec, self._stop),
+            args=(os.fspath(db), tournament, (source or LuckSource()).spec, self._stop,
+                  niceness),
             daemon=True)
 
     def start(self) -> LuckWhilePlaying:
@@ -132,7 +136,8 @@ WHILE_PLAYING_FROM = 50
 """Tournaments of fewer games are accounted for only after play (soon enough)."""
 
 
-def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any) -> None:
+def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any,
+                          niceness: int) -> None:
     """The body of :class:`LuckWhilePlaying`'s process: account for each stored two-player
     game not yet accounted for, one at a time, until ``stop`` (an Event) is set.
 
@@ -141,7 +146,7 @@ def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any)
     play meets the same problem and reports it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):
-        os.nice(19)
+        os.nice(niceness)
     with contextlib.suppress(Exception):
         _account_stored_games(db, tournament, LuckSource(spec), stop)
 
