@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from arena.bots.identity import BotIdentity
+from arena.bots.identity import BotIdentity, revision_labels
 from arena.games import MODULES, find_game
 from arena.games.base import CHANCE_SEAT, ArenaError
 from arena.referee.record import SEAT_STATUSES, GameRecord, Move, SeatRecord
@@ -541,8 +541,9 @@ def replay_view(path: str | Path, *, max_games: int | None = None, start: int = 
                           f"{path}: holds {games.total} games, none from game {start} on")
     shown = list(viewer.shown_rows(games.rows, max_games=limit))
     first = games.records[shown[0].key]
-    bots = tuple(Bot(i, i, BotIdentity(name, version, revision, ""), bot_colour(i))
-                 for i, (name, version, revision) in enumerate(games.bots))
+    bots = tuple(Bot(i, i, BotIdentity(name, games.labels[i][len(name) + 1:], revision, ""),
+                     bot_colour(i))  # shown as the report shows it: its version + revision
+                 for i, (name, _version, revision) in enumerate(games.bots))
     views = viewer.viewer_games(games.records.__getitem__, shown,
                                 range(start, start + len(shown)), start)
     places = [games.records[row.key].meta.get(META_KEY, {}).get("tournament") or {}
@@ -598,12 +599,13 @@ def _add_game(games: _Games, record: GameRecord) -> None:
 
 
 def _bot_label(labels: Sequence[str], identity: tuple[str, str, str]) -> str:
-    """``name@version``, with its revision's first digits where another revision shares it."""
+    """The revision's label, as everywhere (``name@version+3f2a9c``; ``name@version`` where
+    the replay names no revision), made unique among ``labels``."""
     name, version, revision = identity
-    label = f"{name}@{version}"
-    if label in labels:
-        label = f"{label}+{revision[:6]}" if revision else f"{label} #{len(labels) + 1}"
-    return label
+    for label in revision_labels(name, version, revision):
+        if label not in labels:
+            return label
+    return f"{name}@{version} #{len(labels) + 1}"
 
 
 __all__ = [
