@@ -46,7 +46,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, root, monkeypatch
     from arena.cli import cli
 
     monkeypatch.chdir(root)
-    monkeypatch.setattr("arena.tournaments.executor.CONNECT_TIMEOUT", "2s")
+    monkeypatch.setattr("arena.tournaments.dask_executor.CONNECT_TIMEOUT", "2s")
     config = tmp_path / "t.yaml"
     config.write_text("name: x\ngame: seasons\nbots: [bots/seasons/greedy.py, "
                       "bots/seasons/random_bot.py]\n")
