@@ -43,9 +43,12 @@ from arena.tournaments.workers import WAIT
 
 CONNECT_TIMEOUT = "20s"
 PLUGIN = "arena"
-IN_FLIGHT_PER_THREAD = 2
+IN_FLIGHT_PER_THREAD = 8
+"""Games queued per worker thread: enough that a worker never waits for the next one
+while its result travels back."""
 THREADS_SECONDS = 5.0
 """How often the cluster's size is asked again while a run goes on."""
+
 
 def _same(value: Any) -> Any:
     return value
@@ -55,9 +58,10 @@ def run_dask(setup: MatchSetup, tasks: Iterable[GameTask], scheduler: str,
              bundles: Iterable[Bundle] = ()) -> Iterator[GameResult]:
     """Send the tasks to a Dask cluster and yield the results as they come back.
 
-    Tasks are drawn as the cluster frees up (two per worker thread in flight), so an
-    endless iterator works, and one that answers :data:`WAIT` is asked again after the
-    next result. Run workers with one thread each (``dask worker ADDRESS --nthreads 1``).
+    Tasks are drawn as the cluster frees up (:data:`IN_FLIGHT_PER_THREAD` per worker
+    thread in flight), so an endless iterator works, and one that answers :data:`WAIT` is
+    asked again after the next result. Run workers with one thread each
+    (``dask worker ADDRESS --nthreads 1``).
     """
     dask = _distributed()
     try:
