@@ -129,10 +129,12 @@ def play_task(setup: MatchSetup, task: GameTask) -> GameResult:
     return GameResult(task, FinishedGame.of(record), duration)
 
 
-def play_shipped(setup: MatchSetup, task: GameTask, *bundles: Bundle) -> GameResult:
-    """Play a task sent with the bundles its bots play from (unpacked here once)."""
+def play_shipped(setup: MatchSetup, tasks: tuple[GameTask, ...],
+                 *bundles: Bundle) -> list[GameResult]:
+    """Play tasks sent together with the bundles their bots play from (unpacked here once),
+    one after the other."""
     receive(bundles)
-    return play_task(setup, task)
+    return [play_task(setup, task) for task in tasks]
 
 
 def lost_game(setup: MatchSetup, lost: Lost) -> GameResult:
