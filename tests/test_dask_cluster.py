@@ -32,6 +32,9 @@ from arena.tournaments.runner import Progress, run_tournament  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DASK = Path(sys.executable).with_name("dask")
+KEEP_COPIES = {"DASK_DISTRIBUTED__SCHEDULER__ACTIVE_MEMORY_MANAGER__START": "False"}
+"""Dask's active memory manager drops a worker's copy of a bundle that none of its tasks
+needs at the time, and it is sent again if one does: off, a bundle comes to a worker once."""
 HIDE = 'for folder in "$@"; do mount -t tmpfs tmpfs "$folder" || exit 97; done; exec "$0"'
 
 
@@ -65,7 +68,7 @@ def cluster(tmp_path_factory, tmp_path):
     processes = [subprocess.Popen(
         [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
          "--scheduler-file", str(info)], stdout=(logs / "scheduler.log").open("wb"),
-        stderr=subprocess.STDOUT)]
+        stderr=subprocess.STDOUT, env={**os.environ, **KEEP_COPIES})]
     try:
         deadline = time.monotonic() + 60
         while not info.exists() and time.monotonic() < deadline:
