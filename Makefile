@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint clean
+.PHONY: demo test stress lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,10 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 test: lint
-	$(BIN)/python -m pytest -n 3
+	$(BIN)/python -m pytest -n 3 -m "not stress"
+
+stress: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m stress
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

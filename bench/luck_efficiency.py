@@ -1,35 +1,44 @@
 """Benchmark: how many fewer games luck accounting needs for the same certainty.
 
-For each pairing it plays ``--pairs`` duplicate pairs (one dice seed, both seat
+For each pairing it plays ``--pairs`` duplicate sets (one dice seed, both seat
 orders) with trusted bots in this process's workers, accounts for every game's
 luck with the game's shipped value model (:mod:`arena.results.values`), and
 prints, for the first bot's score:
 
 * the games needed for a 95 % interval of half-width ``--half-width`` with
-  independent dice (one game of each pair, seats alternating), with duplicate
-  pairs, and with duplicate pairs plus luck adjustment, and the ratio of the
-  last two (bootstrap 95 % interval over the pairs);
-* the SPRT's mean number of games to a decision (elo0 = 0, elo1 = the measured
-  difference, alpha = beta = 0.05), raw pairs against adjusted pairs, from
-  ``--sprt-runs`` simulated tests drawing pairs with replacement from the
-  sample; both use the same normal-approximation GSPRT on per-pair scores;
-* how much of the accounted luck the cross-fitted adjustment takes out
-  (:func:`arena.results.stats.luck_adjusted`) and the ratio with all of it taken out;
+  independent dice (one game of each set, seats alternating), with duplicate
+  sets, and with duplicate sets plus luck adjustment, and the ratio of the
+  last two (bootstrap 95 % interval over the sets) against the pairing's goal;
+* the SPRT's mean number of games to a decision, raw pairs against adjusted
+  sets, both at one common truth: ``--sprt-runs`` simulated tests draw the
+  measured sets with replacement, their luck centred on the sample so that the
+  raw and the adjusted score have the same expectation, the sample's score.
+  That score is H1 (``elo1``) and H0 lies ``--sprt-width`` of a point of score
+  below it. Both tests are arena's own, fishtest's exact GSPRT
+  (:func:`arena.results.stats.sprt`): the raw one on the pentanomial of the
+  pairs, the adjusted one on :func:`arena.results.stats.luck_adjusted` sets,
+  cross-fitted from 40 sets on, with a look after every set up to 80 sets,
+  then every 8 (compare's interval);
+* how much of the accounted luck the cross-fitted adjustment takes out and the
+  ratio with all of it taken out;
 * unbiasedness: the raw and the adjusted mean score with their intervals, and
   the mean luck of seat 0 in random-vs-random games (it must be 0);
 * the cost: accounting a game against playing it, seconds per game.
 
-The share of the luck taken out is cross-fitted (each half of the pairs is
-adjusted with the factor fitted on the other half), and the Sonnentau model's
-coefficients come from other self-play games, so the adjusted scores stay
-unbiased. Goals: Seasons
-≤ 0.2 for the close strong pair and for expectimax vs greedy, ≤ 0.6 for the
-weak pair; Sonnentau ≤ 0.75. The last line for each game reads
-``GAME: luck-adjusted / duplicate games ratio R (close pair)``.
+The Sonnentau model's coefficients come from other self-play games, and the
+share of the luck taken out is cross-fitted, so the adjusted scores stay
+unbiased. Goals (luck-adjusted / duplicate games): Seasons ≤ 0.2 for the
+expectimax pairs, ≤ 0.25 for the close pair without expectimax (greedy against
+greedy making a random move 10 % of the time) and for the weak pair (greedy
+against greedy without re-rolls); Sonnentau ≤ 0.5. The last lines give each
+pairing's ratio and its ratio to the goal; the line for each game's close pair
+reads ``GAME: luck-adjusted / duplicate games ratio R (close pair)``.
 
-Run from the repository root (about 15 minutes with 2 workers at 400 pairs)::
+Run from the repository root (about 15 minutes with 2 workers at 400 sets;
+``--keep FILE.npz`` keeps the played sets and reuses them)::
 
     .venv/bin/python bench/luck_efficiency.py [--pairs 400] [--workers 2] [--seed 18]
+        [--keep sets.npz]
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing
+import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,13 +57,25 @@ import numpy as np
 from arena.bots.loading import load_bot
 from arena.referee.match import play_game
 from arena.results.luck import account
-from arena.results.stats import expected_score, luck_adjusted
+from arena.results.stats import (
+    CONTINUE,
+    H1_ACCEPTED,
+    SprtSettings,
+    elo_difference,
+    luck_adjusted,
+    pentanomial_from_pairs,
+    sprt,
+)
 from arena.results.values import model_for
 
 ROOT = Path(__file__).resolve().parent.parent
 SEASONS = ROOT / "bots" / "seasons"
 SONNENTAU = ROOT / "bots" / "sonnentau"
 Z = 1.959963984540054
+NOISY_GREEDY = "noisy-greedy"
+"""A bench-only bot: Seasons' greedy bot playing a random legal action 10 % of the time."""
+EVERY_LOOK_UNTIL = 80
+LOOK_EVERY = 8
 
 
 @dataclass(frozen=True)
@@ -68,30 +90,54 @@ class Pairing:
 
 
 PAIRINGS = (
-    Pairing("weak pair: greedy vs greedy without re-rolls", "seasons",
-            (str(SEASONS / "greedy.py"), {}), (str(SEASONS / "greedy.py"), {"rerolls": False}),
-            goal=0.6),
-    Pairing("clear pair: expectimax vs greedy", "seasons",
-            (str(SEASONS / "expectimax.py"), {}), (str(SEASONS / "greedy.py"), {})),
     Pairing("close pair: expectimax vs expectimax without its endgame search", "seasons",
             (str(SEASONS / "expectimax.py"), {}),
             (str(SEASONS / "expectimax.py"), {"endgame_nodes": 0}), close=True),
-    Pairing("heuristic vs search, miwin dice", "sonnentau",
-            (str(SONNENTAU / "heuristic.py"), {}), (str(SONNENTAU / "search.py"), {}),
-            (("dice", "miwin"),), goal=0.75),
+    Pairing("clear pair: expectimax vs greedy", "seasons",
+            (str(SEASONS / "expectimax.py"), {}), (str(SEASONS / "greedy.py"), {})),
+    Pairing("close pair without expectimax: greedy vs greedy with 10% random moves",
+            "seasons", (str(SEASONS / "greedy.py"), {}), (NOISY_GREEDY, {"noise": 0.1}),
+            goal=0.25),
+    Pairing("weak pair: greedy vs greedy without re-rolls", "seasons",
+            (str(SEASONS / "greedy.py"), {}), (str(SEASONS / "greedy.py"), {"rerolls": False}),
+            goal=0.25),
     Pairing("heuristic vs search, standard dice", "sonnentau",
             (str(SONNENTAU / "heuristic.py"), {}), (str(SONNENTAU / "search.py"), {}),
-            (("dice", "standard"),), goal=0.75, close=True),
+            (("dice", "standard"),), goal=0.5, close=True),
+    Pairing("heuristic vs search, miwin dice", "sonnentau",
+            (str(SONNENTAU / "heuristic.py"), {}), (str(SONNENTAU / "search.py"), {}),
+            (("dice", "miwin"),), goal=0.5),
 )
 RANDOM = {"seasons": str(SEASONS / "random_bot.py"), "sonnentau": str(SONNENTAU / "random_bot.py")}
 
 _CACHE: dict[Any, Any] = {}
 
 
+class NoisyGreedy:
+    """Greedy, but a random legal action with probability ``noise`` (seeded per game)."""
+
+    name = NOISY_GREEDY
+    version = "1.0"
+
+    def __init__(self, noise: float) -> None:
+        self.greedy = load_bot(str(SEASONS / "greedy.py")).player
+        self.noise = noise
+        self.rng = random.Random(0)
+
+    def start(self, info: Any) -> None:
+        self.rng = random.Random(f"{NOISY_GREEDY}/{info.seed}")
+
+    def act(self, observation: Any) -> Any:
+        if self.rng.random() < self.noise:
+            return self.rng.choice(observation.legal_actions)
+        return self.greedy.act(observation)
+
+
 def _player(spec: str, params: dict[str, Any]) -> Any:
     key = ("bot", spec, tuple(sorted(params.items())))
     if key not in _CACHE:
-        _CACHE[key] = load_bot(spec, params).player
+        _CACHE[key] = NoisyGreedy(**params) if spec == NOISY_GREEDY else load_bot(
+            spec, params).player
     return _CACHE[key]
 
 
@@ -143,34 +189,92 @@ def bootstrap_ratio(raw: np.ndarray, adjusted: np.ndarray, rng: np.random.Genera
     return float(low), float(high)
 
 
-def sprt_games(units: np.ndarray, elo1: float, runs: int, rng: np.random.Generator,
-               cap: int) -> tuple[float, float]:
-    """(mean games to a decision, share of runs undecided at ``cap`` pairs)."""
-    s0, s1 = expected_score(0.0), expected_score(elo1)
-    lower, upper = math.log(0.05 / 0.95), math.log(0.95 / 0.05)
-    picks = units[rng.integers(0, len(units), size=(runs, cap))]
-    n = np.arange(1, cap + 1)
-    mean = np.cumsum(picks, axis=1) / n
-    variance = np.maximum(np.cumsum(picks ** 2, axis=1) / n - mean ** 2, 1e-12)
-    llr = 0.5 * (s1 - s0) * (2 * mean - s0 - s1) / variance * n
-    llr[:, :1] = 0.0  # one pair has no variance
-    done = (llr >= upper) | (llr <= lower)
-    decided = done.any(axis=1)
-    first = np.where(decided, done.argmax(axis=1) + 1, cap)
-    return float(2 * first.mean()), float(1 - decided.mean())
+# ---------------------------------------------------------------------------
+# The SPRT at one common truth
 
 
-def elo_of(score: float) -> float:
-    score = min(max(score, 1e-6), 1 - 1e-6)
-    return -400 * math.log10(1 / score - 1)
+@dataclass(frozen=True)
+class SprtFigures:
+    """Mean sets to a decision, share accepting H1, share undecided at the cap."""
+
+    sets: float
+    h1: float
+    undecided: float
+
+
+def common_truth_hypotheses(points: np.ndarray, width: float) -> SprtSettings:
+    """H1 at the sets' own score, H0 ``width`` of a point of score below it (above it where
+    the score is within ``width`` of 0)."""
+    truth = float(points.mean())
+    other = truth - width if truth - width > 0.0 else truth + width
+    low, high = sorted((truth, other))
+    elo0, elo1 = elo_difference(low), elo_difference(high)
+    return SprtSettings(elo0, elo1)
+
+
+def is_look(sets: int) -> bool:
+    return sets >= 2 and (sets < EVERY_LOOK_UNTIL or sets % LOOK_EVERY == 0)
+
+
+def sprt_run(points: np.ndarray, luck: np.ndarray, settings: SprtSettings,
+             adjusted: bool) -> tuple[str, int]:
+    """One test on these sets, in order: (verdict, sets played to it)."""
+    for sets in range(2, len(points) + 1):
+        if not is_look(sets):
+            continue
+        if adjusted:
+            tested: Any = luck_adjusted(points[:sets].tolist(), luck[:sets].tolist())
+        else:
+            tested = pentanomial_from_pairs((2 * points[:sets]).tolist())
+        verdict = sprt(tested, settings).verdict
+        if verdict != CONTINUE:
+            return verdict, sets
+    return CONTINUE, len(points)
+
+
+def sprt_at_one_truth(points: np.ndarray, luck: np.ndarray, settings: SprtSettings,
+                      runs: int, cap: int,
+                      rng: np.random.Generator) -> tuple[SprtFigures, SprtFigures]:
+    """(raw, adjusted) figures over ``runs`` tests, each pair of tests on the same sets
+    drawn with replacement; the luck centred, so that both have the sample's score as
+    their truth."""
+    centred = luck - luck.mean()
+    found: dict[bool, list[tuple[str, int]]] = {False: [], True: []}
+    for _ in range(runs):
+        picks = rng.integers(0, len(points), size=cap)
+        for adjusted in (False, True):
+            found[adjusted].append(sprt_run(points[picks], centred[picks], settings, adjusted))
+    return figures_of(found[False]), figures_of(found[True])
+
+
+def figures_of(tests: list[tuple[str, int]]) -> SprtFigures:
+    verdicts = [verdict for verdict, _ in tests]
+    return SprtFigures(float(np.mean([sets for _, sets in tests])),
+                       verdicts.count(H1_ACCEPTED) / len(tests),
+                       verdicts.count(CONTINUE) / len(tests))
+
+
+# ---------------------------------------------------------------------------
+# Report
+
+
+@dataclass(frozen=True)
+class Measured:
+    label: str
+    game: str
+    ratio: float
+    goal: float
+    sprt_ratio: float
+    close: bool
 
 
 def report_pairing(pairing: Pairing, rows: list[tuple[list[float], list[float], float, float]],
-                   args: argparse.Namespace, rng: np.random.Generator) -> float:
+                   args: argparse.Namespace, rng: np.random.Generator) -> Measured:
     points = np.array([r[0] for r in rows])
     luck = np.array([r[1] for r in rows])
     raw_sets = points.mean(axis=1)
-    fitted = luck_adjusted(raw_sets.tolist(), luck.mean(axis=1).tolist())
+    luck_sets = luck.mean(axis=1)
+    fitted = luck_adjusted(raw_sets.tolist(), luck_sets.tolist())
     adjusted_sets = np.array(fitted.units)
     all_luck_ratio = (points - luck).mean(axis=1).var() / raw_sets.var()
     independent = points[np.arange(len(rows)), np.arange(len(rows)) % 2]
@@ -184,15 +288,12 @@ def report_pairing(pairing: Pairing, rows: list[tuple[list[float], list[float], 
     raw_half = Z * raw_sets.std() / math.sqrt(len(rows))
     adj_half = Z * adjusted_sets.std() / math.sqrt(len(rows))
     agree = abs(raw_mean - adj_mean) <= raw_half
-    stronger = 1.0 if adj_mean >= 0.5 else -1.0
-    elo1 = max(5.0, abs(elo_of(adj_mean)))
-    raw_sprt, raw_open = sprt_games(0.5 + stronger * (raw_sets - 0.5), elo1, args.sprt_runs,
-                                    rng, args.sprt_cap)
-    adj_sprt, adj_open = sprt_games(0.5 + stronger * (adjusted_sets - 0.5), elo1,
-                                    args.sprt_runs, rng, args.sprt_cap)
+    settings = common_truth_hypotheses(raw_sets, args.sprt_width)
+    raw, adj = sprt_at_one_truth(raw_sets, luck_sets, settings, args.sprt_runs, args.sprt_cap,
+                                 rng)
     play = sum(r[2] for r in rows) / (2 * len(rows))
     accounting = sum(r[3] for r in rows) / (2 * len(rows))
-    print(f"\n{pairing.game}: {pairing.label} ({len(rows)} duplicate pairs)")
+    print(f"\n{pairing.game}: {pairing.label} ({len(rows)} duplicate sets)")
     print(f"  score of the first bot: raw {100 * raw_mean:.1f}% ± {100 * raw_half:.1f}, "
           f"luck-adjusted {100 * adj_mean:.1f}% ± {100 * adj_half:.1f} "
           f"({'agree' if agree else 'DISAGREE'}: the adjusted mean lies "
@@ -203,13 +304,20 @@ def report_pairing(pairing: Pairing, rows: list[tuple[list[float], list[float], 
           f"{ratio:.3f} (95% {low:.3f} to {high:.3f}; goal ≤ {pairing.goal}, ratio to goal "
           f"{ratio / pairing.goal:.2f}); {100 * fitted.scale:.0f}% of the luck taken out "
           f"(cross-fitted; all of it: {all_luck_ratio:.3f})")
-    print(f"  SPRT elo0 0, elo1 {elo1:.0f}: mean games to a decision raw {raw_sprt:,.0f}"
-          f"{f' ({100 * raw_open:.0f}% undecided at the cap)' if raw_open else ''}, "
-          f"adjusted {adj_sprt:,.0f}{f' ({100 * adj_open:.0f}% undecided)' if adj_open else ''}"
-          f" ({adj_sprt / raw_sprt:.2f}x)")
+    print(f"  SPRT at one truth, the sets' score {100 * raw_mean:.1f}% = H1 (elo1 "
+          f"{settings.elo1:+.1f}), H0 {100 * args.sprt_width:g} points below (elo0 "
+          f"{settings.elo0:+.1f}), {args.sprt_runs} tests: mean games to a decision raw "
+          f"{2 * raw.sets:,.0f} (H1 {100 * raw.h1:.0f}%{undecided(raw)}), adjusted "
+          f"{2 * adj.sets:,.0f} (H1 {100 * adj.h1:.0f}%{undecided(adj)}): "
+          f"{adj.sets / raw.sets:.3f} of the games")
     print(f"  cost per game: playing {1000 * play:.1f} ms, accounting {1000 * accounting:.1f} ms "
-          f"({accounting / play:.2f}x the play)")
-    return ratio
+          f"({accounting / play:.2f}x the play)", flush=True)
+    return Measured(pairing.label, pairing.game, float(ratio), pairing.goal,
+                    adj.sets / raw.sets, pairing.close)
+
+
+def undecided(figures: SprtFigures) -> str:
+    return f", {100 * figures.undecided:.0f}% undecided at the cap" if figures.undecided else ""
 
 
 def report_random_luck(game: str, luck: list[float]) -> None:
@@ -221,6 +329,33 @@ def report_random_luck(game: str, luck: list[float]) -> None:
           "95%)")
 
 
+def played_sets(pool: Any, index: int, args: argparse.Namespace,
+                kept: dict[str, np.ndarray]) -> list[tuple[list[float], list[float], float,
+                                                           float]]:
+    """The pairing's sets, from ``kept`` where it holds as many, else played (and kept)."""
+    key = f"{index}-{args.seed}-{args.pairs}"
+    if f"{key}-points" not in kept:
+        tasks = [(index, args.seed * 1_000_003 + i) for i in range(args.pairs)]
+        rows = pool.map(play_pair, tasks, chunksize=4)
+        kept[f"{key}-points"] = np.array([r[0] for r in rows])
+        kept[f"{key}-luck"] = np.array([r[1] for r in rows])
+        kept[f"{key}-seconds"] = np.array([r[2:] for r in rows])
+    return [(list(p), list(lk), float(s[0]), float(s[1])) for p, lk, s in
+            zip(kept[f"{key}-points"], kept[f"{key}-luck"], kept[f"{key}-seconds"],
+                strict=True)]
+
+
+def summary(measured: list[Measured]) -> None:
+    for m in measured:
+        verdict = "met" if m.ratio <= m.goal else f"NOT met by {m.ratio - m.goal:.3f}"
+        print(f"{m.game}, {m.label}: luck-adjusted / duplicate {m.ratio:.3f}, goal ≤ {m.goal} "
+              f"({verdict}; ratio to goal {m.ratio / m.goal:.2f}); SPRT games at one truth "
+              f"{m.sprt_ratio:.3f}")
+    for m in measured:
+        if m.close:
+            print(f"{m.game}: luck-adjusted / duplicate games ratio {m.ratio:.3f} (close pair)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--pairs", type=int, default=400)
@@ -229,12 +364,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--half-width", type=float, default=0.02)
     parser.add_argument("--sprt-runs", type=int, default=400)
-    parser.add_argument("--sprt-cap", type=int, default=20_000)
+    parser.add_argument("--sprt-width", type=float, default=0.02,
+                        help="score between H0 and H1 (default 0.02: two points)")
+    parser.add_argument("--sprt-cap", type=int, default=5_000, help="sets per test at most")
     parser.add_argument("--games", nargs="+", default=["seasons", "sonnentau"],
                         choices=["seasons", "sonnentau"])
+    parser.add_argument("--keep", type=Path, metavar="FILE.npz",
+                        help="keep the played sets in this file, and reuse them from it")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    ratios: dict[str, float] = {}
+    kept: dict[str, np.ndarray] = dict(np.load(args.keep)) if args.keep and \
+        args.keep.exists() else {}
+    measured: list[Measured] = []
     started = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         print("unbiasedness: the luck of random play")
@@ -252,14 +393,13 @@ def main() -> None:
             if model_for(pairing.game, dict(pairing.options)) is None:
                 print(f"\n{pairing.game}: {pairing.label}: no value model; skipped")
                 continue
-            tasks = [(index, args.seed * 1_000_003 + i) for i in range(args.pairs)]
-            rows = pool.map(play_pair, tasks, chunksize=4)
-            ratio = report_pairing(pairing, rows, args, rng)
-            if pairing.close:
-                ratios[pairing.game] = ratio
+            rows = played_sets(pool, index, args, kept)
+            if args.keep:
+                arrays: dict[str, Any] = kept
+                np.savez(args.keep, **arrays)
+            measured.append(report_pairing(pairing, rows, args, rng))
     print(f"\n({time.perf_counter() - started:.0f} s in all)")
-    for game, ratio in ratios.items():
-        print(f"{game}: luck-adjusted / duplicate games ratio {ratio:.3f} (close pair)")
+    summary(measured)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ text and a bot's name try to be HTML.
 
 from __future__ import annotations
 
+import fcntl
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -82,9 +84,18 @@ _BUILT: dict[str, tuple[Path, Path]] = {}
 
 
 def built(factory: pytest.TempPathFactory, name: str) -> tuple[Path, Path]:
-    """Scenario ``name``'s database and report.html, built on first use in the session."""
+    """Scenario ``name``'s database and report.html, built on first use in the session:
+    under pytest-xdist by the first worker that needs it, while the others wait for it."""
     if name not in _BUILT:
-        base = factory.mktemp(name)
-        db = base / "arena.db"
-        _BUILT[name] = (db, SCENARIOS[name](db, base / "out"))
+        base = factory.getbasetemp()
+        if os.environ.get("PYTEST_XDIST_WORKER"):
+            base = base.parent  # the session's folder, above each worker's own
+        folder = base / "scenarios" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder.parent / f"{name}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            db, done = folder / "arena.db", folder / "report-path"
+            if not done.exists():
+                done.write_text(str(SCENARIOS[name](db, folder / "out")))
+            _BUILT[name] = (db, Path(done.read_text()))
     return _BUILT[name]

@@ -1,6 +1,7 @@
 """The command line, driven through click's CliRunner."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -301,8 +302,9 @@ def test_arena_run_says_how_its_bots_are_isolated(run, tmp_path):
                       f"none}}]\ndb: {tmp_path / 'a.db'}\noutput: {tmp_path / 'out'}\n")
     result = run("run", str(config), "--no-progress")
     assert result.exit_code == 0, result.output
-    assert ("bots run greedy@1.0 sandboxed (bubblewrap); random@1.0 inside arena (trusted)"
-            in result.output)
+    assert re.search(r"bots run greedy@1\.0\+[0-9a-f]{6} sandboxed \(bubblewrap\); "
+                     r"random@1\.0\+[0-9a-f]{6} inside arena \(trusted\)",
+                     " ".join(result.output.split()))
     rows = list(__import__("csv").DictReader((tmp_path / "out/games.csv").open()))
     assert {(row["seat0_isolation"], row["seat1_isolation"]) for row in rows} == {
         ("sandbox", "none"), ("none", "sandbox")}

@@ -91,6 +91,20 @@ def test_chance_nodes_list_every_roll_with_its_exact_probability():
     assert len(sonnentau.new_initial_state().chance_outcomes()) == 36
 
 
+@pytest.mark.parametrize("game, params", CONFIGS)
+def test_the_remembered_chance_outcomes_are_the_engines_at_every_chance_node(game, params):
+    spiel, rng = load(game, params), random.Random(5)
+    for _ in range(3):
+        state = spiel.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                engine = [(spiel.index.id_of(dice), p) for dice, p in state.arena.chance_outcomes()]
+                assert state.chance_outcomes() == engine
+                state.apply_action(rng.choice(engine)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+
+
 def test_a_clone_plays_on_without_touching_the_original():
     state = load("sonnentau").new_initial_state()
     state.apply_action(dice_stream_action(state, DiceStream(3)))
@@ -320,3 +334,36 @@ def test_undo_on_a_clone_leaves_the_original_alone():
     clone = state.clone()
     clone.undo_action(0, action)
     assert _facts(state) == before and clone.history() == state.history()[:-1]
+
+
+def test_shimmy_plays_a_three_player_game_given_by_name_and_config():
+    shimmy = pytest.importorskip("shimmy", reason="Shimmy's OpenSpiel wrapper needs arena[rl]")
+    from pettingzoo.test import api_test
+
+    register()
+    config = {"players": 3, "turn_limit": 60}
+    api_test(shimmy.OpenSpielCompatibilityV0(game_name="arena_sonnentau", config=config),
+             num_cycles=100)
+    env = shimmy.OpenSpielCompatibilityV0(game_name="arena_sonnentau", config=config)
+    env.reset(seed=4)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    rng, decisions = random.Random(4), 0
+    for _agent in env.agent_iter():
+        _, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        env.step(rng.choice(info["action_mask"].nonzero()[0].tolist()))
+        decisions += 1
+    assert env.game_state.is_terminal() and env.game_state.get_game().num_players() == 3
+    assert decisions > 60 and sum(env.game_state.returns()) == 1.5
+
+
+def test_shimmy_given_the_game_object_reloads_it_by_name_and_loses_its_parameters():
+    shimmy = pytest.importorskip("shimmy", reason="Shimmy's OpenSpiel wrapper needs arena[rl]")
+    env = shimmy.OpenSpielCompatibilityV0(env=load("sonnentau", {"players": 3}))
+    with pytest.raises(pyspiel.SpielError, match="player 2 is not a player of this game"):
+        env.reset(seed=1)  # Shimmy's reset loads "arena_sonnentau" anew, with 2 players
+    default = shimmy.OpenSpielCompatibilityV0(env=load("seasons"))
+    default.reset(seed=1)
+    assert default.game_state.get_game().num_players() == 2

@@ -22,7 +22,7 @@ pytest.importorskip("pettingzoo", reason="the PettingZoo adapter needs arena[rl]
 
 from pettingzoo.test import api_test, seed_test
 
-from arena.env import MissingExtraError, make_env, seasons_env, sonnentau_env
+from arena.env import MissingExtraError, make_env, parallel_env, seasons_env, sonnentau_env
 from arena.env.encoding import seasons_vector
 
 CONFIGS = [("seasons", {}), ("sonnentau", {}), ("sonnentau", {"seats": 3}),
@@ -196,6 +196,67 @@ def test_render_ansi_draws_the_position():
     assert env.render() == find_game("sonnentau").render(env.arena_state)
     with pytest.warns(UserWarning, match="render_mode"):
         assert make_env("seasons").render() is None
+
+
+def test_render_human_prints_the_position_after_every_step(capsys):
+    env = seasons_env(render_mode="human")
+    env.reset(seed=2)
+    assert env.render() is None
+    drawn = find_game("seasons").render(env.arena_state)
+    assert capsys.readouterr().out == drawn + "\n"
+    env.step(0)  # keep
+    assert capsys.readouterr().out == find_game("seasons").render(env.arena_state) + "\n"
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        make_env("seasons", render_mode="rgb_array")
+
+
+def test_the_zero_sum_reward_is_plus_or_minus_one_and_adds_up_to_nothing():
+    for seats in (2, 3):
+        points = play_episode(sonnentau_env(seats=seats, turn_limit=60), 4, random.Random(2))
+        signed = play_episode(sonnentau_env(seats=seats, turn_limit=60, reward="zero-sum"), 4,
+                              random.Random(2))
+        assert signed == {agent: 2 * value - 1 for agent, value in points.items()}
+        assert sum(signed.values()) == pytest.approx(0)
+    two = play_episode(seasons_env(reward="zero-sum"), 9, random.Random(1))
+    assert sorted(two.values()) in ([-1.0, 1.0], [0.0, 0.0])
+    with pytest.raises(ValueError, match="reward must be one of"):
+        seasons_env(reward="win")
+
+
+def test_the_state_is_the_whole_position_as_seat_0_sees_it():
+    env = sonnentau_env(seats=3)
+    env.reset(seed=6)
+    for _ in range(30):
+        state = env.state()
+        assert env.state_space.contains(state)
+        assert (state == env.observe("player_0")["observation"]).all()
+        env.step(env.legal_actions()[0])
+
+
+@pytest.mark.parametrize("game, options", [("seasons", {}),
+                                           ("sonnentau", {"seats": 3, "turn_limit": 60})])
+def test_the_parallel_api_lets_only_the_agent_to_move_act(game, options):
+    from pettingzoo.test import parallel_api_test
+    from pettingzoo.utils.conversions import aec_to_parallel
+
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(make_env(game, **options))  # refused: the games are turn-based
+    parallel_api_test(parallel_env(game, **options), num_cycles=300)
+    env, reference = parallel_env(game, **options), make_env(game, **options)
+    observations, _ = env.reset(seed=5)
+    reference.reset(seed=5)
+    rng = random.Random(3)
+    while env.agents:
+        mover = reference.agent_selection
+        assert [agent for agent in env.agents if observations[agent]["action_mask"].any()] == [
+            mover]
+        action = rng.choice(reference.legal_actions())
+        others = {agent: 0 for agent in env.agents}  # ignored, legal or not
+        observations, *_ = env.step({**others, mover: action})
+        reference.step(action)
+        while reference.agents and reference.agent_selection not in env.agents:
+            reference.step(None)
+    assert env.aec_env.history == reference.history
 
 
 def test_arena_imports_without_the_extra_and_says_what_to_install():

@@ -25,9 +25,9 @@ MODEL = "seasons-expectimax/1"  # the shipped model's name: its stored luck is u
 OVERSTATED = 0.043
 
 
-@pytest.fixture(scope="module")
-def swept(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("sweep")
+def sweep(tmp, overstated):
+    """greedy sweeps random in 20 games; the stored luck says greedy was lucky by
+    ``overstated`` a game, so the adjusted sets average 100 % + ``overstated``."""
     config = parse_config({
         "name": "sweep", "game": "seasons", "bots": ["bots/seasons/greedy.py",
                                                      "bots/seasons/random_bot.py"],
@@ -40,11 +40,22 @@ def swept(tmp_path_factory):
         luck = {}
         for game in store.played_games("seasons"):
             seat = game.bots.index(greedy)
-            values = [OVERSTATED, OVERSTATED]
-            values[seat] = -OVERSTATED
+            values = [overstated, overstated]
+            values[seat] = -overstated
             luck[game.key] = tuple(values)
         store.save_luck(tid, MODEL, luck)
     return tmp
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    return sweep(tmp_path_factory.mktemp("sweep"), OVERSTATED)
+
+
+@pytest.fixture(scope="module")
+def barely_swept(tmp_path_factory):
+    """The adjusted sets average 100.3 % and -0.3 %: ``adj. -0%`` in the pair matrix."""
+    return sweep(tmp_path_factory.mktemp("barely"), 0.003)
 
 
 def invoke(*args):
@@ -65,7 +76,9 @@ def intervals(text):
 def test_compare_shows_no_impossible_score_and_says_why(swept):
     db = str(swept / "arena.db")
     for first, second in (("greedy", "random"), ("random", "greedy")):
-        shown = invoke("compare", first, second, "--db", db)
+        printed = invoke("compare", first, second, "--db", db)
+        assert max(len(line) for line in printed.splitlines()) <= 80
+        shown = " ".join(printed.split())  # lines wrapped at 80 columns, read as one text
         assert "20 games, +20" in shown or "20 games, +0 =0 -20" in shown, shown
         assert len(scores(shown)) == 2 and all(0.0 <= p <= 100.0 for p in scores(shown)), shown
         assert len(intervals(shown)) == 2, shown
@@ -97,3 +110,21 @@ def test_pairs_csv_and_the_pair_matrix_show_no_impossible_number(swept):
     assert lost["elo_low"] == "" and float(lost["elo_high"]) < -200
     shown = [int(n) for n in re.findall(r"adj\. (-?\d+)\s*%", (out / "report.html").read_text())]
     assert shown and all(0 <= n <= 100 for n in shown)
+
+
+def shown_percents(text):
+    return re.findall(r"(-?\d+(?:\.\d+)?)\s*%", text)
+
+
+@pytest.mark.parametrize("fixture", ["swept", "barely_swept"])
+def test_the_rendered_report_shows_no_minus_zero_and_no_score_outside_0_100(fixture, request):
+    """Regression (issue 25): the pair matrix showed ``adj. 104%`` and ``adj. -0%``."""
+    folder = request.getfixturevalue(fixture)
+    out = folder / "report"
+    invoke("report", "sweep", "--db", str(folder / "arena.db"), "--out", str(out))
+    text = (out / "report.html").read_text()
+    shown = shown_percents(text)
+    assert len(re.findall(r"adj\. \d+%", text)) == 2, text  # both cells of the pair
+    assert shown and not [p for p in shown if p.startswith("-")], shown
+    assert all(0.0 <= float(p) <= 100.0 for p in shown), shown
+    assert "adj. 100%" in text and "adj. 0%" in text

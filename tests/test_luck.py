@@ -2,8 +2,10 @@
 
 import csv
 import math
+import os
 import random
 import statistics
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -212,8 +214,9 @@ def test_compare_report_and_pairs_csv_show_the_adjusted_score_beside_the_raw_one
     db = str(tmp_path / "arena.db")
     shown = invoke("compare", "expectimax", "greedy", "--db", db)
     assert shown.exit_code == 0, shown.output
-    assert "luck-adjusted (seasons-expectimax/1): score" in shown.output
-    assert "of the games" in shown.output
+    text = " ".join(shown.output.split())  # lines wrapped at 80 columns, read as one text
+    assert "luck-adjusted (seasons-expectimax/1): score" in text
+    assert "of the games" in text
     plain = invoke("compare", "expectimax", "greedy", "--db", db, "--no-luck")
     assert "luck-adjusted" not in plain.output and "score" in plain.output
     flat = tmp_path / "flat.py"
@@ -234,7 +237,7 @@ def test_compare_report_and_pairs_csv_show_the_adjusted_score_beside_the_raw_one
     assert all(row["adjusted_score"] == "" for row in rows)
     bad = CliRunner().invoke(cli, ["compare", "expectimax", "greedy", "--db", db,
                                    "--value-model", "nowhere.py:X"])
-    assert bad.exit_code != 0 and "no file nowhere.py" in bad.output
+    assert bad.exit_code != 0 and "no file nowhere.py" in " ".join(bad.output.split())
     assert "Traceback" not in bad.output
 
 
@@ -302,3 +305,88 @@ def test_a_failing_value_model_is_one_line_naming_it(records):
 
     with pytest.raises(LuckError, match=r"value model 'broken/1' failed at move 1: KeyError"):
         account(records[0], Broken())
+
+
+def test_games_are_accounted_for_while_the_tournament_is_played(tmp_path):
+    from arena.results.luck_book import LuckWhilePlaying
+    from arena.tournaments.runner import Progress, round_robin_tasks
+
+    config = parse_config({
+        "name": "while", "game": "seasons", "bots": [GREEDY, RANDOM], "games_per_pairing": 3,
+        "seed": 4, "isolation": "none", "workers": 1, "db": str(tmp_path / "arena.db"),
+        "output": str(tmp_path / "out")}, source="test")
+    opened, seen_while_playing = {}, []
+
+    def open_run(run):
+        opened["last"] = list(round_robin_tasks(run.config, run.entrants.seed_keys))[-1].key
+        opened["tid"] = run.tid
+        # at its own priority: under a loaded test run the lowest could wait for minutes
+        opened["accountant"] = LuckWhilePlaying(config.db, run.tid, niceness=0).start()
+
+    def game_done(result):
+        if result.task.key != opened["last"]:
+            return
+        for _ in range(600):  # while the run is still under way (the process may start slowly)
+            seen_while_playing.extend(store.luck(opened["tid"], "seasons-expectimax/1"))
+            if seen_while_playing:
+                return
+            time.sleep(0.1)
+
+    with Store(config.db) as store:
+        run_tournament(config, store, Progress(opened=open_run, game_done=game_done))
+        opened["accountant"].stop()
+        kept = store.luck(opened["tid"], "seasons-expectimax/1")
+        assert seen_while_playing and set(seen_while_playing) <= set(kept)
+        model = model_for("seasons", {})
+        for key, luck in kept.items():
+            assert luck == pytest.approx(account(store.record(opened["tid"], key), model).luck,
+                                         abs=1e-12)
+
+
+def test_arena_run_accounts_while_playing_where_its_report_will(tmp_path):
+    from arena.cli.run import luck_while_playing
+    from arena.results.luck_book import WHILE_PLAYING_FROM
+
+    many = two_bot_config(tmp_path, games=WHILE_PLAYING_FROM)
+    few = two_bot_config(tmp_path, games=2)
+    assert luck_while_playing(many, None).db == many.db
+    assert luck_while_playing(many, True).db == many.db
+    assert luck_while_playing(many, False).db is None
+    assert luck_while_playing(few, True).db is None
+
+
+def test_the_accounting_while_playing_ends_quietly_on_a_failing_model(tmp_path, capfd):
+    from arena.results.luck_book import LuckWhilePlaying
+
+    config = two_bot_config(tmp_path, games=1)
+    with Store(config.db) as store:
+        tid = run_tournament(config, store).tournament_id
+    failing = tmp_path / "failing.py"
+    failing.write_text("class Failing:\n    name = 'failing/1'\n\n    def values(self, state):\n"
+                       "        raise RuntimeError('boom')\n\n\nMODEL = Failing()\n")
+    accountant = LuckWhilePlaying(config.db, tid, LuckSource(f"{failing}:MODEL"),
+                                  niceness=0).start()
+    accountant._process.join(timeout=120)
+    ended_by_itself = not accountant._process.is_alive()
+    accountant.stop()
+    assert ended_by_itself
+    assert "boom" not in capfd.readouterr().err
+    with Store(config.db) as store:
+        assert store.luck(tid, "failing/1") == {}
+
+
+def test_the_accounting_while_playing_runs_at_the_lowest_cpu_priority(tmp_path):
+    from arena.results.luck_book import LuckWhilePlaying
+
+    with Store(tmp_path / "arena.db"):
+        pass
+    accountant = LuckWhilePlaying(tmp_path / "arena.db", 1).start()  # no games yet: it waits
+    try:
+        for _ in range(600):
+            niceness = os.getpriority(os.PRIO_PROCESS, accountant._process.pid)
+            if niceness == 19:
+                break
+            time.sleep(0.1)
+    finally:
+        accountant.stop()
+    assert niceness == 19

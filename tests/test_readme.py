@@ -43,8 +43,10 @@ def test_the_python_api_example_runs_as_printed(root, tmp_path):
     assert lines[1:3] == arena.game_log(same)[-2:]
     assert lines[2].startswith("Result: ") and "seat 0 (greedy) wins" in lines[2]
     assert [line.split()[0] for line in lines[3:7]] == ["[0,", "[1,", "[0,", "[1,"]
-    assert sorted(line.split()[0] for line in lines[7:]) == [
+    labels = sorted(line.split()[0] for line in lines[7:])  # name@version+revision
+    assert [label.partition("+")[0] for label in labels] == [
         "greedy-keep@1.0", "greedy@1.0", "random@1.0"]
+    assert all(re.fullmatch(r"[^+]+\+[0-9a-f]{6}", label) for label in labels)
     assert (tmp_path / "results/python.db").exists()
 
 
@@ -75,3 +77,35 @@ def test_every_file_of_the_checkout_the_readme_names_exists(root):
             if not (root / found).exists():
                 missing.append(f"{name}: {found}")
     assert missing == []
+
+
+def test_the_readme_loop_compares_the_changed_bot_with_the_old(root, tmp_path, monkeypatch):
+    """Write the bot, enter it in mine.yaml, change it, run the same config again, compare
+    the two revisions: through the games each played on the same dice (issue 26, item 1)."""
+    text = (root / "README.md").read_text()
+    config = re.search(r"```yaml\n(.*?)```", text.split("tournament, `mine.yaml`:", 1)[1],
+                       re.S).group(1)
+    (tmp_path / "mine.yaml").write_text(config + "isolation: none\n")  # known bots: quick
+    (tmp_path / "my_bot.py").write_text(readme_bot(root))
+    (tmp_path / "bots").symlink_to(root / "bots")
+    monkeypatch.chdir(tmp_path)
+    quick = ["--games-per-pairing", "1", "--no-progress", "--workers", "1"]
+    first = CliRunner().invoke(cli, ["run", "mine.yaml", *quick])
+    assert first.exit_code == 0, first.output
+    bot = tmp_path / "my_bot.py"
+    assert "`total in (10, 11, 12)`" in text  # the README's change
+    bot.write_text(bot.read_text().replace("total in (10, 11)", "total in (10, 11, 12)"))
+    second = CliRunner().invoke(cli, ["run", "mine.yaml", *quick])
+    assert second.exit_code == 0, second.output
+    assert "tournament 'mine-2'" in second.output
+    old = re.search(r"cautious@1\.0\+[0-9a-f]{6}", first.output).group(0)
+    new = re.search(rf"{re.escape(old)} is now (cautious@1\.0\+[0-9a-f]{{6}})",
+                    " ".join(second.output.split())).group(1)
+    assert max(len(line) for line in second.output.splitlines()) <= 80
+    assert f"arena compare {old} {new}\n" in text  # the labels the README shows are these
+    compared = CliRunner().invoke(cli, ["compare", old, new])
+    assert compared.exit_code == 0, compared.output
+    shown = " ".join(compared.output.split())
+    assert f"{old} vs {new} through common opponents, not head-to-head" in shown
+    assert "each played the same 4 games (2 duplicate sets: the same dice" in shown
+    assert "greedy@1.0+" in shown and "random@1.0+" in shown

@@ -370,6 +370,13 @@ def test_a_page_holds_the_first_games_and_says_how_many_there_are(db, tmp_path):
     page = replay_page_html(source, max_games=2)
     assert len(page_data(page)["games"]) == 2
     assert "this page shows the first 2" in page
+    later = replay_page_html(source, max_games=2, start=3)  # arena view --start 3
+    assert [game["no"] for game in page_data(later)["games"]] == [3, 4]
+    assert "this page shows games 3 to 4" in later
+    assert page_data(later)["games"][0] == {**page_data(
+        replay_page_html(source, max_games=4))["games"][2], "no": 3}
+    with pytest.raises(ReplayError, match="none from game 999 on"):
+        replay_page_html(source, start=999)
 
 
 @pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
@@ -398,3 +405,12 @@ def test_the_replay_page_steps_through_every_game_in_a_browser(db, browser, tmp_
     assert state["notation"].endswith(log[-1])
     errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors == []
+    later = tmp_path / "later.html"  # from game 2 on: the same game under the same number
+    assert CliRunner().invoke(cli, ["view", str(source), "--out", str(later), "--start", "2"]
+                              ).exit_code == 0
+    load(browser, later, "#game=2")
+    assert js(browser, "return document.getElementById('game-select').options.length"
+              ) == len(replays) - 1
+    browser.find_element("css selector", "[data-step=last]").click()
+    assert js(browser, "var v = document.getElementById('game-viewer');"
+                       "return [v.dataset.game, v.dataset.move];") == ["2", str(len(log) - 1)]

@@ -27,12 +27,11 @@ from arena.reports.csv_export import PAIR_COLUMNS, RATING_COLUMNS
 from arena.reports.html import heat, percent, render_html, script_json
 from arena.reports.model import build_model, failure_groups, pair_results, stored_config
 from arena.reports.viewer import (
-    MAX_GAMES,
     SNAPSHOTS,
     game_view,
+    parts,
     position_after,
     shown_rows,
-    viewer_numbers,
 )
 from arena.results.ratings import RatedGame, RatingSettings, RatingTable, make_rater
 from arena.results.store import GameRow, Store
@@ -227,7 +226,10 @@ def test_the_page_shows_header_leaderboard_matrix_and_charts(reports):
     matrix = html.split('id="pair-matrix"')[1].split("</table>")[0]
     assert matrix.count('class="pair"') == 6 and matrix.count('class="self"') == 3
     assert "Elo " in matrix and "LOS " in matrix
-    assert len(re.findall(r"<svg [^>]*class=\"chart chart-(progress|versions)\"", html)) == 2
+    charts = re.findall(r'<svg [^>]*class="chart chart-(progress|versions)(-narrow)? '
+                        r'(wide|narrow)"', html)
+    assert sorted(charts) == [("progress", "", "wide"), ("progress", "-narrow", "narrow"),
+                              ("versions", "", "wide"), ("versions", "-narrow", "narrow")]
     assert 'id="endings-table"' in html and "placement-limit" in html
 
 
@@ -345,25 +347,91 @@ def test_the_sonnentau_viewer_draws_the_board_once_and_places_pieces(reports):
     assert "turn-limit" in html
 
 
-def test_the_viewer_is_capped_and_says_so(reports, tmp_path, monkeypatch):
+def part_data(path: Path) -> tuple[int, dict]:
+    """The part number and data of a viewer's part file (``arenaReportPart(N, {...});``)."""
+    found = re.fullmatch(r"/\* arena report: games \d+-\d+ \*/\narenaReportPart\((\d+), (.*)\);\n",
+                         path.read_text(encoding="utf-8"), re.S)
+    assert found, path
+    return int(found[1]), json.loads(found[2])
+
+
+def test_the_games_after_the_first_part_are_in_files_beside_the_page(reports, tmp_path,
+                                                                    monkeypatch):
     from arena.reports import viewer
 
-    monkeypatch.setattr(viewer, "MAX_GAMES", 5)
+    monkeypatch.setattr(viewer, "PART_GAMES", 5)
     db, out = reports
+    row = out["seasons"][0]
     with Store(db) as store:
-        paths = write_reports(store, out["seasons"][0], tmp_path)
+        paths = write_reports(store, row, tmp_path)
+        records = [store.record(row.id, game.key) for game in store.games(row.id)]
+        games = list(store.games(row.id))
+    folder = tmp_path / "report-games"
+    assert paths[4:] == [folder, tmp_path / "report.html"]
+    assert sorted(folder.iterdir()) == [folder / "part-2.js", folder / "part-3.js"]
     html = paths[-1].read_text(encoding="utf-8")
-    assert len(viewer_data(html)["games"]) == 5
-    assert "This tournament has 12 games; the viewer holds the first 5" in html
+    data = viewer_data(html)
+    assert [game["no"] for game in data["games"]] == [1, 2, 3, 4, 5]
+    assert data["parts"] == [[1, 5], [6, 10], [11, 12]] and data["folder"] == "report-games"
+    assert "The page holds games 1 to 5; the viewer reads the others from the folder" in html
+    dash = "\N{EN DASH}"
+    assert re.findall(rf'<option value="(\d)">(\d+{dash}\d+)</option>', html) == [
+        ("1", f"1{dash}5"), ("2", f"6{dash}10"), ("3", f"11{dash}12")]
+    for path, numbers in ((folder / "part-2.js", range(6, 11)),
+                          (folder / "part-3.js", range(11, 13))):
+        number, part = part_data(path)
+        assert number == int(path.stem.split("-")[1])
+        assert part["games"] == [game_view(records[n - 1], games[n - 1], n) for n in numbers]
+        assert [label.split(":")[0] for label in part["labels"]] == [f"Game {n}" for n in numbers]
+    matrix = between(html, 'id="pair-matrix"', "</table>")
+    first = {}
+    for number, game in enumerate(games, 1):
+        first.setdefault(frozenset(game.seats), number)
+    linked = re.findall(r'<td class="pair"[^>]*><a href="#game=(\d+)">', matrix)
+    assert sorted(map(int, linked)) == sorted(2 * list(first.values()))  # a cell each way
+    assert max(map(int, linked)) > 5  # a pair's game in a later part is a link too
+    monkeypatch.setattr(viewer, "PART_GAMES", 6)
+    with Store(db) as store:
+        assert write_reports(store, row, tmp_path)[4:] == [folder, tmp_path / "report.html"]
+    assert sorted(folder.iterdir()) == [folder / "part-2.js"]  # the stale part-3 is gone
+    monkeypatch.setattr(viewer, "PART_GAMES", 300)
+    with Store(db) as store:
+        assert write_reports(store, row, tmp_path)[4:] == [tmp_path / "report.html"]
+    assert not folder.exists()  # the page holds every game again: no folder left over
+
+
+def test_a_report_that_holds_every_game_writes_no_parts(reports):
+    paths = reports[1]["seasons"][1]
+    assert not (paths[-1].parent / "report-games").exists()
+    assert "parts" not in viewer_data(html_of(reports, "seasons"))
+
+
+def rows_of_moves(count: int, moves: int) -> list[GameRow]:
+    return [GameRow(f"g{i}", 0, 0, 0, i, 1, (0, 1), (0, 1), (1, 0), ("ok", "ok"), "normal",
+                    moves, 0.0) for i in range(count)]
 
 
 def test_long_games_stop_the_viewer_earlier_but_never_before_one_game():
-    rows = [GameRow(f"g{i}", 0, 0, 0, i, 1, (0, 1), (0, 1), (1, 0), ("ok", "ok"), "normal",
-                    100, 0.0) for i in range(10)]
+    rows = rows_of_moves(10, 100)
     assert len(shown_rows(rows, max_games=4)) == 4
     assert len(shown_rows(rows, max_games=300, max_moves=350)) == 3
     assert len(shown_rows(rows, max_games=300, max_moves=10)) == 1
     assert shown_rows([], max_games=3) == []
+
+
+def test_the_viewer_s_parts_hold_every_game_in_order_within_their_limits():
+    rows = rows_of_moves(10, 100)
+    assert parts(rows, games=4) == [range(1, 5), range(5, 9), range(9, 11)]
+    assert parts(rows, games=300, moves=350) == [range(1, 4), range(4, 7), range(7, 10),
+                                                 range(10, 11)]
+    assert parts(rows, games=300, moves=10) == [range(n, n + 1) for n in range(1, 11)]
+    assert parts([], games=3) == []
+
+
+def test_the_viewer_holds_games_up_to_its_total_of_moves_the_first_part_always():
+    rows = rows_of_moves(10, 100)
+    assert parts(rows, games=3, total_moves=750) == [range(1, 4), range(4, 7), range(7, 8)]
+    assert parts(rows, games=3, total_moves=50) == [range(1, 4)]
 
 
 def test_arena_report_writes_the_latest_tournament(tmp_path, monkeypatch):
@@ -491,8 +559,8 @@ def test_pair_matrix_headers_have_a_number_key_and_the_full_name(tmp_path_factor
     heads = re.findall(r'<th class="col" scope="col" title="([^"]*)"[^>]*>(.*?)</th>', matrix)
     rows = re.findall(r'<th class="row" scope="row" title="([^"]*)"', matrix)
     leaderboard = between(html, 'id="leaderboard-table"', "</table>")
-    names = re.findall(r'class="left bot" title="[^"]*"><span class="dot"[^>]*></span>([^<]+)',
-                       leaderboard)
+    names = re.findall(r'class="left bot pin-bot" title="[^"]*"><span class="dot"[^>]*></span>'
+                       r'([^<]+)', leaderboard)
     assert len(heads) == len(rows) == len(names) == 8
     for place, ((title, inner), row_title) in enumerate(zip(heads, rows, strict=True), 1):
         assert title == row_title and title.startswith(f"{place}. {names[place - 1].strip()}@")
@@ -544,7 +612,7 @@ def test_spread_keeps_every_two_labels_a_gap_apart_within_the_bounds(values, gap
 def test_the_charts_name_the_best_bots_and_draw_all_in_their_colours(tmp_path_factory):
     db, page = built(tmp_path_factory, "seasons-32")
     html = page.read_text(encoding="utf-8")
-    progress = re.search(r'<svg [^>]*class="chart chart-progress".*?</svg>', html, re.S)
+    progress = re.search(r'<svg [^>]*class="chart chart-progress wide".*?</svg>', html, re.S)
     assert progress
     with Store(db) as store:
         model = build_model(store, store.find_tournament("seasons-32"))
@@ -556,7 +624,7 @@ def test_the_charts_name_the_best_bots_and_draw_all_in_their_colours(tmp_path_fa
                          rf'.*?stroke: {bot.colour}', progress[0], re.S)
         assert line and line[1].startswith(bot.label + ": μ ")
     assert "legend" not in progress[0]
-    versions = re.search(r'<svg [^>]*class="chart chart-versions".*?</svg>', html, re.S)
+    versions = re.search(r'<svg [^>]*class="chart chart-versions wide".*?</svg>', html, re.S)
     assert versions and 1 <= len(re.findall(r'<g id="versions-label-\d+">', versions[0])) <= 8
 
 
@@ -601,8 +669,23 @@ def test_a_report_before_the_first_game_says_so(reports):
     assert 'id="game-viewer"' not in html and "<svg" not in html
 
 
-def test_the_viewer_also_holds_the_linked_games_beyond_the_first_ones():
-    rows = [GameRow(f"g{i}", 0, 0, 0, i, 1, (0, 1), (0, 1), (1, 0), ("ok", "ok"), "normal",
-                    10, 0.0) for i in range(400)]
-    numbers = viewer_numbers(rows, [350, 5, 999, 350, 301])
-    assert numbers == [*range(1, MAX_GAMES + 1), 301, 350]
+
+
+def test_rating_across_versions_shows_only_the_tournaments_its_bots_played(tmp_path,
+                                                                          monkeypatch):
+    """A report of two bots, in a database of 32-bot round robins they were not in: its
+    versions chart has its own tournaments on its axis, not the others'."""
+    monkeypatch.chdir(ROOT)
+    db = tmp_path / "arena.db"
+    ours = ["bots/seasons/greedy.py", "bots/seasons/random_bot.py"]
+    others = [{"spec": "bots/seasons/random_bot.py", "name": f"other-{i}"} for i in range(3)]
+    with Store(db) as store:
+        for name, bots in (("ours-1", ours), ("others", others), ("ours-2", ours)):
+            run_tournament(parse_config({"name": name, "game": "seasons", "seed": 1,
+                                         "workers": 1, "isolation": "none", "bots": bots,
+                                         "db": str(db)}), store)
+        history = build_model(store, store.find_tournament("ours-2")).history
+        alone = build_model(store, store.find_tournament("others")).history
+    assert history.tournaments == ("ours-1", "ours-2") and history.current == 1
+    assert {point.tournament for points in history.series.values() for point in points} == {0, 1}
+    assert alone.tournaments == ("others",) and alone.current == 0

@@ -9,6 +9,7 @@ named by ``ARENA_REPORT_SHOTS`` when it is set, to look at.
 
 from __future__ import annotations
 
+import csv
 import itertools
 import os
 import re
@@ -442,10 +443,106 @@ def test_screenshots_show_the_whole_page_and_the_viewer(browser, pages, name, tm
             assert image.width == WIDTH and max(ImageStat.Stat(image.convert("L")).stddev) > 20
 
 
-def test_a_link_to_a_game_the_viewer_does_not_hold_says_so(browser, pages):
-    load(browser, pages["seasons-32"], "#game=900")
+def test_a_link_to_a_game_the_viewer_does_not_hold_says_so_and_changes_nothing(browser, pages):
+    load(browser, pages["seasons-32"], "#game=5000&move=2")
     note = js(browser, "var n = document.getElementById('viewer-note');"
                        "return [n.hidden, n.textContent];")
-    assert note == [False, "Game 900 is not in this viewer: it holds the games listed in its "
+    assert note == [False, "Game 5000 is not in this viewer: it holds the games listed in its "
                            "menu."]
-    assert viewer_state(browser)["game"] == "1"
+    assert (viewer_state(browser)["game"], viewer_state(browser)["move"]) == ("1", "0")
+    js(browser, "location.hash = '#game=3&move=4';")
+    assert (viewer_state(browser)["game"], viewer_state(browser)["move"]) == ("3", "4")
+    js(browser, "location.hash = '#game=5000&move=2';")
+    state = settled_viewer_state(browser, lambda s: False, seconds=0.5)
+    assert (state["game"], state["move"], state["select"]) == ("3", "4", "3")
+
+
+# -- 32 bots: every game opens, every column shows --------------------------------------------
+
+
+def loaded_game(browser: Any, number: int) -> dict[str, Any]:
+    """The viewer's state once game ``number`` is open (its part's file read first)."""
+    return settled_viewer_state(browser, lambda s: s["game"] == str(number), seconds=10)
+
+
+def test_every_game_opens_its_part_read_from_beside_the_page(browser, pages):
+    page = pages["seasons-32"]
+    total = games_of(page)
+    assert total > 900 and (page.parent / "report-games" / "part-4.js").is_file()
+    load(browser, page, "#game=900&move=2")
+    state = loaded_game(browser, 900)
+    assert (state["move"], state["select"]) == ("2", "900")
+    assert state["result"].startswith("Game 900 · ")
+    menu = js(browser, "var s = document.getElementById('game-select'), p ="
+                       " document.getElementById('game-part'); return [p.value,"
+                       " s.options[0].value, s.options[s.options.length - 1].value];")
+    assert menu == ["3", "601", "900"]
+    assert js(browser, "return document.scripts.length") == 3  # the part's script is gone
+    assert js(browser, "return document.documentElement.dataset.reportReady") == "ok"
+    js(browser, "var p = document.getElementById('game-part'); p.value = '4';"
+                "p.dispatchEvent(new Event('change'));")
+    assert loaded_game(browser, 901)["select"] == "901"
+    js(browser, f"location.hash = '#game={total}&move=1';")
+    state = loaded_game(browser, total)
+    assert state["move"] == str(min(1, int(state["moves"])))  # the last game, after a move
+    js(browser, "location.hash = '#game=2';")  # back in the page's own part
+    assert loaded_game(browser, 2)["select"] == "2"
+    assert js(browser, "return document.getElementById('game-part').value") == "1"
+
+
+def games_of(page: Path) -> int:
+    """How many games a report's tournament has (its games.csv's rows)."""
+    with (page.parent / "games.csv").open(encoding="utf-8", newline="") as rows:
+        return sum(1 for _ in csv.DictReader(rows))
+
+
+def test_a_report_without_its_folder_says_which_file_is_missing(browser, pages, tmp_path):
+    alone = tmp_path / "report.html"
+    shutil.copy(pages["seasons-32"], alone)
+    load(browser, alone, "#game=3&move=1")
+    js(browser, "location.hash = '#game=700&move=2';")
+    state = settled_viewer_state(browser, lambda s: "could not" in note_text(browser))
+    assert note_text(browser) == ("Game 700 could not be loaded: its file report-games/part-3.js"
+                                  " is not beside this page (keep the folder report-games with "
+                                  "the report).")
+    assert (state["game"], state["move"]) == ("3", "1")
+
+
+def note_text(browser: Any) -> str:
+    return js(browser, "return document.getElementById('viewer-note').textContent")
+
+
+def test_the_pair_matrix_of_32_bots_shows_every_column_at_1280_px(browser, pages):
+    load(browser, pages["seasons-32"])
+    found = js(browser, """
+        var table = document.getElementById('pair-matrix'), box = table.parentElement;
+        var frame = box.getBoundingClientRect();
+        var heads = Array.from(table.querySelectorAll('th.col'));
+        var names = Array.from(table.querySelectorAll('th.row .row-name'));
+        return {scroll: box.scrollWidth, client: box.clientWidth, columns: heads.length,
+                shown: heads.filter(function (th) {
+                  var r = th.getBoundingClientRect();
+                  return r.left >= frame.left && r.right <= frame.right; }).length,
+                cut: names.filter(function (n) { return n.scrollWidth > n.clientWidth + 1; })
+                          .map(function (n) { return n.textContent; })};""")
+    assert found == {"scroll": found["client"], "client": found["client"], "columns": 32,
+                     "shown": 32, "cut": []}
+
+
+def test_a_pair_matrix_cell_opens_the_pair_s_first_game(browser, pages):
+    load(browser, pages["seasons-32"])
+    found = js(browser, """
+        function number(a) { return Number(a.getAttribute('href').split('=')[1]); }
+        var link = Array.from(document.querySelectorAll('#pair-matrix td.pair a')).sort(
+          function (a, b) { return number(b) - number(a); })[0];  /* the latest pair */
+        var row = link.closest('tr'), column = Array.from(row.cells).indexOf(link.parentElement);
+        var head = document.querySelectorAll('#pair-matrix th.col')[column - 1];
+        link.click();
+        return {game: number(link),
+                bots: [row.querySelector('.row-name').textContent,
+                       head.querySelector('.col-name').textContent]};""")
+    state = loaded_game(browser, found["game"])
+    assert found["game"] > 300  # in a later part
+    assert state["result"].startswith(f"Game {found['game']} · ")
+    seats = js(browser, "return document.getElementById('seat-panel').textContent")
+    assert all(label in seats for label in found["bots"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from arena.bots.identity import REVISION_DIGITS, BotIdentity, revision_labels
-from arena.results.store import Store
+from arena.results.store import Store, StoreError
 
 OLD = "a763d7" + "1" * 58
 NEW = "3f2a9c" + "2" * 58
@@ -38,9 +38,6 @@ def test_a_bot_without_a_code_hash_is_its_name_and_version():
     assert list(revision_labels("cautious", "1.0", "")) == ["cautious@1.0"]
 
 
-@pytest.mark.xfail(strict=True, reason="Store._new_label (arena/results/store.py) still gives a "
-                   "version's first revision in each database the bare name@version; it is "
-                   "to take the first free label of arena.bots.identity.revision_labels")
 def test_the_same_code_has_the_same_label_in_every_database(tmp_path):
     with Store(tmp_path / "ladder.db") as ladder:  # saw only the newer code
         ladder_label = ladder.bot(ladder.register_bot("seasons", cautious(NEW))).label
@@ -48,3 +45,36 @@ def test_the_same_code_has_the_same_label_in_every_database(tmp_path):
         arena.register_bot("seasons", cautious(OLD))
         arena_label = arena.bot(arena.register_bot("seasons", cautious(NEW))).label
     assert ladder_label == arena_label == "cautious@1.0+3f2a9c"
+
+
+def test_two_revisions_whose_hashes_start_alike_get_one_digit_more(tmp_path):
+    alike = "a763d7" + "9" * 58
+    with Store(tmp_path / "arena.db") as store:
+        first = store.bot(store.register_bot("seasons", cautious(OLD))).label
+        second = store.bot(store.register_bot("seasons", cautious(alike))).label
+    assert (first, second) == ("cautious@1.0+a763d7", "cautious@1.0+a763d79")
+
+
+def test_a_database_labelled_the_old_way_is_relabelled_when_opened(tmp_path):
+    """Before, a version's first revision in each database was the bare ``name@version``."""
+    path = tmp_path / "arena.db"
+    with Store(path) as store:
+        old = store.register_bot("seasons", cautious(OLD))
+        new = store.register_bot("seasons", cautious(NEW))
+        store.db.execute("UPDATE bots SET label = 'cautious@1.0' WHERE id = ?", (old,))
+        unhashed = store.register_bot("seasons", cautious("", "2.0"))
+    with Store(path) as store:
+        labels = [store.bot(bot_id).label for bot_id in (old, new, unhashed)]
+    assert labels == ["cautious@1.0+a763d7", "cautious@1.0+3f2a9c", "cautious@2.0"]
+
+
+def test_name_and_version_still_name_a_versions_only_revision(tmp_path):
+    with Store(tmp_path / "arena.db") as store:
+        store.register_bot("seasons", cautious(OLD))
+        assert store.find_bot("seasons", "cautious@1.0").label == "cautious@1.0+a763d7"
+        assert store.find_bot("seasons", "cautious").label == "cautious@1.0+a763d7"
+        store.register_bot("seasons", cautious(NEW))
+        with pytest.raises(StoreError, match=r"ambiguous.*cautious@1\.0[+]a763d7, "
+                           r"cautious@1\.0[+]3f2a9c"):
+            store.find_bot("seasons", "cautious@1.0")
+        assert store.find_bot("seasons", "cautious@1.0+3f2a").identity.code_hash == NEW

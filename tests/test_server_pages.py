@@ -33,6 +33,11 @@ GAMES_OF_FIRST = 45
 ``b2`` and so on, round after round, then the others' games among themselves."""
 
 
+def label(position: int) -> str:
+    """The label of bot ``b<position>``: its code hash is the position in 64 hex digits."""
+    return f"b{position}@1.0+000000"
+
+
 def record(names: tuple[str, str], ranks: tuple[int, int], statuses: tuple[str, str],
            details: tuple[str, str]) -> str:
     seats = [{"name": name, "version": "1.0", "status": status, "detail": detail}
@@ -153,11 +158,10 @@ def test_head_to_head_is_paged_most_games_first_from_the_kept_results(client, mo
     data = client.get("/api/ladders/big/bots/b0").json()
     assert data["opponents"] == BOTS - 1 and data["opponents_page"] == 1
     assert [(line["opponent"], line["games"]) for line in data["head_to_head"]] == [
-        ("b9@1.0", 9), ("b8@1.0", 8), ("b7@1.0", 7)]
+        (label(9), 9), (label(8), 8), (label(7), 7)]
     assert all(line["score"] == 1.0 for line in data["head_to_head"])
     last = client.get("/api/ladders/big/bots/b0", params={"opponents": 3}).json()
-    assert [line["opponent"] for line in last["head_to_head"]] == ["b3@1.0", "b2@1.0",
-                                                                     "b1@1.0"]
+    assert [line["opponent"] for line in last["head_to_head"]] == [label(3), label(2), label(1)]
     page = client.get("/ladders/big/bots/b0?opponents=2").text
     assert "page 2 of 3" in page and 'href="/ladders/big/bots/b0?opponents=3"' in page
     assert 'href="/ladders/big/bots/b0?opponents=1"' in page
@@ -204,7 +208,7 @@ def test_the_owner_sees_the_failures_of_all_its_games_however_old(client, site, 
     seen = counted(monkeypatch)
     page = client.get("/ladders/big/bots/b0").text
     assert "Your bot's failures" in page and "Traceback: the oldest secret of b0" in page
-    assert f'href="/ladders/big/games/{site["keys"][0]}">{site["keys"][0]}</a>: b0@1.0 crash' \
+    assert f'href="/ladders/big/games/{site["keys"][0]}">{site["keys"][0]}</a>: {label(0)} crash' \
         in page
     assert seen == {"rows": 0, "listed": pages.RECENT_GAMES + 1, "records": 0}
 
@@ -294,7 +298,7 @@ def test_the_organizer_pages_through_the_submissions_newest_first(client, site, 
     signed_in(client, site["boss"])
 
     def listed(page: str) -> list[int]:
-        return [int(n) for n in re.findall(r"<tr><td>(\d+)</td><td>b\d@1\.0</td>", page)]
+        return [int(n) for n in re.findall(r"<tr><td>(\d+)</td><td>b\d@1\.0\+0{6}</td>", page)]
 
     newest = site["submissions"][::-1]
     first = client.get("/organizer").text
@@ -308,10 +312,10 @@ def test_the_organizer_pages_through_the_submissions_newest_first(client, site, 
 
 def test_compare_offers_every_entrant_and_reads_only_the_two(client, monkeypatch):
     monkeypatch.setattr(LadderBook, "current_ratings", None)  # never all of them
-    page = client.get("/ladders/big/compare", params={"a": "b1@1.0", "b": "b2@1.0"}).text
+    page = client.get("/ladders/big/compare", params={"a": label(1), "b": label(2)}).text
     assert page.count("<option") == 2 * BOTS
-    assert "<option selected>b1@1.0</option>" in page.split('id="b"')[0]
-    assert "<option selected>b2@1.0</option>" in page.split('id="b"')[1]
+    assert f"<option selected>{label(1)}</option>" in page.split('id="b"')[0]
+    assert f"<option selected>{label(2)}</option>" in page.split('id="b"')[1]
     assert "Head to head: <strong>0</strong> games" in page  # b1 and b2 never met
 
 

@@ -17,6 +17,7 @@ from arena.results.stats import (
     CONTINUE,
     H0_ACCEPTED,
     H1_ACCEPTED,
+    RAW_PSEUDO_SETS,
     ZERO_VARIANCE,
     AdjustedScore,
     MatchScore,
@@ -598,6 +599,21 @@ def test_adjusted_intervals_use_students_t_and_the_sample_variance():
     assert old < 0.84 * half
 
 
+def test_below_the_cross_fit_the_interval_counts_a_quarter_set_of_the_raw_variance():
+    raw = [0.5, 1.0, 0.5, 0.5, 0.0, 0.75, 0.5, 0.25, 1.0, 0.5]
+    luck = [0.02, 0.45, -0.03, 0.01, -0.47, 0.2, 0.04, -0.22, 0.52, -0.05]
+    a = luck_adjusted(raw, luck)
+    assert a.folds == 1 and RAW_PSEUDO_SETS == 0.25
+    mean = sum(a.units) / 10
+    squares = sum((u - mean) ** 2 for u in a.units)
+    raw_mean = sum(raw) / 10
+    raw_variance = sum((p - raw_mean) ** 2 for p in raw) / 9
+    half = student.ppf(0.975, 9) * math.sqrt((squares + 0.25 * raw_variance) / 9.25 / 10)
+    assert adjusted_interval(a) == pytest.approx((mean - half, mean + half))
+    plain = adjusted_interval(AdjustedScore(a.units))  # the sets alone: narrower
+    assert plain[1] - plain[0] < 0.8 * (2 * half)
+
+
 def test_cross_fitted_sets_take_their_variance_per_fold_with_welchs_degrees_of_freedom():
     rng = random.Random(3)
     luck = [rng.gauss(0, 0.2) for _ in range(60)]
@@ -673,6 +689,29 @@ def test_zero_adjusted_variance_up_to_rounding_sets_no_verdict():
     # the interval: nothing is known of the variance, Wilson for 16 sets
     assert adjusted_interval(rounded) == pytest.approx(wilson(0.5, 16, Z95))
     assert ZERO_VARIANCE == 1e-12
+
+
+def test_two_identical_deterministic_bots_set_no_verdict_through_the_luck_model():
+    """The same regression on played games: greedy against itself, its luck accounted by
+    the shipped Seasons model, leaves sets that differ by rounding alone."""
+    from arena.bots.loading import load_bot
+    from arena.referee.match import play_game
+    from arena.results.luck import account
+    from arena.results.values import model_for
+
+    greedy, model = load_bot("bots/seasons/greedy.py").player, model_for("seasons", {})
+    points, luck = [], []
+    for seed in range(4):
+        games = [account(play_game("seasons", [greedy, greedy], seed=seed), model)
+                 for _ in range(2)]
+        points.append((games[0].points[0] + games[1].points[1]) / 2)
+        luck.append((games[0].luck[0] + games[1].luck[1]) / 2)
+    a = luck_adjusted(points, luck)
+    assert a.variance < 1e-30 and a.mean == pytest.approx(0.5, abs=1e-12)
+    for elo0, elo1 in ((-3, 1), (-10, 10), (-5, 5)):
+        result = sprt(a, SprtSettings(elo0, elo1))
+        assert result.verdict == CONTINUE and abs(result.llr) < 0.1, (elo0, elo1, result)
+    assert adjusted_interval(a) == pytest.approx(wilson(0.5, 4, Z95))
 
 
 def test_the_adjusted_llr_is_the_exact_one_on_the_sets_as_outcomes():

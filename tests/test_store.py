@@ -126,7 +126,8 @@ def test_a_schema_2_database_gets_revisions_failure_details_and_forfeit_marks(tm
         assert store.entrant_failures(1, {0}, limit=5)[0].detail == (
             "act() raised KeyError: 'x'")  # its seats indexed by the migration, with details
         assert [b.label for b in store.bots("seasons")] == [
-            "greedy@1.0", "random@1.0", "random@refused-cccccccccccc"]
+            "greedy@1.0+aaaaaa", "random@1.0+bbbbbb",
+            "random@refused-cccccccccccc+cccccc"]  # relabelled: one label everywhere
         [game] = store.games(1)
         assert game.details == ("act() raised KeyError: 'x'", "")
         assert store.entrant_problems(1) == [None, None, "it could not play"]

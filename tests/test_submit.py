@@ -26,19 +26,21 @@ def test_new_validate_submit_as_printed_in_the_readme(workdir):
     assert "seasons: 6 games" in valid.output
     submitted = run("submit", "bots/mybot.py")
     assert submitted.exit_code == 0, submitted.output
-    assert "submitted mybot@0.1 for seasons" in submitted.output
+    first = submitted.output.split("submitted mybot@0.1+")[1].split()[0]
+    assert len(first) == 6 and " for seasons: " in submitted.output  # its revision's label
     [copy] = (workdir / "results/submissions/mybot/0.1").glob("*/mybot.py")
     original = copy.read_text()
     assert original == (workdir / "bots/mybot.py").read_text()
-    assert "mybot@0.1" in run("ratings").output
+    assert f"mybot@0.1+{first}" in run("ratings").output
     again = run("submit", "bots/mybot.py")
-    assert again.exit_code == 0 and "submitted mybot@0.1 for" in again.output  # the same code
+    assert again.exit_code == 0 and f"submitted mybot@0.1+{first} for" in again.output
     bot = workdir / "bots/mybot.py"
     bot.write_text(bot.read_text().replace("# outcome.ranks", "# changed: outcome.ranks"))
     changed = run("submit", "bots/mybot.py")
     assert changed.exit_code == 0, changed.output
     revision = changed.output.split("submitted mybot@0.1+")[1].split()[0]
-    assert len(revision) == 6 and f"mybot@0.1+{revision}" in run("ratings").output
+    assert len(revision) == 6 and revision != first
+    assert f"mybot@0.1+{revision}" in run("ratings").output
     copies = sorted((workdir / "results/submissions/mybot/0.1").glob("*/mybot.py"))
     assert len(copies) == 2 and copy.read_text() == original  # each revision's code kept
 

@@ -163,3 +163,61 @@ def test_a_connection_that_broke_is_still_an_error():
 
     result = CliRunner().invoke(upload, [])
     assert result.exit_code == 1 and "Error: [Errno 32] Broken pipe" in result.output
+
+
+def test_ratings_and_history_fit_80_columns_with_long_names(tmp_path, monkeypatch):
+    """`arena ratings` reached 91 columns and `arena history` 118 with ordinary labels: a
+    table too wide for the screen gives each bot's numbers a line below its name."""
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+    from arena.tournaments.config import parse_config
+    from arena.tournaments.runner import run_tournament
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "80")
+    db = str(tmp_path / "a.db")
+    long = "a-bot-with-a-long-descriptive-name"
+    config = parse_config({
+        "name": "the-nightly-round-robin-of-the-long-names", "game": "seasons", "seed": 2,
+        "isolation": "none", "games_per_pairing": 2, "db": db, "workers": 1,
+        "bots": ["bots/seasons/random_bot.py",
+                 {"spec": "bots/seasons/greedy.py", "name": long}]})
+    with Store(config.db) as store:
+        run_tournament(config, store)
+    for command in (["ratings", "--db", db], ["history", long, "--db", db]):
+        result = CliRunner().invoke(cli, command)
+        assert result.exit_code == 0, result.output
+        lines = result.output.splitlines()
+        assert max(map(len, lines)) <= 80, result.output
+        if command[0] == "ratings":  # each bot's numbers on its line or the next
+            for name in (f"{long}@1.0+", "random@1.0+"):
+                at = next(i for i, line in enumerate(lines) if name in line)
+                cells = (lines[at] + " " + lines[at + 1]).split()
+                label = next(cell for cell in cells if cell.startswith(name))
+                assert cells[cells.index(label) + 4] == "4", result.output  # games
+        else:
+            at = next(i for i, line in enumerate(lines) if "the-nightly" in line)
+            assert "4" in (lines[at] + " " + lines[at + 1]).split()[-1:], result.output
+
+
+def test_an_interim_table_of_32_bots_shows_the_best_ten_in_16_lines_at_most(monkeypatch):
+    """Interim tables printed 34 lines each for 32 bots; the standings at the end show all."""
+    from arena.cli.console import INTERIM_ROWS
+
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    labels = [f"bot-{number:02d}@1.0" for number in range(32)]
+    results = sonnentau_standings(labels)
+    ProgressBar(enabled=False).write_standings("standings after 99 games:", results)
+    lines = err.getvalue().splitlines()
+    assert lines[0] == "standings after 99 games (the best 10 of 32 bots):"
+    table = table_lines(results[:INTERIM_ROWS], seats=False)
+    assert lines[1:-1] == table and INTERIM_ROWS == 10
+    assert lines[-1] == "... and 22 more bots: every bot in the standings at the end"
+    assert len(lines) <= 16  # with a line of their failures
+    few = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", few)
+    ProgressBar(enabled=False).write_standings("standings after round 1:", results[:4])
+    assert few.getvalue().splitlines() == ["standings after round 1:",
+                                           *table_lines(results[:4], seats=False)]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.bots.identity import BotIdentity
+from arena.bots.identity import BotIdentity, identity_hash, source_hash
 from arena.cli import cli
 from arena.results.store import Store, StoreError
 from arena.tournaments.config import parse_config
@@ -21,6 +21,14 @@ from arena.tournaments.runner import run_tournament
 GREEDY = "bots/seasons/greedy.py"
 RANDOM = "bots/seasons/random_bot.py"
 KEEP = {"spec": GREEDY, "name": "greedy-keep", "params": {"rerolls": False}}
+
+
+def label(name_and_version, spec):
+    """The label of a bot's revision (parameters none), as every database shows it."""
+    return f"{name_and_version}+{identity_hash(source_hash(str(spec)), {})[:6]}"
+
+
+GREEDY_LABEL, RANDOM_LABEL = label("greedy@1.0", GREEDY), label("random@1.0", RANDOM)
 
 
 @pytest.fixture(autouse=True)
@@ -50,7 +58,7 @@ def test_a_round_robin_stores_every_game_and_a_second_run_plays_none(tmp_path):
         report = run_tournament(cfg, store)
         assert (report.total, report.played, report.already_done) == (24, 24, 0)
         assert report.complete and store.status(report.tournament_id) == "complete"
-        assert report.standings[0].label == "greedy@1.0"
+        assert report.standings[0].label == GREEDY_LABEL
         assert sum(r.overall.games for r in report.standings) == 48
         again = run_tournament(cfg, store)
         assert (again.played, again.already_done) == (0, 24)
@@ -134,13 +142,14 @@ def test_the_same_name_and_version_with_other_code_is_a_new_revision(tmp_path):
         other_game = store.register_bot("sonnentau", BotIdentity("b", "1", "bbb333444", "b.py"))
         labels = {bot.id: bot.label for bot in store.bots()}
         assert [labels[i] for i in (first, second, twin, other_game)] == [
-            "b@1", "b@1+bbb333", "b@1+bbb3335", "b@1"]
-        assert store.find_bot("seasons", "b@1+bbb333").id == second
+            "b@1+aaa111", "b@1+bbb333", "b@1+bbb3335", "b@1+bbb333"]
+        assert store.find_bot("seasons", "b@1+bbb333").id == second  # its label, exactly
         assert store.find_bot("seasons", "b@1+bbb3335").id == twin
+        assert store.find_bot("seasons", "b@1+a").id == first
         assert store.find_bot("sonnentau", "b").id == other_game
-        assert store.find_bot("seasons", "b@1").id == first  # its label, exactly
-        with pytest.raises(StoreError, match=r"ambiguous.*b@1, b@1[+]bbb333, b@1[+]bbb3335"):
-            store.find_bot("seasons", "b")
+        with pytest.raises(StoreError, match=r"ambiguous.*b@1[+]aaa111, b@1[+]bbb333, "
+                           r"b@1[+]bbb3335"):
+            store.find_bot("seasons", "b@1")
         with pytest.raises(StoreError, match="no seasons bot c@1"):
             store.find_bot("seasons", "c@1")
 
@@ -153,7 +162,7 @@ def test_a_version_that_looks_like_a_revision_cannot_take_another_bots_label(tmp
         store.register_bot("seasons", BotIdentity("b", "1", "d" * 64, "b.py"))
         late = store.register_bot("seasons", BotIdentity("b", "1+dddddd", "e" * 64, "evil.py"))
         labels = {bot.id: bot.label for bot in store.bots()}
-    assert labels[mimic] == "b@1+bbbbbb" and labels[real] == "b@1+bbbbbbb"
+    assert labels[mimic] == "b@1+bbbbbb+cccccc" and labels[real] == "b@1+bbbbbb"
     assert labels[late] == "b@1+dddddd+eeeeee" and len(set(labels.values())) == 5
 
 
@@ -175,11 +184,14 @@ def test_arena_run_shows_standings_writes_csv_and_resumes(tmp_path):
     assert "played 6 games" in first.output and "greedy@1.0" in first.output
     standings = (tmp_path / "o" / "standings.csv").read_text().splitlines()
     assert standings[0].startswith("place,bot,version,games,wins,draws,losses,points")
-    assert standings[1].startswith("1,greedy,1.0,6,")
+    assert standings[1].startswith(f"1,greedy,{GREEDY_LABEL.partition('@')[2]},6,")
     assert len((tmp_path / "o" / "games.csv").read_text().splitlines()) == 7
     assert (tmp_path / "o" / "arena.log").exists()
     second = CliRunner().invoke(cli, args)
-    assert "is complete (6 games" in second.output and "nothing to play" in second.output
+    said = " ".join(second.output.split())  # its lines wrapped at 80 columns
+    assert "is complete (6 games" in said and "nothing to play" in said
+    assert all(len(line) <= 80 or " " not in line.strip()  # a long path has its own line
+               for line in second.output.splitlines()), second.output
 
 
 def test_dry_run_plays_nothing(tmp_path):
@@ -189,7 +201,7 @@ def test_dry_run_plays_nothing(tmp_path):
     result = CliRunner().invoke(cli, ["run", str(path), "--dry-run", "--games-per-pairing", "5"])
     assert result.exit_code == 0
     assert "10 games: 1 tables of 10 games" in result.output
-    assert "greedy@1.0 vs random@1.0" in result.output
+    assert f"{GREEDY_LABEL} vs {RANDOM_LABEL}" in result.output
     assert not (tmp_path / "a.db").exists()
 
 
@@ -302,7 +314,7 @@ def test_a_swiss_gives_byes_to_different_bots_and_resumes_to_the_same_results(tm
     assert report.total == 3 * 2 * 2 * 2 and report.complete
     assert sorted(r.byes for r in report.standings) == [0, 0, 1, 1, 1]
     assert all(r.buchholz is not None for r in report.standings)
-    assert report.standings[0].label == "greedy@1.0"
+    assert report.standings[0].label == GREEDY_LABEL
     with Store(partial.db) as store:
         run_tournament(partial, store)
     db = sqlite3.connect(partial.db)
@@ -405,7 +417,7 @@ def test_with_broken_bots_forfeit_it_plays_on_and_the_forfeits_stay_out_of_all_t
         statuses = [(g.seats, g.statuses) for g in store.games(report.tournament_id)]
         assert all(s[g.index(2)] == "crash" for g, s in statuses if 2 in g)
         rated = {row.bot.label: row.tally.games for row in leaderboard(store, "seasons")}
-    assert rated["greedy@1.0"] == rated["random@1.0"] == 8  # only their games with each other
+    assert rated[GREEDY_LABEL] == rated[RANDOM_LABEL] == 8  # only their games with each other
 
 
 # -- running a config again ----------------------------------------------------------------
@@ -425,8 +437,8 @@ def test_a_changed_bot_plays_a_new_tournament_named_after_it_and_meets_the_same_
         assert store.find_tournament("t").status == "complete"
     assert second.name == "t-2" and second.played == 8 and first.name == "t"
     revision = labels[1]
-    assert labels[0] == "greedy@1.0" and revision.startswith("greedy@1.0+")
-    assert second.notes == [f"the bots differ from those of tournament 't' (greedy@1.0 is now "
+    assert labels[0] == GREEDY_LABEL and revision.startswith("greedy@1.0+")  # the same code
+    assert second.notes == [f"the bots differ from those of tournament 't' ({labels[0]} is now "
                             f"{revision}): playing them as a new tournament 't-2'; 't' is "
                             "kept as it was"]
     assert next(r.label for r in second.standings) == revision
@@ -498,12 +510,14 @@ def test_a_crash_shows_its_traceback_once_and_every_game_shows_its_detail_in_gam
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     out = result.output
-    assert out.count("raiser@1 lost game") == 1  # once per distinct failure, not per game
+    raiser_label = label("raiser@1", raiser)
+    assert out.count(f"{raiser_label} lost game") == 1  # once per distinct failure, not per game
     assert "by crash: act() raised KeyError: 'x'" in out
     assert f'File "{raiser}", line 5, in act' in out and "    KeyError: 'x'" in out
-    assert "Finished game 1 [r0-t0-s0-o0] (greedy@1.0 vs random@1.0): " in out
-    assert "Finished game 3 [r0-t1-s0-o0] (greedy@1.0 vs raiser@1): 1-0 {raiser@1 crash}" in out
-    assert "Finished game 7 [r0-t0-s1-o0] (greedy@1.0 vs random@1.0): " in out  # set by set
+    assert f"Finished game 1 [r0-t0-s0-o0] ({GREEDY_LABEL} vs {RANDOM_LABEL}): " in out
+    assert (f"Finished game 3 [r0-t1-s0-o0] ({GREEDY_LABEL} vs {raiser_label}): 1-0 "
+            f"{{{raiser_label} crash}}") in out
+    assert f"Finished game 7 [r0-t0-s1-o0] ({GREEDY_LABEL} vs {RANDOM_LABEL}): " in out
     assert [line for line in out.splitlines() if line.startswith("standings after")] == [
         "standings after 6 games:", "standings after 12 games:", "standings after 18 games:"]
     assert "win: the better result; draw: an equal one" in out

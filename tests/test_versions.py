@@ -40,6 +40,13 @@ def run(*args):
     return CliRunner().invoke(cli, list(args))
 
 
+def label(db, text, game="seasons"):
+    """The label the database gives the bot named ``text`` (``greedy@1`` is
+    ``greedy@1+`` and the start of its code hash)."""
+    with Store(db) as store:
+        return store.find_bot(game, text).label
+
+
 def rows_of(output):
     """The cells of each row of every table in ``output`` (the lines after a rule)."""
     rows, inside = [], False
@@ -58,7 +65,9 @@ def test_both_versions_side_by_side_in_the_leaderboard(db):
     assert result.exit_code == 0, result.output
     assert "seasons, 2 players (trueskill, 3 bots)" in result.output
     lines = rows_of(result.output)
-    assert {row[1] for row in lines} == {"greedy@1", "greedy@2", "random@1.0"}
+    assert {row[1] for row in lines} == {label(db, text) for text in ("greedy@1", "greedy@2",
+                                                                      "random")}
+    assert all(row[1].startswith(("greedy@1+", "greedy@2+", "random@1.0+")) for row in lines)
     greedy_rows = [row for row in lines if row[1].startswith("greedy")]
     assert all(row[5] == "12" for row in greedy_rows)  # games
 
@@ -75,13 +84,21 @@ def test_columns_stay_aligned_with_long_names(tmp_path):
     for output in (run("ratings", "--db", str(path)).output,
                    run("history", long_name, "--db", str(path)).output):
         lines = output.splitlines()
-        rule = next(i for i, line in enumerate(lines) if line.strip().startswith("---"))
-        spans = [m.span() for m in re.finditer("-+", lines[rule])]
-        for line in (lines[rule - 1], *lines[rule + 1:]):  # every cell within its column
-            cells = [line[start:end].strip() for start, end in spans]
-            assert " ".join(cells).split() == line.split(), (lines[rule], line)
-            assert all(cells), line
-    assert long_name + "@1.0" in run("ratings", "--db", str(path)).output
+        rules = [i for i, line in enumerate(lines)
+                 if line.strip() and set(line.strip()) <= {"-", " "}]
+        if rules[1:2] == [rules[0] + 1]:  # too wide for 80 columns: numbers below each name
+            parts = [(lines[rules[0]], [lines[rules[0] - 2], *lines[rules[1] + 1::2]]),
+                     (lines[rules[1]], [lines[rules[0] - 1], *lines[rules[1] + 2::2]])]
+        else:
+            parts = [(lines[rules[0]], [lines[rules[0] - 1], *lines[rules[0] + 1:]])]
+        for rule, rows in parts:  # every cell within its column
+            spans = [m.span() for m in re.finditer("-+", rule)]
+            for line in rows:
+                cells = [line[start:end].strip() for start, end in spans]
+                assert " ".join(cells).split() == line.split(), (rule, line)
+                assert all(cells), line
+        assert max(map(len, lines)) <= 80
+    assert long_name + "@1.0+" in run("ratings", "--db", str(path)).output
 
 
 def test_variants_are_rated_apart_unless_pooled(tmp_path):
@@ -102,7 +119,8 @@ def test_variants_are_rated_apart_unless_pooled(tmp_path):
     assert [row[5] for row in rows_of(apart)][:2] == [str(duel_games)] * 2
     pooled = run("ratings", "--db", str(path), "--pool").output
     assert "sonnentau, all variants pooled (trueskill, 4 bots)" in pooled
-    random_row = next(row for row in rows_of(pooled) if row[1] == "random@1.0")
+    random_row = next(row for row in rows_of(pooled)
+                      if row[1] == label(path, "random", "sonnentau"))
     assert int(random_row[5]) > duel_games
     with Store(path) as store:
         assert {row[0] for row in store.db.execute("SELECT variant FROM ratings")} >= {"all"}
@@ -119,7 +137,8 @@ def test_history_shows_each_version_after_each_tournament(db):
     assert result.exit_code == 0, result.output
     assert "greedy in seasons, 2 players (trueskill)" in result.output
     rows = rows_of(result.output)
-    assert [(r[0], r[1]) for r in rows] == [("1", "v1-vs-random"), ("2", "v2-vs-random")]
+    assert [(r[0], r[1]) for r in rows] == [
+        (label(db, f"greedy@{v}").partition("@")[2], f"v{v}-vs-random") for v in (1, 2)]
     random_rows = rows_of(run("history", "random", "--db", db).output)
     assert len(random_rows) == 2  # random played both tournaments
     assert run("history", "nobody", "--db", db).exit_code == 1
@@ -141,17 +160,24 @@ def test_leaderboard_does_not_depend_on_worker_count(tmp_path):
     assert boards[0] == boards[1]
 
 
-def test_compare_needs_meetings_or_plays_pairs(db):
+def test_compare_says_why_versions_on_other_dice_cannot_be_paired_and_plays_pairs(db):
+    """Two versions get other dice (the version keys the seeds): nothing to pair through
+    their common opponent until they play each other."""
+    first, second = label(db, "greedy@1"), label(db, "greedy@2")
     unmet = run("compare", "greedy@1", "greedy@2", "--db", db)
-    assert unmet.exit_code == 1 and "have not met" in unmet.output
+    assert unmet.exit_code == 1
+    said = " ".join(unmet.output.split())
+    assert f"{first} and {second} have not met in {db}" in said
+    assert f"though both played {label(db, 'random')}" in said and "--games N" in said
     played = run("compare", "greedy@1", "greedy@2", "--db", db, "--games", "6",
                  "--workers", "1", "--no-progress")
     assert played.exit_code == 0, played.output
-    assert "greedy@1 vs greedy@2: 12 games" in played.output
+    assert f"{first} vs {second}: 12 games" in played.output
     assert "Elo" in played.output and "LOS" in played.output
     assert "6 seat-swapped pairs" in played.output
     stored = run("compare", "greedy@1", "greedy@2", "--db", db)
     assert stored.output.splitlines()[0] == played.output.splitlines()[0]
+    assert "through common opponents" not in stored.output
     greedy_games = [row[5] for row in rows_of(run("ratings", "--db", db).output)
                     if row[1].startswith("greedy")]
     assert greedy_games == ["24", "24"]  # the compare games count in the ratings
@@ -167,7 +193,7 @@ def test_compare_with_sprt_stops_at_a_bound_and_says_where_it_stands(db):
     assert result.exit_code == 0, result.output
     assert "at most 5000 pairs" in result.output  # the cap is said, not hidden
     assert "SPRT: LLR" in result.output and "H1 accepted" in result.output
-    games = int(result.output.split("random@1.0: ")[1].split()[0])
+    games = int(result.output.split(f"{label(db, 'random')}: ")[1].split()[0])
     assert games < 2 * 5000
     seen = []
     progress = Progress(status=seen.append)
@@ -194,9 +220,10 @@ def test_elo_of_a_clean_sweep_is_a_bound_not_infinity():
 
 def test_compare_errors(db):
     ambiguous = run("compare", "greedy", "greedy@2", "--db", db)
-    assert "greedy is ambiguous in seasons: greedy@1, greedy@2" in ambiguous.output
+    both = f"{label(db, 'greedy@1')}, {label(db, 'greedy@2')}"
+    assert f"greedy is ambiguous in seasons: {both}" in ambiguous.output
     missing = run("compare", "greedy@9", "greedy@2", "--db", db)
-    assert missing.exit_code == 1 and "known: greedy@1, greedy@2" in missing.output
+    assert missing.exit_code == 1 and f"known: {both}" in missing.output
     helped = " ".join(run("compare", "--help").output.split())
     for words in ("--elo0 FLOAT SPRT: the Elo difference of the null",
                   "--alpha FLOAT SPRT: the false-positive rate", "--seed INTEGER Seed of",

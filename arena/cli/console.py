@@ -15,12 +15,14 @@ from arena.cli.common import BarLines, echo, progress_bar, terminal_width
 from arena.referee.protocol import failure_excerpt, failure_shape, printable
 from arena.referee.record import OK
 from arena.results.luck_book import LuckSource, unaccounted
-from arena.results.standings import BotResults, game_points
+from arena.results.standings import BotResults, game_points, wrap
 from arena.results.store import Store
 from arena.tournaments.runner import Progress, TournamentRun, header_lines
 from arena.tournaments.tasks import GameResult
 
 LOG_FORMAT = "%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"
+INTERIM_ROWS = 10
+"""Bots an interim table shows, the best (the standings at the end show every one)."""
 
 
 class PrintableFormatter(logging.Formatter):
@@ -77,7 +79,8 @@ class ProgressBar(Progress, BarLines):
     def _header(self, run: TournamentRun) -> None:
         self.run = run
         for note in run.notes:
-            echo(note)
+            for line in wrap(note, terminal_width()):
+                echo(line)
         for line in header_lines(run):
             echo(line)
 
@@ -108,11 +111,18 @@ class ProgressBar(Progress, BarLines):
         self.write_standings(f"standings after {self.finished} games:", results)
 
     def write_standings(self, title: str, results: Sequence[BotResults]) -> None:
+        """Interim standings: the best :data:`INTERIM_ROWS` bots, without the seats."""
         from arena.results.standings import table_lines
 
+        more = len(results) - INTERIM_ROWS
+        if more > 0:
+            title = f"{title.rstrip(':')} (the best {INTERIM_ROWS} of {len(results)} bots):"
         self.write(title)
-        for line in table_lines(results, seats=False, width=terminal_width(err=True)):
+        for line in table_lines(results[:INTERIM_ROWS], seats=False,
+                                width=terminal_width(err=True)):
             self.write(line)
+        if more > 0:
+            self.write(f"... and {more} more bots: every bot in the standings at the end")
 
     def _status(self, text: str) -> None:
         if self.bar is not None:

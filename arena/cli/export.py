@@ -71,28 +71,30 @@ def _to_stdout(replays: Iterable[Mapping[str, Any]]) -> int:
 @click.option("--out", type=click.Path(dir_okay=False),
               help="The page to write (default: the replay file's name with .html).")
 @click.option("--title", help="The page's heading (default: the file's name).")
+@click.option("--start", type=click.IntRange(min=1), default=1, show_default=True,
+              help="The number of the first game to show (a page holds a few hundred).")
 @reports_errors
-def view(replays: str, out: str | None, title: str | None) -> None:
+def view(replays: str, out: str | None, title: str | None, start: int) -> None:
     """Write a page that shows the games of REPLAY_FILE (.jsonl, .json, or a folder of .json
     files) in the report's game viewer; open it in any browser."""
     source = Path(replays)
     target = Path(out) if out else source.with_suffix(".html") if source.is_file() \
         else source / "replays.html"
-    page = replay_page_html(source, title=title)
+    page = replay_page_html(source, title=title, start=start)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(page, encoding="utf-8")
     echo(f"wrote {target}")
 
 
 def replay_page_html(source: Path, *, title: str | None = None,
-                     max_games: int | None = None) -> str:
+                     max_games: int | None = None, start: int = 1) -> str:
     """A self-contained page (inline CSS, script and board; no network) with the games of
     the replay file ``source`` in the report's game viewer and a table of them."""
     from arena.games import find_game
     from arena.reports.html import environment, game_summary, page_assets, viewer_embed
     from arena.reports.replay import replay_view
 
-    view = replay_view(source, max_games=max_games)
+    view = replay_view(source, max_games=max_games, start=start)
     env = environment()
     board_svg, data = viewer_embed(env, view.game, view.bots, view.layout, view.games)
     summaries = [game_summary(view.labels, game) for game in view.games]
@@ -106,4 +108,5 @@ def replay_page_html(source: Path, *, title: str | None = None,
         game=view.game, games=[(game["no"], f"Game {game['no']}: {summary}")
                                for game, summary in zip(view.games, summaries, strict=True)],
         board_svg=board_svg, data=data, viewer={"layout": view.layout},
-        shown=len(view.games), total=view.total, table=table, **page_assets())
+        shown=len(view.games), total=view.total, first=view.first, table=table,
+        **page_assets())

@@ -4,20 +4,30 @@ from __future__ import annotations
 
 import datetime
 import math
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from tabulate import tabulate
 
-from arena.cli.common import DB_OPTION, SYSTEM_OPTION, echo, open_store, reports_errors
+from arena.cli.common import (
+    DB_OPTION,
+    SYSTEM_OPTION,
+    echo,
+    open_store,
+    reports_errors,
+    terminal_width,
+)
 from arena.games import find_game
 from arena.games.base import ArenaError
 from arena.results.ratings import SYSTEMS, RatingSettings
+from arena.results.standings import wrap
 
 if TYPE_CHECKING:
-    from arena.results.store import Store
+    from arena.results.luck_book import LuckSource
+    from arena.results.stats import SprtSettings
+    from arena.results.store import Store, StoredBot
     from arena.results.versions import Variant
 
 
@@ -27,14 +37,38 @@ POOL_OPTION = click.option(
     "players and options such as the dice, on its own).")
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int
-          ) -> list[str]:
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
+          width: int | None = None) -> list[str]:
     """A plain table, its columns as wide as their widest cell (long names fit); the
-    first ``text_columns`` columns are text, left-aligned, the others numbers."""
-    align = ["left"] * text_columns + ["right"] * (len(headers) - text_columns)
-    text = tabulate(rows, headers=list(headers), tablefmt="simple", colalign=align,
-                    disable_numparse=True)
-    return ["  " + line for line in text.splitlines()]
+    first ``text_columns`` columns are text, left-aligned, the others numbers. A table
+    wider than ``width`` (default: the terminal's) gives each row two lines: its text,
+    then its numbers below, indented."""
+    width = terminal_width() if width is None else width
+    lines = _plain(headers, rows, text_columns, "  ")
+    if max(map(len, lines)) <= width:
+        return lines
+    texts = _plain(headers[:text_columns], [row[:text_columns] for row in rows],
+                   text_columns, "  ")
+    numbers = _plain(headers[text_columns:], [row[text_columns:] for row in rows], 0,
+                     "      ")
+    return [line for pair in zip(texts, numbers, strict=True) for line in pair
+            if line.strip()]
+
+
+def _plain(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
+           indent: str) -> list[str]:
+    """Columns as wide as their widest cell and two spaces apart, under a rule of dashes
+    (tabulate would pad each header by two more)."""
+    cells = [[str(cell) for cell in row] for row in (headers, *rows)]
+    widths = [max(len(row[column]) for row in cells) for column in range(len(headers))]
+
+    def line(row: Sequence[str]) -> str:
+        return indent + "  ".join(
+            cell.ljust(width) if column < text_columns else cell.rjust(width)
+            for column, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip()
+
+    return [line(cells[0]), indent + "  ".join("-" * width for width in widths),
+            *(line(row) for row in cells[1:])]
 
 
 def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
@@ -123,8 +157,10 @@ def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str
                     echo(line)
             waiting = never_played(store, name)
             if waiting:
-                echo(f"{name}: registered, in no tournament yet: "
-                     + ", ".join(bot.label for bot in waiting))
+                for line in wrap(f"{name}: registered, in no tournament yet: "
+                                 + ", ".join(bot.label for bot in waiting),
+                                 terminal_width()):
+                    echo(line)
 
 
 @click.command()
@@ -208,41 +244,82 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
 
     BOT1 and BOT2 are NAME, NAME@VERSION or NAME@VERSION+REVISION, as `arena ratings`
     shows them; a name alone is enough while it has one version and revision. Without
-    --games or --sprt the stored games in which the two met are used.
+    --games or --sprt the stored games are used: those in which the two met, and those
+    each played against the same opponents on the same dice (two revisions of a version
+    in the same config), paired game by game.
     """
-    from arena.cli.console import ProgressBar
-    from arena.results.comparison import common_game, stored_comparison
+    from arena.bots.loading import BotLoadError
     from arena.results.luck_book import LuckSource
     from arena.results.stats import SprtSettings
-    from arena.tournaments.matches import play_comparison
 
     settings = SprtSettings(elo0, elo1, alpha, beta) if use_sprt else None
     source = LuckSource(value_model) if luck else None
     with open_store(db) as store:
-        game = (find_game(game_name).info.name if game_name
-                else common_game(store, *(text.partition("@")[0] for text in (first, second))))
-        bots = [store.find_bot(game, text) for text in (first, second)]
-        if pairs is None and not use_sprt:
-            result = stored_comparison(store, game, bots[0], bots[1], luck=source,
-                                       workers=workers)
-            if result.score.games == 0:
-                raise ArenaError(f"{bots[0].label} and {bots[1].label} have not met in {db}; "
-                                 "play some with --games N or --sprt")
-        else:
-            if use_sprt:
-                echo(f"playing seat-swapped pairs until the SPRT accepts elo0 {elo0:g} or elo1 "
-                     f"{elo1:g} (alpha {alpha:g}, beta {beta:g}), at most "
-                     f"{pairs or SPRT_MAX_PAIRS} pairs", err=True)
-            bar = ProgressBar(enabled=progress, unbounded=use_sprt)
-            try:
-                result = play_comparison(store, game, bots[0], bots[1],
-                                         pairs=pairs or SPRT_MAX_PAIRS, seed=seed,
-                                         workers=workers, db=db, settings=settings,
-                                         progress=bar, luck=source)
-            finally:
-                bar.close()
-        for line in result.lines():
-            echo(line)
+        try:
+            lines = compared_lines(store, (first, second), game_name, db, pairs=pairs,
+                                   settings=settings, seed=seed, workers=workers,
+                                   progress=progress, luck=source)
+        except BotLoadError:
+            raise  # its details (a traceback) follow its line
+        except ArenaError as exc:
+            raise ArenaError(fitted_error(str(exc))) from None
+    for line in lines:
+        echo(line)
+
+
+def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, db: str, *,
+                   pairs: int | None, settings: SprtSettings | None, seed: int, workers: int,
+                   progress: bool, luck: LuckSource | None) -> list[str]:
+    """What ``arena compare`` prints: from the stored games, or from new pairs."""
+    from arena.cli.console import ProgressBar
+    from arena.results.comparison import common_game
+    from arena.tournaments.matches import play_comparison
+
+    game = (find_game(game_name).info.name if game_name
+            else common_game(store, *(text.partition("@")[0] for text in texts)))
+    first, second = (store.find_bot(game, text) for text in texts)
+    if first.id == second.id:
+        raise ArenaError(f"{texts[0]} and {texts[1]} are the same revision, {first.label}; "
+                         "name two revisions to compare")
+    if pairs is None and settings is None:
+        return stored_lines(store, game, first, second, db, luck, workers)
+    if settings is not None:
+        echo(f"playing seat-swapped pairs until the SPRT accepts elo0 {settings.elo0:g} or "
+             f"elo1 {settings.elo1:g} (alpha {settings.alpha:g}, beta {settings.beta:g}), at "
+             f"most {pairs or SPRT_MAX_PAIRS} pairs", err=True)
+    bar = ProgressBar(enabled=progress, unbounded=settings is not None)
+    try:
+        result = play_comparison(store, game, first, second, pairs=pairs or SPRT_MAX_PAIRS,
+                                 seed=seed, workers=workers, db=db, settings=settings,
+                                 progress=bar, luck=luck)
+    finally:
+        bar.close()
+    return result.lines()
+
+
+def fitted_error(text: str) -> str:
+    """An error message in lines that keep within 80 columns after the CLI's ``Error: ``,
+    what runs over aligned under the message's start."""
+    indent = " " * len("Error: ")
+    return "\n".join(textwrap.wrap(text, 80, initial_indent=indent, subsequent_indent=indent,
+                                   break_long_words=False, break_on_hyphens=False)
+                     )[len(indent):]
+
+
+def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, db: str,
+                 luck: LuckSource | None, workers: int) -> list[str]:
+    """The stored games' comparisons: where the two met, and through their common
+    opponents on the same dice; ArenaError where there are neither."""
+    from arena.results.common_opponents import common_opponents, without_pairs
+    from arena.results.comparison import stored_comparison
+
+    met = stored_comparison(store, game, first, second, luck=luck, workers=workers)
+    through = common_opponents(store, game, first, second, luck=luck, workers=workers)
+    if not met.score.games and not through.games:
+        raise ArenaError(without_pairs(through, db))
+    blocks = [met.lines()] if met.score.games else []
+    blocks += [through.lines()] if through.games else []
+    return [line for block in blocks for line in [*block, ""]][:-1]
 
 
 @click.command()

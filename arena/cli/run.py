@@ -103,7 +103,13 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
             setup_logging(run.config.output_dir / "arena.log", verbose=verbose)
         show_header(run)
 
-    bar.opened = opened
+    accountant = luck_while_playing(config, luck)
+
+    def opened_and_accounting(run: TournamentRun) -> None:
+        opened(run)
+        accountant(run)
+
+    bar.opened = opened_and_accounting
     log.info("tournament %s: %s", config.name, config.defining())
     try:
         with Store(config.db) as store:
@@ -117,10 +123,45 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
                            "run the same command again to resume", err=True)
                 raise SystemExit(130) from None
             bar.close()
+            accountant.stop()
             _finish(bar.run.config if bar.run else config, store, report, luck=luck,
                     progress=progress)
     finally:
+        accountant.stop()
         close_logging()
+
+
+class LuckAccountant:
+    """Starts :class:`~arena.results.luck_book.LuckWhilePlaying` once the tournament is
+    open, where its report will account for the luck (see :func:`luck_while_playing`)."""
+
+    def __init__(self, db: str | None) -> None:
+        self.db = db
+        self.running: Any = None
+
+    def __call__(self, run: TournamentRun) -> None:
+        from arena.results.luck_book import LuckWhilePlaying
+
+        if self.db is not None and self.running is None:
+            self.running = LuckWhilePlaying(self.db, run.tid).start()
+
+    def stop(self) -> None:
+        if self.running is not None:
+            self.running.stop()
+            self.running = None
+
+
+def luck_while_playing(config: TournamentConfig, luck: bool | None) -> LuckAccountant:
+    """An accountant for the luck while the games are played, idle unless the report will
+    account for it: asked, or by default up to the report's limit of games."""
+    from arena.cli.console import AUTO_LUCK_LIMIT
+    from arena.results.luck_book import WHILE_PLAYING_FROM
+    from arena.tournaments.runner import total_games
+
+    games = total_games(config)
+    wanted = games >= WHILE_PLAYING_FROM and (
+        luck is True or (luck is None and games <= AUTO_LUCK_LIMIT))
+    return LuckAccountant(config.db if wanted else None)
 
 
 def _finish(config: TournamentConfig, store: Store, report: RunReport, *, luck: bool | None,
@@ -131,13 +172,15 @@ def _finish(config: TournamentConfig, store: Store, report: RunReport, *, luck: 
 
     for problem in report.problems:
         echo(f"warning: {problem}", err=True)
+    width = terminal_width()
     if report.played == 0 and report.complete:
-        echo(f"tournament {config.name!r} is complete ({report.total} games in "
+        summary = (f"tournament {config.name!r} is complete ({report.total} games in "
                    f"{config.db}); nothing to play")
     else:
-        echo(f"tournament {config.name!r}: played {report.played} games "
+        summary = (f"tournament {config.name!r}: played {report.played} games "
                    f"({report.already_done} were already done), {report.total} in all")
-    width = terminal_width()
+    for line in wrap(summary, width):
+        echo(line)
     for line in table_lines(report.standings, width=width):
         echo(line)
     for line in legend_lines(config.seats, width):

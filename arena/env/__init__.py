@@ -38,21 +38,43 @@ def _load(module: str, library: str) -> ModuleType:
                                 f"installed: {INSTALL_HINT}") from None
 
 
-def make_env(game: str, *, render_mode: str | None = None, **options: Any) -> ArenaEnv:
-    """A PettingZoo AEC environment of ``game`` with game ``options`` (``seats=`` included)."""
-    env: ArenaEnv = _load("arena.env.aec", "PettingZoo").ArenaEnv(game, options, render_mode)
+def make_env(game: str, *, render_mode: str | None = None, reward: str = "points",
+             **options: Any) -> ArenaEnv:
+    """A PettingZoo AEC environment of ``game`` with game ``options`` (``seats=`` included).
+
+    ``reward``: ``"points"`` (arena's game points, the default) or ``"zero-sum"``
+    (``2 * points - 1``: ±1 for a win or a loss, 0 for a draw).
+    """
+    env: ArenaEnv = _load("arena.env.aec", "PettingZoo").ArenaEnv(game, options, render_mode,
+                                                                  reward)
     return env
 
 
-def seasons_env(*, render_mode: str | None = None, **options: Any) -> ArenaEnv:
+def seasons_env(*, render_mode: str | None = None, reward: str = "points",
+                **options: Any) -> ArenaEnv:
     """Seasons of the Sun as a PettingZoo AEC environment (options: ``placement_limit``)."""
-    return make_env("seasons", render_mode=render_mode, **options)
+    return make_env("seasons", render_mode=render_mode, reward=reward, **options)
 
 
-def sonnentau_env(*, render_mode: str | None = None, **options: Any) -> ArenaEnv:
+def sonnentau_env(*, render_mode: str | None = None, reward: str = "points",
+                  **options: Any) -> ArenaEnv:
     """Sonnentau as a PettingZoo AEC environment (``seats``, ``dice``, ``board``,
     ``turn_limit``)."""
-    return make_env("sonnentau", render_mode=render_mode, **options)
+    return make_env("sonnentau", render_mode=render_mode, reward=reward, **options)
+
+
+def parallel_env(game: str, *, render_mode: str | None = None, reward: str = "points",
+                 **options: Any) -> Any:
+    """``game`` through PettingZoo's parallel API: ``turn_based_aec_to_parallel`` of
+    :func:`make_env`.
+
+    The games are turn-based: at each ``step(actions)`` only the agent to move
+    (the one whose ``action_mask`` has a 1; ``infos[agent]["active_agent"]``
+    names it after the first step) acts; the other agents' actions are ignored.
+    """
+    conversions = _load("pettingzoo.utils.conversions", "PettingZoo")
+    return conversions.turn_based_aec_to_parallel(
+        make_env(game, render_mode=render_mode, reward=reward, **options))
 
 
 def register_openspiel_games() -> None:
@@ -60,5 +82,5 @@ def register_openspiel_games() -> None:
     _load("arena.env.openspiel", "OpenSpiel").register()
 
 
-__all__ = ["INSTALL_HINT", "MissingExtraError", "make_env", "register_openspiel_games",
-           "seasons_env", "sonnentau_env"]
+__all__ = ["INSTALL_HINT", "MissingExtraError", "make_env", "parallel_env",
+           "register_openspiel_games", "seasons_env", "sonnentau_env"]

@@ -18,16 +18,26 @@ of the episode, ``env.actions`` its actions (the engine's objects, the dice
 included) and ``env.history`` their strings, as in a game record.
 
 Rewards come only at the end, in arena's game points (1 for a two-seat win, ½
-for a draw, 0 for a loss; with more seats (beaten + ½ tied) / (seats - 1)). A
-game that ends by its rules terminates the agents; one stopped by the placement
-or turn limit truncates them. The last ``infos`` carry the ranks, the scores
-and the termination reason.
+for a draw, 0 for a loss; with more seats (beaten + ½ tied) / (seats - 1)), or
+with ``reward="zero-sum"`` as ``2 * points - 1``: +1 for a win, -1 for a loss,
+0 for a draw, and for any number of seats a sum of 0. A game that ends by its
+rules terminates the agents; one stopped by the placement or turn limit
+truncates them. The last ``infos`` carry the ranks, the scores and the
+termination reason.
+
+``state()`` is the position as seat 0 sees it (``state_space``): with perfect
+information, that is the whole position. Render modes: ``"ansi"`` returns the
+game's text drawing from ``render()``; ``"human"`` prints it, after every step
+too. The games are turn-based, so PettingZoo's ``aec_to_parallel`` refuses them
+(``is_parallelizable`` is False); ``turn_based_aec_to_parallel`` (see
+:func:`arena.env.parallel_env`) gives the parallel API, in which only the agent
+to move acts.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -45,7 +55,8 @@ from arena.referee.match import resolve_game_options
 from arena.results.standings import game_points
 
 Observation = dict[str, npt.NDArray[Any]]
-RENDER_MODES = ("ansi",)
+RENDER_MODES = ("ansi", "human")
+REWARDS = ("points", "zero-sum")
 _MASK_CACHE_SIZE = 4096
 
 
@@ -55,14 +66,18 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
     ``options`` are the game's options (``arena games`` lists them); for
     Sonnentau, ``seats`` (2 to 4) is one of them. They are fixed for the life of
     the environment: ``reset``'s ``options`` argument is accepted and ignored.
+    ``reward`` is ``"points"`` (arena's game points) or ``"zero-sum"`` (±1).
     """
 
     def __init__(self, game: str, options: Mapping[str, Any] | None = None,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, reward: str = "points") -> None:
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, "
                              f"not {render_mode!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, not {reward!r}")
+        self.reward = reward
         self.game = find_game(game)
         given = dict(options or {})
         seats = int(given.pop("seats", self.game.info.min_seats))
@@ -71,12 +86,13 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         self.metadata = {"render_modes": list(RENDER_MODES), "name": f"arena_{game}_v0",
                          "is_parallelizable": False}
         self.index: ActionIndex = action_index(game, self.options)
-        self._encode = encoder(game)
+        self._encode = encoder(game, self.game.initial_state(self.options))
         self.possible_agents = [f"player_{seat}" for seat in range(seats)]
         self.agents = self.possible_agents[:]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         high = vector_high(game, self.game.initial_state(self.options))
         n = self.index.n_decisions
+        self.state_space = spaces.Box(np.zeros_like(high), high, dtype=np.uint8)
         self.observation_spaces = {agent: spaces.Dict({
             "observation": spaces.Box(np.zeros_like(high), high, dtype=np.uint8),
             "action_mask": spaces.Box(0, 1, (n,), np.int8)}) for agent in self.agents}
@@ -86,6 +102,7 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         self._no_actions = _frozen(np.zeros(n, dtype=np.int8))
         self._no_flags = bytes(n)
         self._masks = ByIdentity(functools.partial(_mask, self.index), _MASK_CACHE_SIZE)
+        self._mask_of: Callable[[Sequence[Action]], tuple[npt.NDArray[np.int8], bytes]]
         self._views: dict[str, Observation] = {}
         self._np_random: np.random.Generator | None = None
         self._np_random_seed: int | None = None
@@ -110,6 +127,9 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
                 self._np_random = np.random.default_rng(self._np_random_seed)
             self.game_seed = int(self._np_random.integers(2**63))
         self._roll = DiceStream(self.game_seed).roll
+        # Once the cache of masks has found that the engine builds its tuples of legal
+        # actions anew (Sonnentau), the masks are built without asking it.
+        self._mask_of = self._masks if self._masks.remembering else self._masks.build
         self.arena_state: State = self.game.initial_state(self.options)
         self.actions: list[Action] = []
         self.agents = self.possible_agents[:]
@@ -120,9 +140,12 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._advance()
 
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """PettingZoo's ``agent_iter``: the agent to act, until none is left."""
+        return _agent_iter(self, max_iter)
+
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._to_act < 0:  # the game is over: every agent is terminated or truncated
             self._was_dead_step(action)
             return
         try:
@@ -138,6 +161,8 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         self.arena_state.apply(decision)
         self.actions.append(decision)
         self._advance()
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> Observation:
         """The agent's observation dict, built once per position and agent (and kept)."""
@@ -151,22 +176,36 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
 
     def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool,
                                                    dict[str, Any]]:
-        """PettingZoo's ``last``, with :meth:`observe` inlined."""
+        """PettingZoo's ``last``, with :meth:`observe` inlined for the agent to act."""
         agent = self.agent_selection
-        assert agent is not None
         view = None
         if observe:
             view = self._views.get(agent)
             if view is None:
-                view = self.observe(agent)
+                if self._seat[agent] == self._to_act:
+                    view = self._views[agent] = {
+                        "observation": self._encode(self.arena_state, self._to_act),
+                        "action_mask": self._legal}
+                else:
+                    view = self.observe(agent)
         return (view, self._cumulative_rewards[agent], self.terminations[agent],
                 self.truncations[agent], self.infos[agent])
 
+    def state(self) -> npt.NDArray[np.uint8]:
+        """The whole position: the observation vector as seat 0 sees it (``state_space``)."""
+        return self._encode(self.arena_state, 0)
+
     def render(self) -> str | None:
+        """The game's text drawing: returned in ``"ansi"`` mode, printed in ``"human"``."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode (use 'ansi')")
+            gymnasium.logger.warn("render() was called without a render_mode "
+                                  "('ansi' returns the drawing, 'human' prints it)")
             return None
-        return self.game.render(self.arena_state)
+        text = self.game.render(self.arena_state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         """Nothing to release: the environment holds no files or processes."""
@@ -197,19 +236,27 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
             self._legal, self._flags = self._no_actions, self._no_flags
             self._finish()
         else:
-            self._legal, self._flags = self._masks(state.legal_actions())
+            self._legal, self._flags = self._mask_of(state.legal_actions())
             self.agent_selection = self.possible_agents[seat]
 
     def _finish(self) -> None:
         outcome = self.arena_state.outcome()
         points = game_points(outcome.ranks)
         ended = self.terminations if outcome.termination == NORMAL else self.truncations
+        zero_sum = self.reward == "zero-sum"
         for seat, agent in enumerate(self.possible_agents):
-            self.rewards[agent] = points[seat]
+            self.rewards[agent] = 2 * points[seat] - 1 if zero_sum else points[seat]
             ended[agent] = True
             self.infos[agent] = {"ranks": outcome.ranks, "scores": outcome.scores,
                                  "termination": outcome.termination}
         self._accumulate_rewards()
+
+
+def _agent_iter(env: ArenaEnv, max_iter: int) -> Iterator[str]:
+    for _ in range(max_iter):
+        if not env.agents:
+            return
+        yield env.agent_selection
 
 
 def _mask(index: ActionIndex, legal: Sequence[Action]) -> tuple[npt.NDArray[np.int8], bytes]:

@@ -29,8 +29,10 @@ Sonnentau (for ``k`` seats and a board of ``F`` fields; ``P = F + 3`` places)::
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -50,6 +52,7 @@ from arena.games.sonnentau.rules import (
 
 Vector = npt.NDArray[np.uint8]
 Encoder = Callable[[Any, int], Vector]
+FloatEncoder = Callable[[Any, int], list[float]]
 
 SEASONS_SIZE = 2 * N_SECTORS + 3 + 2 + 1
 if (START, HOME, HIT) != (-1, -2, -3):
@@ -95,57 +98,133 @@ class _SonnentauParts:
     ``place[p]`` is the one-hot block of a piece at place ``p`` (a field index, or
     START, HOME, HIT as -1, -2, -3, which index from the end); ``turn[phase][k]``
     the phase flags and the one-hot of the seat ``k`` places after the observer;
-    ``hit[f]`` the one-hot of a pending hit on field ``f`` (``hit[-1]``: none).
+    ``hit[f]`` the one-hot of a pending hit on field ``f`` (``hit[-1]``: none);
+    ``dice[dice, left]`` the dice part (made when first met: at most 9**3 * 8).
+    Each piece is given by ``kind``: bytes for the uint8 vectors, lists of floats
+    for the tensors, so a vector is one join and a tensor a few list extensions.
     """
 
-    def __init__(self, seats: int, n_fields: int) -> None:
+    def __init__(self, seats: int, n_fields: int, kind: Callable[[bytes], Any]) -> None:
         places = n_fields + 3
         entry = [*range(n_fields), n_fields + 2, n_fields + 1, n_fields]
-        self.place = [_one_hot(places, e) for e in entry]
-        self.turn = tuple(tuple(bytes((phase == MOVE, phase == RELOCATE))
-                                + (bytes(seats) if phase == OVER else _one_hot(seats, k))
+        self.kind = kind
+        self.place = [kind(_one_hot(places, e)) for e in entry]
+        self.turn = tuple(tuple(kind(bytes((phase == MOVE, phase == RELOCATE))
+                                     + (bytes(seats) if phase == OVER else _one_hot(seats, k)))
                                 for k in range(seats)) for phase in range(OVER + 1))
-        self.hit = [_one_hot(n_fields, f) for f in range(n_fields)] + [bytes(n_fields)]
+        self.hit = [kind(_one_hot(n_fields, f)) for f in range(n_fields)] + [
+            kind(bytes(n_fields))]
+        self.turns_left = [kind(bytes((min(value, 255),))) for value in range(256 + 1)]
+        self.dice: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
+
+    def dice_part(self, dice: tuple[int, ...], left: tuple[int, ...]) -> Any:
+        """The dice by slot, then the slots still to be played."""
+        out = bytearray(2 * SONNENTAU_SLOTS)
+        out[:len(dice)] = dice
+        for slot in left:
+            out[SONNENTAU_SLOTS + slot] = 1
+        part = self.dice[dice, left] = self.kind(bytes(out))
+        return part
+
+    def of(self, state: SonnentauState, seat: int) -> list[Any]:
+        """The parts of ``state``'s vector as seen from ``seat``, in order."""
+        pieces = state.pieces
+        return [*map(self.place.__getitem__, itertools.chain(*pieces[seat:], *pieces[:seat])),
+                *self.tail(state, seat)]
+
+    def tail(self, state: SonnentauState, seat: int) -> tuple[Any, Any, Any, Any]:
+        """The parts after the pieces: the dice, the turn, the hit and the turns left."""
+        dice, left, hit = state.dice, state.left, state.hit
+        turns = state.turn_limit - sum(state.turns)
+        return (self.dice.get((dice, left)) or self.dice_part(dice, left),
+                self.turn[state.phase][(state.seat - seat) % state.n_seats],
+                self.hit[-1 if hit is None else hit[2]],
+                self.turns_left[turns if 0 <= turns <= 256 else (0 if turns < 0 else 256)])
+
+
+class SonnentauEncoding:
+    """Sonnentau's vectors for ``seats`` seats on a board of ``n_fields`` fields."""
+
+    def __init__(self, seats: int, n_fields: int) -> None:
+        self._bytes = _SonnentauParts(seats, n_fields, bytes)
+        self._floats = _SonnentauParts(seats, n_fields, _floats)
+        places = n_fields + 3
+        self._entry = [*range(n_fields), n_fields + 2, n_fields + 1, n_fields]
+        """The one-hot position of each place (START, HOME, HIT index from the end)."""
+        self._piece_starts = range(0, seats * PIECES * places, places)
+        self._no_pieces = [0.0] * (seats * PIECES * places)
+
+    def vector(self, state: SonnentauState, seat: int) -> Vector:
+        """The position as seen from ``seat`` (layout in the module docstring)."""
+        return np.frombuffer(b"".join(self._bytes.of(state, seat)), np.uint8)
+
+    def floats(self, state: SonnentauState, seat: int) -> list[float]:
+        """:meth:`vector` as a new list of floats (OpenSpiel's tensors).
+
+        The pieces' part is mostly zeros: a copy of zeros with a 1 set per piece
+        costs less than joining the pieces' one-hot lists of floats.
+        """
+        tensor = self._no_pieces[:]
+        for at in self._piece_ones(state, seat):
+            tensor[at] = 1.0
+        for part in self._floats.tail(state, seat):
+            tensor += part
+        return tensor
+
+    def _piece_ones(self, state: SonnentauState, seat: int) -> Iterator[int]:
+        """The positions of the pieces' ones, the observer's pieces first."""
+        pieces = state.pieces
+        places = map(self._entry.__getitem__, itertools.chain(*pieces[seat:], *pieces[:seat]))
+        return map(operator.add, self._piece_starts, places)
 
 
 def _one_hot(size: int, at: int) -> bytes:
     return bytes(at) + b"\1" + bytes(size - at - 1)
 
 
-_SONNENTAU_PARTS: dict[tuple[int, int], _SonnentauParts] = {}
-_DICE_PARTS: dict[tuple[tuple[int, ...], tuple[int, ...]], bytes] = {}
-_BYTE = [bytes((value,)) for value in range(256)]
+_FLOATS = [float(value) for value in range(256)]
 
 
-def _dice_part(dice: tuple[int, ...], left: tuple[int, ...]) -> bytes:
-    """The dice by slot, then the slots still to be played (at most 9**3 * 8 of them)."""
-    out = bytearray(2 * SONNENTAU_SLOTS)
-    out[:len(dice)] = dice
-    for slot in left:
-        out[SONNENTAU_SLOTS + slot] = 1
-    part = _DICE_PARTS[dice, left] = bytes(out)
-    return part
+def _floats(data: bytes) -> list[float]:
+    """``data``'s values as floats (shared float objects: a tensor costs no new floats)."""
+    return list(map(_FLOATS.__getitem__, data))
+
+
+@functools.cache
+def sonnentau_encoding(seats: int, n_fields: int) -> SonnentauEncoding:
+    """The (shared) Sonnentau encoding for ``seats`` seats and ``n_fields`` fields."""
+    return SonnentauEncoding(seats, n_fields)
 
 
 def sonnentau_vector(state: SonnentauState, seat: int) -> Vector:
     """The Sonnentau position as seen from ``seat`` (layout in the module docstring)."""
-    seats, pieces = state.n_seats, state.pieces
-    key = (seats, state.board.n_fields)
-    parts = _SONNENTAU_PARTS.get(key) or _SONNENTAU_PARTS.setdefault(key, _SonnentauParts(*key))
-    dice, left, hit = state.dice, state.left, state.hit
-    turns = state.turn_limit - state.turns_played
-    vector = b"".join([
-        *map(parts.place.__getitem__, itertools.chain(*pieces[seat:], *pieces[:seat])),
-        _DICE_PARTS.get((dice, left)) or _dice_part(dice, left),
-        parts.turn[state.phase][(state.seat - seat) % seats],
-        parts.hit[-1 if hit is None else hit[2]],
-        _BYTE[turns] if 0 <= turns < 256 else _BYTE[0 if turns < 0 else 255]])
-    return np.frombuffer(vector, np.uint8)
+    return sonnentau_encoding(state.n_seats, state.board.n_fields).vector(state, seat)
 
 
-def encoder(game: str) -> Encoder:
-    """The vector function of ``game``."""
-    return seasons_vector if game == "seasons" else sonnentau_vector
+def sonnentau_floats(state: SonnentauState, seat: int) -> list[float]:
+    """:func:`sonnentau_vector` as a new list of floats (OpenSpiel's tensors)."""
+    return sonnentau_encoding(state.n_seats, state.board.n_fields).floats(state, seat)
+
+
+def seasons_floats(state: SeasonsState, seat: int) -> list[float]:
+    """:func:`seasons_vector` as a new list of floats (OpenSpiel's tensors)."""
+    fields, dice = state.fields, state.dice
+    tail = _SEASONS_TAIL[state.phase][state.seat == seat][len(dice)]
+    return _floats(bytes([*fields[seat], *fields[1 - seat], *dice]) + tail)
+
+
+def encoder(game: str, state: Any) -> Encoder:
+    """The vector function of ``game`` as played in ``state`` (seats, board)."""
+    if game == "seasons":
+        return seasons_vector
+    return sonnentau_encoding(state.n_seats, state.board.n_fields).vector
+
+
+def float_encoder(game: str, state: Any) -> FloatEncoder:
+    """The function of ``game`` as played in ``state`` giving the vector as floats."""
+    if game == "seasons":
+        return seasons_floats
+    return sonnentau_encoding(state.n_seats, state.board.n_fields).floats
 
 
 def vector_high(game: str, state: Any) -> Vector:

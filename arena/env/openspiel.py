@@ -58,7 +58,7 @@ import numpy as np
 import pyspiel
 
 from arena.env.actions import ActionIndex, ByIdentity, action_index
-from arena.env.encoding import encoder, vector_high
+from arena.env.encoding import encoder, float_encoder, vector_high
 from arena.games import find_game
 from arena.games.base import CHANCE_SEAT, TERMINAL_SEAT, Action, Game, Observation, State
 from arena.referee.dice import DiceStream
@@ -134,8 +134,10 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no ty
             max_game_length=_max_length(name, self.arena_options, self.index))
         self._params = dict(params or {})
         super().__init__(game_type(name), info, dict(params or {}))
-        self.encode = encoder(name)
-        self.high = vector_high(name, self.arena_game.initial_state(self.arena_options))
+        initial = self.arena_game.initial_state(self.arena_options)
+        self.encode = encoder(name, initial)
+        self.encode_floats = float_encoder(name, initial)
+        self.high = vector_high(name, initial)
         self.legal_ids = ByIdentity(functools.partial(_sorted_ids, self.index), _CACHE_SIZE)
         """The sorted ids of a tuple of legal actions (remembered: do not change the list)."""
         self._outcomes: dict[Hashable, list[tuple[int, float]]] = {}
@@ -169,12 +171,15 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no ty
     def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
         """The chance ids and probabilities of the engine's ``chance_outcomes()`` at ``state``.
 
-        Remembered by what determines them: the dice to roll, their faces, and the
-        outcome of the lowest faces (which shows the dice that stay as they are).
+        Remembered by what determines them: the dice to roll, their faces, and
+        when only some dice are rolled, the outcome of the lowest faces (which
+        shows the dice that stay as they are).
         """
         request = state.chance_request()
-        probe = state.chance_action([faces[0] for faces in request.faces])
-        key = (request.slots, request.faces, str(probe))
+        key: Hashable = (request.slots, request.faces)
+        if request.slots != self._all_slots:
+            probe = state.chance_action([faces[0] for faces in request.faces])
+            key = (request.slots, request.faces, str(probe))
         found = self._outcomes.get(key)
         if found is None:
             id_of = self.index.id_of
@@ -351,8 +356,7 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
 
         ``player`` defaults to the current player (seat 0 at a chance node or the end).
         """
-        return [float(x) for x in self.spiel_game.encode(self.position.state,
-                                                         self._viewer(player))]
+        return self.spiel_game.encode_floats(self.position.state, self._viewer(player))
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         """The observation tensor: with perfect information, the position is all there is."""

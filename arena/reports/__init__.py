@@ -4,7 +4,9 @@
     ...                       Path("results/seasons-round-robin"))  # doctest: +SKIP
 
 writes ``standings.csv``, ``ratings.csv``, ``pairs.csv``, ``games.csv`` and
-``report.html`` and returns their paths. Given ``luck=LuckSource()``, the games'
+``report.html`` (and, for more games than the page holds, the files of the viewer's later
+games in the folder ``report-games/``) and returns their paths (the folder's, not each
+file's). Given ``luck=LuckSource()``, the games'
 luck is accounted for with the game's value model and the pairs show their
 luck-adjusted scores beside the raw ones.
 """
@@ -24,17 +26,17 @@ __all__ = ["write_csv_reports", "write_reports"]
 def write_reports(store: Store, tournament: TournamentRow, out_dir: Path, *,
                   luck: LuckSource | None = None, workers: int = 0,
                   progress: Progress | None = None) -> list[Path]:
-    """Write the tournament's CSV files and ``report.html`` into ``out_dir``; with ``luck``
-    the pair scores are shown luck-adjusted too (see :func:`build_model`)."""
+    """Write the tournament's CSV files and ``report.html`` into ``out_dir`` (with the files
+    of its viewer's later games in ``report-games/``, :func:`~arena.reports.html.write_html`);
+    with ``luck`` the pair scores are shown luck-adjusted too (see :func:`build_model`).
+    Returns the paths written, ``report.html`` last."""
     from arena.reports.html import write_html  # Jinja2 and matplotlib load only when needed
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     model = build_model(store, tournament, luck=luck, workers=workers, progress=progress)
     paths = write_csv_reports(model, out_dir)
-    html = out_dir / "report.html"
-    write_html(html, store, model)
-    return [*paths, html]
+    return [*paths, *write_html(out_dir / "report.html", store, model)]
 
 
 def write_csv_reports(model: ReportModel, out_dir: Path) -> list[Path]:

@@ -7,6 +7,10 @@ inlining (no XML prolog, no metadata, no fixed size, ids unique per chart).
 Lines are named at their ends, right of the plot, not in a legend: the names are
 spread apart so that none overlaps another (:func:`spread`), and with many bots
 only the best are bold and named, the others faint (their names show on hover).
+
+Each chart is drawn twice: wide, for a window, and narrow (:data:`NARROW`), for a
+phone, where the page shows it at its own size: text at 13 px, fewer ticks, and the
+names in a list below the plot instead of beside it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import matplotlib
 from markupsafe import escape
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from arena.reports.model import Bot, ProgressPoint, VersionHistory
 from arena.results.ratings import Rating
@@ -62,6 +67,33 @@ BANDS_UP_TO = 3
 LABEL_SIZE = 8.5
 
 
+@dataclass(frozen=True)
+class Size:
+    """How big a chart is drawn: in inches (96 CSS px each, as the page shows it at most)
+    and points (4/3 px)."""
+
+    width: float
+    height: float
+    font: float
+    label: float
+    ticks: int
+    """Ticks of an axis at most."""
+    suffix: str = ""
+    """Added to the chart's name (its SVG ids and class)."""
+
+    @property
+    def narrow(self) -> bool:
+        return bool(self.suffix)
+
+
+WIDE = Size(11.0, 3.8, 9.0, LABEL_SIZE, MAX_TICKS)
+NARROW = Size(3.5, 2.7, 10.0, 10.0, 4, "-narrow")
+"""336 px wide: a card's content on a 390 px phone holds it unscaled, its text at 13.3 px
+(12.4 px on a 360 px phone). ``height`` is the plot's; the list of names adds to it."""
+NARROW_NAMED = 6
+"""Lines named below a narrow chart at most."""
+
+
 def text(label: str) -> str:
     """A label as matplotlib shows it literally: ``$`` is not maths, ``_x`` not hidden."""
     label = label.replace("$", r"\$")
@@ -73,21 +105,22 @@ def _style(name: str) -> Any:
 
 
 @contextmanager
-def chart(name: str, width: float = 11.0, height: float = 3.8) -> Iterator[tuple[Figure, Axes]]:
+def chart(name: str, width: float = 11.0, height: float = 3.8, font: float = 9.0
+          ) -> Iterator[tuple[Figure, Axes]]:
     """A figure and its axes in the report's style; ``name`` keeps its SVG ids apart."""
-    with matplotlib.rc_context(_style(name)):
+    with matplotlib.rc_context({**_style(name), "font.size": font}):
         figure = Figure(figsize=(width, height), layout="constrained")
         yield figure, figure.add_subplot()
 
 
 def to_svg(figure: Figure, name: str, title: str,
-           tooltips: Mapping[str, str] | None = None) -> str:
+           tooltips: Mapping[str, str] | None = None, *, narrow: bool = False) -> str:
     """The figure as an inline ``<svg>`` element that scales to its container."""
     with matplotlib.rc_context(_style(name)):
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", transparent=True,
                        metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
-    return inline_svg(buffer.getvalue(), name, title, tooltips)
+    return inline_svg(buffer.getvalue(), name, title, tooltips, narrow=narrow)
 
 
 _ROOT_SIZE = re.compile(r'<svg ([^>]*?)width="([\d.]+)pt" height="[\d.]+pt"')
@@ -96,15 +129,17 @@ _PROLOG = re.compile(r"\A.*?(?=<svg[\s>])", re.S)
 
 
 def inline_svg(svg: str, name: str, title: str, tooltips: Mapping[str, str] | None = None,
-               ) -> str:
+               *, narrow: bool = False) -> str:
     """Trim matplotlib's SVG document for inlining into HTML; ``tooltips`` maps an
-    artist's gid to the text shown when the pointer rests on it."""
+    artist's gid to the text shown when the pointer rests on it. The page shows a
+    ``narrow`` chart (class ``narrow``) on a phone, the other one elsewhere."""
     svg = _PROLOG.sub("", svg, count=1)
     svg = _STYLE.sub("", svg, count=1)
     for gid, tip in (tooltips or {}).items():
         svg = svg.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{escape(tip)}</title>', 1)
+    kind = "narrow" if narrow else "wide"
     # as wide as the card allows, up to its own size (a narrow chart is not blown up)
-    return _ROOT_SIZE.sub(lambda m: f'<svg {m[1]}class="chart chart-{name}" role="img" '
+    return _ROOT_SIZE.sub(lambda m: f'<svg {m[1]}class="chart chart-{name} {kind}" role="img" '
                           f'style="max-width: {float(m[2]) * 4 / 3:.0f}px" '
                           f'aria-label="{escape(title)}"', svg, count=1).strip()
 
@@ -161,6 +196,22 @@ def fitting_labels(figure: Figure, ax: Axes) -> int:
     return max(1, int((high - low) / label_gap(figure, ax, LABEL_SIZE)) + 1)
 
 
+def name_lines(figure: Figure, ax: Axes, lines: Sequence[Any],
+               ends: Sequence[tuple[float, float]], labels: Sequence[EndLabel],
+               size: Size) -> None:
+    """Name ``lines``: at their ends beside the plot (:func:`end_labels`), or in a narrow
+    chart in a list below it, best (highest) first, each after its line's look."""
+    if not size.narrow:
+        end_labels(figure, ax, ends, labels)
+        return
+    order = sorted(range(len(labels)), key=lambda i: -labels[i].y)
+    legend = figure.legend([lines[i] for i in order], [text(labels[i].text) for i in order],
+                           loc="outside lower left", ncols=1, fontsize=size.label,
+                           handlelength=1.6, borderaxespad=0.2, labelspacing=0.3)
+    for entry, i in zip(legend.get_texts(), order, strict=True):
+        entry.set_gid(labels[i].gid)
+
+
 def end_labels(figure: Figure, ax: Axes, ends: Sequence[tuple[float, float]],
                labels: Sequence[EndLabel]) -> None:
     """Write ``labels`` right of the axes, spread apart, each after a swatch of its line's
@@ -186,82 +237,101 @@ def end_labels(figure: Figure, ax: Axes, ends: Sequence[tuple[float, float]],
 
 
 def progression_chart(bots: Sequence[Bot], progress: Mapping[int, Sequence[ProgressPoint]],
-                      initial: Rating, system: str) -> str:
+                      initial: Rating, system: str, size: Size = WIDE) -> str:
     """Each bot's μ after each of its games (from the initial rating). The best
     :data:`HIGHLIGHTED` (``bots`` come best first) are bold and named beside the plot,
     with a ±σ band when there are few; the others are faint lines in their colours."""
+    name = f"progress{size.suffix}"
     shown = bots[:HIGHLIGHTED]
     tooltips = {}
-    with chart("progress") as (figure, ax):
-        ends, labels = [], []
+    named = len(shown) * 0.24 if size.narrow else 0.0
+    with chart(name, size.width, size.height + named, size.font) as (figure, ax):
+        ends, labels, bold_lines = [], [], []
         for bot in reversed(bots):
             points = [ProgressPoint(0, initial.mu, initial.sigma),
                       *progress.get(bot.index, ())]
             games, mus = [p.games for p in points], [p.mu for p in points]
             bold = bot in shown
-            gid = f"progress-line-{bot.index}"
+            gid = f"{name}-line-{bot.index}"
             tooltips[gid] = f"{bot.label}: μ {mus[-1]:.2f} after {games[-1]} games"
             if bold and len(bots) <= BANDS_UP_TO:
                 ax.fill_between(games, [p.mu - p.sigma for p in points],
                                 [p.mu + p.sigma for p in points],
                                 color=bot.colour, alpha=0.12, linewidth=0)
-            ax.plot(games, mus, color=bot.colour, linewidth=2.1 if bold else 0.9,
-                    alpha=1.0 if bold else 0.45, zorder=3 if bold else 2, gid=gid)
+            line, = ax.plot(games, mus, color=bot.colour, linewidth=2.1 if bold else 0.9,
+                            alpha=1.0 if bold else 0.45, zorder=3 if bold else 2, gid=gid)
             if bold:
                 ends.append((games[-1], mus[-1]))
+                bold_lines.append(line)
                 labels.append(EndLabel(mus[-1], f"{bot.label}  {mus[-1]:.1f}", bot.colour,
-                                       f"progress-label-{bot.index}"))
+                                       f"{name}-label-{bot.index}"))
         ax.set_xlabel("games played by the bot")
         band = "  (band: ±σ)" if len(bots) <= BANDS_UP_TO else ""
         ax.set_ylabel(f"{system} μ{band}")
         ax.set_xlim(0, max([1, *(x for x, _ in ends)]))
-        end_labels(figure, ax, ends, labels)
-        return to_svg(figure, "progress", "Rating progression: μ per bot against games played",
-                      tooltips)
+        _few_ticks(ax, size)
+        name_lines(figure, ax, bold_lines, ends, labels, size)
+        return to_svg(figure, name, "Rating progression: μ per bot against games played",
+                      tooltips, narrow=size.narrow)
 
 
-def versions_chart(history: VersionHistory, colours: Mapping[str, str]) -> str:
+def _few_ticks(ax: Axes, size: Size) -> None:
+    """At most ``size.ticks`` ticks on each axis of a narrow chart (whole games on x)."""
+    if size.narrow:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=size.ticks, integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=size.ticks + 1))
+
+
+def versions_chart(history: VersionHistory, colours: Mapping[str, str],
+                   size: Size = WIDE) -> str:
     """All-time μ − 3σ of each version of each bot after every tournament it played. The
     versions with the best last value are bold and named, as many as fit beside the plot;
     the others are faint."""
+    name = f"versions{size.suffix}"
     series = sorted(history.series.items(),
                     key=lambda s: -s[1][-1].rating.conservative if s[1] else 0.0)
-    width = min(11.0, 6.0 + 0.45 * len(history.tournaments))
-    with chart("versions", width=width) as (figure, ax):
-        _tournament_axis(ax, history)
+    named = min(NARROW_NAMED, len(series)) if size.narrow else 0
+    width = size.width if size.narrow else min(11.0, 6.0 + 0.45 * len(history.tournaments))
+    with chart(name, width, size.height + 0.24 * named + (0.5 if size.narrow else 0.0),
+               size.font) as (figure, ax):
+        _tournament_axis(ax, history, size)
         ax.set_ylabel("all-time μ − 3σ")
+        if size.narrow:
+            ax.yaxis.set_major_locator(MaxNLocator(nbins=size.ticks + 1))
         tooltips, lines = {}, []
         markers: dict[str, int] = {}
-        for rank, ((name, version), points) in enumerate(series):
-            order = markers[name] = markers.get(name, -1) + 1
+        for rank, ((bot, version), points) in enumerate(series):
+            order = markers[bot] = markers.get(bot, -1) + 1
             ys = [p.rating.conservative for p in points]
-            gid = f"versions-line-{rank}"
-            tooltips[gid] = f"{name}@{version}: all-time μ − 3σ {ys[-1]:.2f}"
-            colour = colours.get(name, MUTED)
+            gid = f"{name}-line-{rank}"
+            tooltips[gid] = f"{bot}@{version}: all-time μ − 3σ {ys[-1]:.2f}"
+            colour = colours.get(bot, MUTED)
             line, = ax.plot([p.tournament for p in points], ys, color=colour,
                             marker=MARKERS[order % len(MARKERS)], markersize=4, linewidth=0.9,
                             alpha=0.4, linestyle="-" if order % 2 == 0 else "--", zorder=2,
                             gid=gid)
-            end = EndLabel(ys[-1], f"{name}@{version}  {ys[-1]:.1f}", colour,
-                           f"versions-label-{rank}")
+            end = EndLabel(ys[-1], f"{bot}@{version}  {ys[-1]:.1f}", colour,
+                           f"{name}-label-{rank}")
             lines.append((line, (float(points[-1].tournament), ys[-1]), end))
-        limit = min(HIGHLIGHTED_VERSIONS, fitting_labels(figure, ax))
-        ends, labels = [], []
-        for line, point, label in lines[:limit]:
+        limit = named if size.narrow else min(HIGHLIGHTED_VERSIONS, fitting_labels(figure, ax))
+        for line, _point, _label in lines[:limit]:
             line.set(markersize=6, linewidth=1.7, alpha=1.0, zorder=3)
-            ends.append(point)
-            labels.append(label)
-        end_labels(figure, ax, ends, labels)
-        return to_svg(figure, "versions",
-                      "Rating across versions: all-time μ − 3σ after each tournament", tooltips)
+        shown = lines[:limit]
+        name_lines(figure, ax, [line for line, _, _ in shown], [point for _, point, _ in shown],
+                   [label for _, _, label in shown], size)
+        return to_svg(figure, name,
+                      "Rating across versions: all-time μ − 3σ after each tournament", tooltips,
+                      narrow=size.narrow)
 
 
-def _tournament_axis(ax: Axes, history: VersionHistory) -> None:
+def _tournament_axis(ax: Axes, history: VersionHistory, size: Size) -> None:
     count = len(history.tournaments)
-    step = max(1, -(-count // MAX_TICKS))
+    step = max(1, -(-count // size.ticks))
     ticks = sorted({*range(0, count, step), history.current})
-    ax.set_xticks(ticks, [text(_short(history.tournaments[t])) for t in ticks],
-                  rotation=30 if count > 3 else 0, ha="right" if count > 3 else "center",
+    turned = count > 3 or (size.narrow and count > 1)
+    limit = 14 if size.narrow else 22
+    ax.set_xticks(ticks, [text(_short(history.tournaments[t], limit)) for t in ticks],
+                  rotation=30 if turned else 0, ha="right" if turned else "center",
                   rotation_mode="anchor")
     # the last tournament at the right edge, close to the names of the lines
     ax.set_xlim(-0.5 if count > 1 else -0.4, count - 1 + (0.25 if count > 1 else 0.2))
@@ -269,7 +339,8 @@ def _tournament_axis(ax: Axes, history: VersionHistory) -> None:
     ax.axvspan(history.current - half, history.current + half, color="#fde68a", alpha=0.5,
                linewidth=0, zorder=0)
     ax.grid(axis="x", visible=False)
-    ax.set_xlabel("tournaments of this game, oldest first (this one highlighted)")
+    ax.set_xlabel("tournaments, oldest first\n(this one highlighted)" if size.narrow else
+                  "tournaments of this game, oldest first (this one highlighted)")
 
 
 def _short(name: str, limit: int = 22) -> str:

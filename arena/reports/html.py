@@ -13,7 +13,7 @@ import functools
 import json
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,9 @@ MAX_DETAIL_CHARS = 8000
 """Characters of a failure's traceback and stderr shown (the end); records keep less."""
 COMPACT_MATRIX = 10
 """From this many bots on, the pair matrix shows only the score in each cell."""
+DENSE_MATRIX = 20
+"""From this many bots on, the pair matrix's cells are narrower still and show the score
+without its per cent sign: 34 columns fit beside the names in a 1280 px window."""
 
 
 @functools.cache
@@ -65,18 +68,61 @@ def script_json(data: Any) -> Markup:
     return Markup(text)
 
 
-def write_html(path: Path, store: Store, model: ReportModel) -> None:
-    path.write_text(render_html(store, model), encoding="utf-8")
+PART_FILE = "part-{}.js"
+"""A later part of the viewer's games (:func:`arena.reports.viewer.parts`), numbered from 2
+(the page holds part 1), in the folder beside the page named after it (``report-games``)."""
 
 
-def render_html(store: Store, model: ReportModel) -> str:
+def write_html(path: Path, store: Store, model: ReportModel) -> list[Path]:
+    """Write the report to ``path`` and the viewer's later parts into the folder beside it
+    (``report-games/part-2.js`` …; only for more games than the page holds itself, and
+    stale parts of an earlier report removed); return the folder's path, if it has parts,
+    then the page's."""
+    records = functools.partial(store.record, model.tournament.id)
+    views = viewer.viewer_data(records, model.rows)
+    folder = path.with_name(f"{path.stem}-games")
+    written = write_parts(folder, records, model, views["parts"][1:])
+    path.write_text(render_html(store, model, views=views, folder=folder.name),
+                    encoding="utf-8")
+    return [folder, path] if written else [path]
+
+
+def write_parts(folder: Path, records: Callable[[str], Any], model: ReportModel,
+                parts: Sequence[Sequence[int]]) -> list[Path]:
+    """Each part (``[first, last]`` game numbers) as a script that hands its games and
+    their menu labels to the report's viewer: a page opened from disk may load a script
+    beside it, but not read a file (``fetch`` of a ``file:`` URL is refused)."""
+    written = []
+    for number, (first, last) in enumerate(parts, 2):
+        games = viewer.viewer_games(records, model.rows, range(first, last + 1))
+        data = {"games": games, "labels": [game_option(model, game) for game in games]}
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / PART_FILE.format(number)
+        target.write_text(f"/* arena report: games {first}-{last} */\n"
+                          f"arenaReportPart({number}, {script_json(data)});\n",
+                          encoding="utf-8")
+        written.append(target)
+    if folder.is_dir():
+        for stale in folder.glob(PART_FILE.format("*")):
+            if stale not in written:
+                stale.unlink()
+        if not written and not any(folder.iterdir()):
+            folder.rmdir()
+    return written
+
+
+def render_html(store: Store, model: ReportModel, *, views: dict[str, Any] | None = None,
+                folder: str = "report-games") -> str:
+    """The report page; ``views`` are the viewer's data (:func:`viewer.viewer_data`, read
+    here if not given) and ``folder`` where its later parts are, beside the page."""
     env = environment()
     failures = failure_panels(model)
-    views = viewer.viewer_data(lambda key: store.record(model.tournament.id, key), model.rows,
-                               linked=linked_games(failures))
-    in_viewer = {game["no"] for game in views["games"]}
+    if views is None:
+        views = viewer.viewer_data(functools.partial(store.record, model.tournament.id),
+                                   model.rows)
+    held = views["parts"][-1][1] if views["parts"] else 0
     board_svg, data = viewer_embed(env, model.config.game, model.bots, views["layout"],
-                                   views["games"])
+                                   views["games"], parts=views["parts"], folder=folder)
     return env.get_template(TEMPLATE).render(
         title=model.tournament.name,
         game_title=find_game(model.config.game).info.title,
@@ -92,9 +138,9 @@ def render_html(store: Store, model: ReportModel) -> str:
         terminations=termination_names(model),
         statuses=SEAT_STATUSES,
         failures=failures,
-        in_viewer=in_viewer,
+        held=held,
         games=[(g["no"], game_option(model, g)) for g in views["games"]],
-        viewer=views,
+        viewer={**views, "held": held, "folder": folder},
         board_svg=board_svg, data=data, **page_assets())
 
 
@@ -106,15 +152,21 @@ def page_assets() -> dict[str, Any]:
 
 
 def viewer_embed(env: Environment, game: str, bots: Sequence[Bot] | Mapping[int, Bot],
-                 layout: dict[str, Any],
-                 games: Sequence[dict[str, Any]]) -> tuple[Markup, Markup]:
+                 layout: dict[str, Any], games: Sequence[dict[str, Any]], *,
+                 parts: Sequence[Sequence[int]] = (), folder: str = ""
+                 ) -> tuple[Markup, Markup]:
     """The viewer's board drawing and the page's script data for it: the game, the bots
     (by entrant position), the board ``layout`` (of :func:`viewer.viewer_data`, left as it
-    is) and the viewer's ``games``."""
+    is), the viewer's ``games`` and, where there are more than the page holds, its
+    ``parts`` (``[first, last]`` game numbers, the first the page's) and the ``folder``
+    beside the page that has the later ones."""
     shown = dict(layout)
     board = board_drawing(env, game, shown)
-    return board, script_json({"game": game, "bots": bot_data(bots), "layout": shown,
-                               "games": list(games)})
+    data: dict[str, Any] = {"game": game, "bots": bot_data(bots), "layout": shown,
+                            "games": list(games)}
+    if len(parts) > 1:
+        data.update(parts=[list(part) for part in parts], folder=folder)
+    return board, script_json(data)
 
 
 def board_drawing(env: Environment, game: str, layout: dict[str, Any]) -> Markup:
@@ -237,7 +289,8 @@ def matrix(model: ReportModel) -> dict[str, Any]:
     for bot in order:
         cells = [_cell(bot, other, model.pairs.get((bot.index, other.index))) for other in order]
         rows.append({"bot": bot, "cells": cells})
-    return {"bots": order, "rows": rows, "compact": len(order) >= COMPACT_MATRIX}
+    return {"bots": order, "rows": rows, "compact": len(order) >= COMPACT_MATRIX,
+            "dense": len(order) >= DENSE_MATRIX}
 
 
 def _cell(bot: Bot, other: Bot, pair: PairResult | None) -> dict[str, Any]:
@@ -257,7 +310,7 @@ def _cell(bot: Bot, other: Bot, pair: PairResult | None) -> dict[str, Any]:
                   f"{100 * interval[0]:.1f} to {100 * interval[1]:.1f} %)")
     return {"kind": "pair", "score": pair.score, "games": pair.games, "title": title,
             "colour": heat(pair.score), "elo": _signed(elo), "error": _plain(error),
-            "adjusted": shown}
+            "adjusted": shown, "game": pair.first_game}
 
 
 def _signed(value: float) -> str:
@@ -274,17 +327,20 @@ def _plain(value: float) -> str:
 
 
 def chart_svgs(model: ReportModel) -> dict[str, Markup]:
-    """The rating charts as inline SVG, in the bots' colours; none before the first game."""
+    """The rating charts as inline SVG, in the bots' colours, each wide and narrow (the
+    page shows one of the two); none before the first game."""
     if not model.rows:
         return {}
     colours: dict[str, str] = {}
     for bot in model.bots:
         colours.setdefault(bot.name, bot.colour)
+    sizes = (charts.WIDE, charts.NARROW)
     return {
-        "progress": Markup(charts.progression_chart(
+        "progress": Markup("\n".join(charts.progression_chart(
             model.rating_order(), model.progress, model.ratings.rater.initial(),
-            model.settings.system)),
-        "versions": Markup(charts.versions_chart(model.history, colours)),
+            model.settings.system, size) for size in sizes)),
+        "versions": Markup("\n".join(charts.versions_chart(model.history, colours, size)
+                                     for size in sizes)),
     }
 
 
@@ -335,12 +391,6 @@ def failure_group(group: FailureGroup) -> dict[str, Any]:
             "more": max(0, len(group.games) - MAX_GAME_LINKS),
             "body": body[-MAX_DETAIL_CHARS:] if cut else body, "cut": cut,
             "stderr": group.has_stderr, "same_text": group.same_text}
-
-
-def linked_games(panels: Sequence[dict[str, Any]]) -> list[int]:
-    """The game numbers the failure panels link to."""
-    return [number for panel in panels for group in panel["groups"]
-            for number in group["games"]]
 
 
 # -- viewer ------------------------------------------------------------------------------

@@ -154,6 +154,8 @@ class PairResult:
     losses: int
     adjusted: AdjustedScore | None = None
     """The luck-adjusted score, from the pair's two-seat games whose luck was accounted for."""
+    first_game: int = 0
+    """The number of the pair's first game (from 1, schedule order)."""
 
     @property
     def adjusted_interval(self) -> tuple[float, float] | None:
@@ -212,6 +214,8 @@ class VersionHistory:
     """All-time ratings across the database's tournaments of the game."""
 
     tournaments: tuple[str, ...]
+    """The tournaments of the game (and variant) that a version of these bots played in,
+    the oldest first."""
     current: int
     """Position of this report's tournament in ``tournaments``."""
     series: Mapping[tuple[str, str], tuple[VersionPoint, ...]]
@@ -392,17 +396,17 @@ def pair_results(rows: Sequence[GameRow], luck: Mapping[str, tuple[float, ...]] 
     adjusted score follows from it: pairs that met only there have none.
     """
     tally: dict[tuple[int, int], list[int]] = {}
-    for row in rows:
+    for number, row in enumerate(rows, 1):
         for a, bot_a in enumerate(row.seats):
             for b, bot_b in enumerate(row.seats):
                 if bot_a == bot_b:
                     continue
-                counts = tally.setdefault((bot_a, bot_b), [0, 0, 0])
+                counts = tally.setdefault((bot_a, bot_b), [0, 0, 0, number])
                 rank_a, rank_b = row.ranks[a], row.ranks[b]
                 counts[0 if rank_a < rank_b else 1 if rank_a == rank_b else 2] += 1
     adjusted = _adjusted_pairs(rows, luck) if luck else {}
     return {pair: PairResult(pair[0], pair[1], counts[0], counts[1], counts[2],
-                             adjusted.get(pair))
+                             adjusted.get(pair), counts[3])
             for pair, counts in tally.items()}
 
 
@@ -451,21 +455,25 @@ def count_endings(rows: Sequence[GameRow], bots: int) -> tuple[dict[int, Counts]
 
 def version_history(store: Store, tournament: TournamentRow, bots: Sequence[Bot],
                     settings: RatingSettings) -> VersionHistory:
-    """All-time μ − 3σ after each tournament of every version of this tournament's bots."""
+    """All-time μ − 3σ after each tournament of every version of this tournament's bots,
+    over the tournaments (of its game and variant) that any of those versions played in."""
     variant = variant_of(tournament)
     result = all_time(store, tournament.game, settings, variant)
     names = {bot.name for bot in bots}
     versions = {bot.id: shown_identity(bot) for bot in store.bots(tournament.game)
                 if bot.identity.name in names}
-    tournaments = tournaments_of(store, tournament.game, variant)
+    points = list(after_each_tournament(store, tournament.game, versions, result, variant))
+    played = {point.tournament.id for point in points} | {tournament.id}
+    tournaments = [row for row in tournaments_of(store, tournament.game, variant)
+                   if row.id in played]
+    position = {row.id: index for index, row in enumerate(tournaments)}
     series: dict[tuple[str, str], list[VersionPoint]] = {}
-    for point in after_each_tournament(store, tournament.game, versions, result, variant):
+    for point in points:
         key = (versions[point.bot].name, versions[point.bot].version)
-        series.setdefault(key, []).append(VersionPoint(point.position, point.rating,
-                                                       point.games))
-    current = next(i for i, row in enumerate(tournaments) if row.id == tournament.id)
-    return VersionHistory(tuple(row.name for row in tournaments), current,
-                          {key: tuple(points) for key, points in series.items()})
+        series.setdefault(key, []).append(VersionPoint(position[point.tournament.id],
+                                                       point.rating, point.games))
+    return VersionHistory(tuple(row.name for row in tournaments), position[tournament.id],
+                          {key: tuple(found) for key, found in series.items()})
 
 
 

@@ -497,7 +497,7 @@ def _record(where: str, data: Any) -> GameRecord:
 @dataclass
 class ReplayView:
     """The games of a replay file as the report's game viewer takes them (what
-    ``arena view`` renders): the first ones, of one game and board."""
+    ``arena view`` renders): some of them, of one game and board."""
 
     game: str
     bots: tuple[Bot, ...]
@@ -513,7 +513,8 @@ class ReplayView:
     places: list[Mapping[str, Any]]
     """Each game's tournament place (empty where it has none)."""
     total: int
-    """Games in the file (the view holds the first ones)."""
+    """Games in the file (the view holds some of them, from game :attr:`first` on)."""
+    first: int = 1
 
 
 @dataclass
@@ -526,34 +527,37 @@ class _Games:
     total: int = 0
 
 
-def replay_view(path: str | Path, *, max_games: int | None = None) -> ReplayView:
+def replay_view(path: str | Path, *, max_games: int | None = None, start: int = 1
+                ) -> ReplayView:
     """The viewer's data of the games of the replay file ``path`` (anything
-    :func:`read_replays` reads): the first ``max_games`` (default
-    :data:`viewer.MAX_GAMES`, within :data:`viewer.MAX_MOVES`), replayed by the rules here,
-    so the page runs none. ReplayError for a bad or empty file, or one of mixed games (a
-    page's board is drawn once)."""
-    limit = viewer.MAX_GAMES if max_games is None else max_games
-    games = _collect(path, limit)
+    :func:`read_replays` reads): ``max_games`` (default :data:`viewer.PART_GAMES`, within
+    :data:`viewer.PART_MOVES`) from its game number ``start`` on, replayed by the rules here,
+    so the page runs none. ReplayError for a bad or empty file, one of mixed games (a page's
+    board is drawn once), or a ``start`` past its end."""
+    limit = viewer.PART_GAMES if max_games is None else max_games
+    games = _collect(path, limit, start - 1)
     if not games.rows:
-        raise ReplayError(f"{path}: holds no replays")
+        raise ReplayError(f"{path}: holds no replays" if games.total == 0 else
+                          f"{path}: holds {games.total} games, none from game {start} on")
     shown = list(viewer.shown_rows(games.rows, max_games=limit))
     first = games.records[shown[0].key]
     bots = tuple(Bot(i, i, BotIdentity(name, version, revision, ""), bot_colour(i))
                  for i, (name, version, revision) in enumerate(games.bots))
-    views = viewer.viewer_games(games.records.__getitem__, shown, range(1, len(shown) + 1))
+    views = viewer.viewer_games(games.records.__getitem__, shown,
+                                range(start, start + len(shown)), start)
     places = [games.records[row.key].meta.get(META_KEY, {}).get("tournament") or {}
               for row in shown]
     return ReplayView(first.game, bots, games.labels, viewer.layout(first), views, shown,
-                      games.seeds[:len(shown)], places, games.total)
+                      games.seeds[:len(shown)], places, games.total, start)
 
 
-def _collect(path: str | Path, limit: int) -> _Games:
-    """Read the file, keeping the first ``limit`` games and counting the rest."""
+def _collect(path: str | Path, limit: int, skip: int = 0) -> _Games:
+    """Read the file, keeping ``limit`` games after the first ``skip`` and counting all."""
     games = _Games([], {}, [], [], [])
     kind: tuple[str, str] | None = None
     for where, record in read_replays(path):
         games.total += 1
-        if len(games.rows) >= limit:
+        if games.total <= skip or len(games.rows) >= limit:
             continue
         this = (record.game, str(record.options.get("board", "")))
         if kind is not None and this != kind:

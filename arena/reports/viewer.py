@@ -32,15 +32,16 @@ from arena.games.sonnentau.rules import HIT, HOME, PIECES, START, SonnentauState
 from arena.referee.record import GameRecord, game_log, replay
 from arena.results.store import GameRow
 
-MAX_GAMES = 300
-"""Games the viewer includes at most (the first ones in schedule order)."""
-MAX_MOVES = 40_000
-"""Record moves (every action and roll) of the first games the viewer includes at most:
-long games (four-player Sonnentau runs to hundreds of moves) stop it earlier, which keeps
-the file to a few MB and its making to seconds."""
-MAX_LINKED_GAMES = 100
-"""Games beyond the first ones that the viewer also includes because the report links to
-them (the games lost by a failure)."""
+PART_GAMES = 300
+"""Games in one part of the viewer's data at most: the page holds the first part, and each
+later part is a script file beside the page, loaded when one of its games is opened."""
+PART_MOVES = 40_000
+"""Record moves (every action and roll) in one part at most: long games (four-player
+Sonnentau runs to hundreds of moves) end a part earlier, which keeps the page and each
+file to a few MB and the first part's making to seconds."""
+MAX_MOVES = 1_000_000
+"""Record moves the viewer holds in all its parts at most (about 16,000 Seasons games):
+the games after them are in ``games.csv`` and ``arena export``, not in the viewer."""
 
 Snapshot = dict[str, Any]
 
@@ -169,34 +170,45 @@ def _summary(row: GameRow, number: int) -> dict[str, Any]:
             "sc": list(row.scores), "st": list(row.statuses), "t": row.termination}
 
 
+def parts(rows: Sequence[GameRow], *, games: int | None = None, moves: int | None = None,
+          total_moves: int | None = None) -> list[range]:
+    """The viewer's parts: runs of consecutive game numbers (from 1, schedule order), each
+    within ``games`` games and ``moves`` record moves (always one game at least), all of
+    them within ``total_moves`` (the first part whatever its moves). The limits default to
+    :data:`PART_GAMES`, :data:`PART_MOVES` and :data:`MAX_MOVES`."""
+    games = PART_GAMES if games is None else games
+    moves = PART_MOVES if moves is None else moves
+    total_moves = MAX_MOVES if total_moves is None else total_moves
+    found: list[range] = []
+    start, in_part, held = 0, 0, 0
+    for index, row in enumerate(rows):
+        if index > start and (index - start >= games or in_part + row.moves > moves):
+            found.append(range(start + 1, index + 1))
+            start, in_part = index, 0
+        if found and held + row.moves > total_moves:
+            return [*found, range(start + 1, index + 1)] if index > start else found
+        in_part += row.moves
+        held += row.moves
+    if start < len(rows):
+        found.append(range(start + 1, len(rows) + 1))
+    return found
+
+
 def shown_rows(rows: Sequence[GameRow], *, max_games: int | None = None,
                max_moves: int | None = None) -> Sequence[GameRow]:
-    """The first games in schedule order within both limits (always one, if any);
-    the limits default to :data:`MAX_GAMES` and :data:`MAX_MOVES`."""
-    max_games = MAX_GAMES if max_games is None else max_games
-    max_moves = MAX_MOVES if max_moves is None else max_moves
-    moves = 0
-    for count, row in enumerate(rows[:max_games]):
-        moves += row.moves
-        if moves > max_moves and count > 0:
-            return rows[:count]
-    return rows[:max_games]
-
-
-def viewer_numbers(rows: Sequence[GameRow], linked: Iterable[int]) -> list[int]:
-    """The numbers of the games the viewer holds: the first ones (:func:`shown_rows`),
-    then up to :data:`MAX_LINKED_GAMES` more that the report links to."""
-    first = len(shown_rows(rows))
-    extra = sorted({n for n in linked if first < n <= len(rows)})[:MAX_LINKED_GAMES]
-    return [*range(1, first + 1), *extra]
+    """The games of the viewer's first part (:func:`parts`, within ``max_games`` games and
+    ``max_moves`` record moves): those a page holds itself."""
+    first = parts(rows, games=max_games, moves=max_moves)
+    return rows[:len(first[0])] if first else rows[:0]
 
 
 def viewer_games(records: Callable[[str], GameRecord], rows: Sequence[GameRow],
-                 numbers: Iterable[int]) -> list[dict[str, Any]]:
-    """The viewer's data of games ``numbers``; a game that cannot be replayed carries ``e``."""
+                 numbers: Iterable[int], first: int = 1) -> list[dict[str, Any]]:
+    """The viewer's data of games ``numbers`` (``rows`` from game ``first`` on); a game that
+    cannot be replayed carries ``e``."""
     views = []
     for number in numbers:
-        row = rows[number - 1]
+        row = rows[number - first]
         try:
             views.append(game_view(records(row.key), row, number))
         except (ArenaError, OSError, ValueError, KeyError) as exc:
@@ -257,13 +269,14 @@ def layout(record: GameRecord | None) -> dict[str, Any]:
     return {**seasons_layout(), "initial": initial}
 
 
-def viewer_data(records: Callable[[str], GameRecord], rows: Sequence[GameRow],
-                linked: Iterable[int] = ()) -> dict[str, Any]:
-    """The viewer's games (the first ones, see :func:`viewer_numbers`, and those in
-    ``linked``: game numbers the report links to) and its board layout."""
-    numbers = viewer_numbers(rows, linked)
-    first = len(shown_rows(rows))
-    games = viewer_games(records, rows, numbers)
+def viewer_data(records: Callable[[str], GameRecord], rows: Sequence[GameRow]
+                ) -> dict[str, Any]:
+    """The viewer's first part of games (``games``), its board ``layout``, the number of
+    games in all (``total``) and the viewer's ``parts`` (:func:`parts`, as ``[first, last]``
+    game numbers): the later parts' games come from :func:`viewer_games` as they are
+    written beside the page."""
+    found = parts(rows)
+    games = viewer_games(records, rows, found[0]) if found else []
     record = records(rows[0].key) if rows else None
-    return {"games": games, "layout": layout(record), "total": len(rows), "first": first,
-            "linked": len(numbers) - first, "capped": first < len(rows)}
+    return {"games": games, "layout": layout(record), "total": len(rows),
+            "parts": [[part.start, part.stop - 1] for part in found]}

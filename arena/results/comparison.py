@@ -9,6 +9,7 @@ games on one seed form the pairs of the pentanomial statistics.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,9 +34,24 @@ from arena.results.stats import (
     sprt,
 )
 from arena.results.store import PlayedGame, Store, StoredBot
+from arena.results.versions import variant_of
 
 GameLuck = Mapping[tuple[int, str], tuple[float, ...]]
 """Luck per seat by (tournament, game key)."""
+WIDTH = 80
+"""Columns a comparison's lines keep within."""
+
+
+def wrapped(lines: Iterable[str]) -> list[str]:
+    """Each line within :data:`WIDTH` columns, broken between words, what runs over
+    indented two more than the line."""
+    found: list[str] = []
+    for line in lines:
+        indent = " " * (len(line) - len(line.lstrip()))
+        found += textwrap.wrap(line.strip(), WIDTH, initial_indent=indent,
+                               subsequent_indent=indent + "  ", break_on_hyphens=False,
+                               break_long_words=False)
+    return found
 
 
 @dataclass(frozen=True)
@@ -51,6 +67,7 @@ class Comparison:
     """The value model of the luck accounting."""
 
     def lines(self) -> list[str]:
+        """The comparison as the terminal shows it, within :data:`WIDTH` columns."""
         ms = self.score
         low, high = score_interval(ms)
         lines = [f"{self.first} vs {self.second}: {ms.games} games, "
@@ -71,19 +88,25 @@ class Comparison:
             on = ", on the luck-adjusted sets" if self.adjusted is not None else ""
             lines.append(f"  SPRT: LLR {r.llr:.3f} (bounds {r.lower:.3f}, {r.upper:.3f}): "
                          f"{r.verdict}{on}")
-        return lines
+        return wrapped(lines)
 
 
-def adjusted_lines(adjusted: AdjustedScore, model: str) -> list[str]:
-    """The luck-adjusted score, Elo and the variance they save, for a comparison; where
-    the adjusted mean lies outside 0-100 %, the raw sets' score, and a note why."""
+SWEEPS = ("every game won", "every game lost")
+"""What a score of 100 % and one of 0 % mean, where an Elo difference cannot be given."""
+
+
+def adjusted_lines(adjusted: AdjustedScore, model: str, *, name: str = "score",
+                   sweeps: tuple[str, str] = SWEEPS) -> list[str]:
+    """The luck-adjusted score (called ``name``), Elo and the variance they save, for a
+    comparison; where the adjusted mean lies outside 0-100 %, the raw sets' score, and a
+    note why."""
     low, high = adjusted_interval(adjusted)
-    score = (f"score {100 * adjusted.score:.1f}% (95% interval {100 * low:.1f}% to "
-             f"{100 * high:.1f}%), {elo_text(adjusted.score, (low, high))}")
+    score = (f"{name} {100 * adjusted.score:.1f}% (95% interval {100 * low:.1f}% to "
+             f"{100 * high:.1f}%), {elo_text(adjusted.score, (low, high), sweeps)}")
     if adjusted.outside:
         lines = [f"  luck-adjusted ({model}): the adjusted sets average "
                  f"{100 * adjusted.mean:.1f}%, outside 0-100% where no expected score can "
-                 "be, so the raw sets' score stands:",
+                 f"be, so the raw sets' {name} stands:",
                  f"    {score}"]
     else:
         lines = [f"  luck-adjusted ({model}): {score}"]
@@ -95,11 +118,12 @@ def adjusted_lines(adjusted: AdjustedScore, model: str) -> list[str]:
     return lines
 
 
-def elo_text(score: float, interval: tuple[float, float]) -> str:
+def elo_text(score: float, interval: tuple[float, float],
+             sweeps: tuple[str, str] = SWEEPS) -> str:
     """``Elo 35.2 ± 20.1`` (half the width of the 95 % ``interval`` in Elo, as cutechess);
     where the interval reaches 0 % or 100 % the open side is said, and where every game
     was won (or lost) the difference has no estimate, only the interval's bound:
-    ``Elo above +75 (every game won: …)``."""
+    ``Elo above +75 (every game won: …)``, in the words of ``sweeps``."""
     elo = elo_difference(score)
     low, high = elo_interval(interval)
     if math.isfinite(elo) and math.isfinite(low) and math.isfinite(high):
@@ -112,7 +136,7 @@ def elo_text(score: float, interval: tuple[float, float]) -> str:
         return f"Elo {elo:+.1f} (too few games for a 95% interval)"
     won = elo > 0
     bound = low if won else high
-    every = "every game won" if won else "every game lost"
+    every = sweeps[0] if won else sweeps[1]
     if not math.isfinite(bound):
         return f"Elo: no estimate ({every}, too few games for a bound)"
     side = "above" if won else "below"
@@ -133,12 +157,30 @@ def common_game(store: Store, *names: str) -> str:
 def stored_comparison(store: Store, game: str, first: StoredBot, second: StoredBot,
                       settings: SprtSettings | None = None, *,
                       luck: LuckSource | None = None, workers: int = 0) -> Comparison:
-    """The two versions' direct meetings at two-seat tables among the stored games; with
-    ``luck``, also their luck-adjusted score (the games accounted for where needed)."""
-    games = [g for g in store.played_games(game)
-             if len(g.bots) == 2 and set(g.bots) == {first.id, second.id}]
+    """The two versions' direct meetings at two-seat tables among the stored games, each
+    counted once (:func:`first_plays`); with ``luck``, also their luck-adjusted score
+    (the games accounted for where needed)."""
+    games = first_plays(store, game, [g for g in store.played_games(game)
+                                      if len(g.bots) == 2 and set(g.bots) == {first.id,
+                                                                              second.id}])
     model, found = games_luck(store, games, luck, workers) if luck else ("", None)
     return summarise(first.label, second.label, first.id, games, settings, found, model)
+
+
+def first_plays(store: Store, game: str, games: Iterable[PlayedGame]) -> list[PlayedGame]:
+    """``games`` without the replays: a config run again after another of its bots changed
+    plays its other tables again on the same seeds, and a game with the same bots in the
+    same seats on the same seed (in the same variant) is the same game, not a new
+    observation. The first stored play of each is kept."""
+    variants = {t.id: variant_of(t).key for t in store.tournaments(game)}
+    seen: set[tuple[str, int, tuple[int, ...]]] = set()
+    kept = []
+    for played in games:
+        arrangement = (variants[played.tournament], played.seed, played.bots)
+        if arrangement not in seen:
+            seen.add(arrangement)
+            kept.append(played)
+    return kept
 
 
 def games_luck(store: Store, games: Sequence[PlayedGame], source: LuckSource,

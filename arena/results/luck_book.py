@@ -4,14 +4,18 @@ Accounting replays each record under the game's value model
 (:mod:`arena.results.luck`); the luck per seat is kept in the store's ``luck``
 table under the model's name, so a report or a comparison pays for a game only
 once, and the numbers can always be recomputed from the records. Many games are
-accounted for in spawned worker processes; only this process writes the store.
+accounted for in spawned worker processes, which hand their results back to be
+written; a tournament's games are also accounted for while it is played
+(:class:`LuckWhilePlaying`, a process of its own that writes each game's luck).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -81,19 +85,118 @@ def tournament_luck(store: Store, tournament: int, keys: Sequence[str], *,
     return model.name, {key: known[key] for key in keys if key in known}
 
 
+class LuckWhilePlaying:
+    """Accounts for a tournament's games while it is played, as they are stored: in a
+    process of the lowest CPU priority, so that it takes only the CPU time the games
+    leave idle (bots waiting on their pipes, processes starting) and slows no game.
+
+    ``stop()`` (or leaving the ``with`` block) ends it within a game's accounting; what
+    it has not done by then, :func:`tournament_luck` does. Each game's luck is the same
+    whichever process accounts for it.
+    """
+
+    LOWEST = 19
+    """The niceness of its process: the lowest CPU priority."""
+
+    def __init__(self, db: str | os.PathLike[str], tournament: int,
+                 source: LuckSource | None = None, *, niceness: int = LOWEST) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._stop = context.Event()
+        self._process = context.Process(
+            target=account_while_playing, name="arena-luck",
+            args=(os.fspath(db), tournament, (source or LuckSource()).spec, self._stop,
+                  niceness),
+            daemon=True)
+
+    def start(self) -> LuckWhilePlaying:
+        self._process.start()
+        return self
+
+    def stop(self) -> None:
+        if self._process.pid is None:
+            return
+        self._stop.set()
+        self._process.join(timeout=STOP_WAIT)
+        if self._process.is_alive():  # mid-game or still starting: its saved games are kept
+            self._process.terminate()
+            self._process.join()
+
+    def __enter__(self) -> LuckWhilePlaying:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+WAIT = 0.5
+"""Seconds the accounting while playing waits for the next stored game."""
+STOP_WAIT = 1.0
+"""Seconds it is given to stop before it is terminated (SQLite keeps every saved game)."""
+WHILE_PLAYING_FROM = 50
+"""Tournaments of fewer games are accounted for only after play (soon enough)."""
+
+
+def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any,
+                          niceness: int) -> None:
+    """The body of :class:`LuckWhilePlaying`'s process: account for each stored two-player
+    game not yet accounted for, one at a time, until ``stop`` (an Event) is set.
+
+    It never speaks: Ctrl-C is for the tournament (which then stops this process), and a
+    game it cannot account for, or a failing model, ends it quietly; the accounting after
+    play meets the same problem and reports it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(niceness)
+    with contextlib.suppress(Exception):
+        _account_stored_games(db, tournament, LuckSource(spec), stop)
+
+
+def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: Any) -> None:
+    with Store(db) as store:
+        while not store.db.execute(f"SELECT 1 FROM games WHERE {_TWO_SEATS} LIMIT 1",
+                                   (tournament,)).fetchone():
+            if stop.wait(WAIT):
+                return
+        model = _tournament_model(store, tournament, source)
+        if model is None:
+            return
+        while not stop.is_set():
+            waiting = _waiting(store, tournament, model.name, CHUNK)
+            if not waiting:
+                stop.wait(WAIT)
+            for key, text in store.records(tournament, waiting):
+                if stop.is_set():
+                    return
+                store.save_luck(tournament, model.name, {key: account(_record(key, text),
+                                                                      model).luck})
+
+
+def _tournament_model(store: Store, tournament: int, source: LuckSource) -> ValueModel | None:
+    row = store.db.execute(f"SELECT key FROM games WHERE {_TWO_SEATS} LIMIT 1",
+                           (tournament,)).fetchone()
+    return None if row is None else source.model(*_game_and_options(store, tournament, row[0]))
+
+
+_TWO_SEATS = "tournament_id = ? AND json_array_length(seats) = 2"
+"""The games a report accounts for: a pair's own adjusted score needs two seats."""
+
+
+def _waiting(store: Store, tournament: int, model: str, limit: int) -> list[str]:
+    """Keys of stored two-player games not yet accounted for under ``model``."""
+    rows = store.db.execute(
+        f"SELECT key FROM games g WHERE {_TWO_SEATS} AND NOT EXISTS (SELECT 1 FROM luck l"
+        " WHERE l.tournament_id = g.tournament_id AND l.key = g.key AND l.model = ?)"
+        " ORDER BY g.id LIMIT ?", (tournament, model, limit)).fetchall()
+    return [key for (key,) in rows]
+
+
 def unaccounted(store: Store, tournament: int, source: LuckSource | None = None) -> int:
     """How many of the tournament's stored two-player games (those a report accounts for)
     are not yet accounted for under the model (0 where no value model fits its game)."""
-    source = source or LuckSource()
-    two_seat = "tournament_id = ? AND json_array_length(seats) = 2"
-    row = store.db.execute(f"SELECT key FROM games WHERE {two_seat} LIMIT 1",
-                           (tournament,)).fetchone()
-    if row is None:
-        return 0
-    model = source.model(*_game_and_options(store, tournament, row[0]))
+    model = _tournament_model(store, tournament, source or LuckSource())
     if model is None:
         return 0
-    total = store.db.execute(f"SELECT count(*) FROM games WHERE {two_seat}",
+    total = store.db.execute(f"SELECT count(*) FROM games WHERE {_TWO_SEATS}",
                              (tournament,)).fetchone()[0]
     done = store.db.execute(
         "SELECT count(*) FROM luck l JOIN games g ON g.tournament_id = l.tournament_id"

@@ -233,6 +233,35 @@ def pentanomial_elo_with_error(p: Pentanomial, confidence: float = 0.95) -> tupl
 
 
 # ---------------------------------------------------------------------------
+# Paired scores: one observation per duplicate set
+
+
+def mean_score_interval(units: Sequence[float], confidence: float = 0.95
+                        ) -> tuple[float, float]:
+    """Confidence interval of the expected value of observations in [0, 1], one per
+    independent unit (a paired score per duplicate set), as :func:`score_interval`:
+    Wilson's with the effective number of observations and the t quantile. ``(0, 1)``
+    below two units."""
+    return _bounded_interval(units, [1] * len(units), confidence)
+
+
+def mean_likelihood_of_superiority(units: Sequence[float]) -> float:
+    """The probability that the expected value of ``units`` (scores in [0, 1]) is above
+    1/2: Student's t distribution with ``n - 1`` degrees of freedom at ``(mean - 1/2) /
+    (s / sqrt(n))``. Units without spread decide it (1, 0, or 1/2 at 1/2); 0.5 below
+    two units."""
+    n = len(units)
+    if n < 2:
+        return 0.5
+    mean = sum(units) / n
+    if _no_spread(units):
+        return 0.5 if math.isclose(mean, 0.5) else float(mean > 0.5)
+    from scipy.special import stdtr  # imported here: scipy is slow to load for the CLI
+
+    return float(stdtr(n - 1, (mean - 0.5) / math.sqrt(_sample_variance(units) / n)))
+
+
+# ---------------------------------------------------------------------------
 # Luck-adjusted results
 
 
@@ -303,6 +332,10 @@ class AdjustedScore:
 
 CROSS_FIT_FROM = 40
 """Sets from which the share of the luck taken out is fitted (below, all of it is)."""
+RAW_PSEUDO_SETS = 0.25
+"""Below :data:`CROSS_FIT_FROM` sets, the adjusted interval's variance counts this much of
+a set with the raw sets' variance (see :func:`adjusted_interval`): measured, it lifts the
+coverage at 10 sets from 0.88-0.94 to 0.94-0.98 (bench/interval_coverage.py)."""
 SCALE_RANGE = (0.0, 1.5)
 
 
@@ -349,8 +382,13 @@ def _least_squares_scale(points: Sequence[float], luck: Sequence[float]) -> floa
 def adjusted_interval(a: AdjustedScore, confidence: float = 0.95) -> tuple[float, float]:
     """Confidence interval of the expected score from adjusted sets, within [0, 1].
 
-    ``mean ± t · se``. With one fold, ``se² = s²/n`` and ``n - 1`` degrees of
-    freedom. With two cross-fitting folds each fold's sets share the slope fitted
+    ``mean ± t · se``. With one fold (below :data:`CROSS_FIT_FROM` sets, where all
+    the accounted luck is taken out), ``se² = v/n`` and ``n - 1`` degrees of freedom,
+    ``v`` the sets' sample variance with :data:`RAW_PSEUDO_SETS` of a set of the raw
+    sets' variance added (``v = (sum (u - mean)² + k s_raw²) / (n - 1 + k)``): a few
+    sets that happen to miss a rare large swing, which raw points bounded in [0, 1]
+    show and adjusted ones need not, then do not claim the adjustment took it out.
+    With two cross-fitting folds each fold's sets share the slope fitted
     on the other fold: given that slope they are independent with the fold's
     mean, so each fold's sample variance (which a badly fitted slope inflates)
     measures its mean's error: ``se² = sum_f n_f s_f² / n²``, with Welch and
@@ -365,7 +403,8 @@ def adjusted_interval(a: AdjustedScore, confidence: float = 0.95) -> tuple[float
         return _bounded_interval(a.raw_units, [1] * len(a.raw_units), confidence)
     if a.outside:
         return _wilson(a.score, a.sets, _t(confidence, math.inf)) if a.sets > 1 else (0.0, 1.0)
-    return _clamped(_mean_interval(a.units, a.folds, confidence))
+    prior = _sample_variance(a.raw_units) if a.folds == 1 else 0.0
+    return _clamped(_mean_interval(a.units, a.folds, confidence, prior))
 
 
 def adjusted_elo_with_error(a: AdjustedScore, confidence: float = 0.95) -> tuple[float, float]:
@@ -637,9 +676,10 @@ def _rare_side(mean: float, n: float, confidence: float, low: float,
     return low, high
 
 
-def _mean_interval(units: Sequence[float], folds: int,
-                   confidence: float) -> tuple[float, float]:
-    """Student's t interval of the mean of ``units``, their variance taken per fold."""
+def _mean_interval(units: Sequence[float], folds: int, confidence: float,
+                   prior: float = 0.0) -> tuple[float, float]:
+    """Student's t interval of the mean of ``units``, their variance taken per fold, with
+    :data:`RAW_PSEUDO_SETS` of a set of variance ``prior`` added to a single fold's."""
     n = len(units)
     if n < 2:
         return 0.0, 1.0
@@ -649,6 +689,11 @@ def _mean_interval(units: Sequence[float], folds: int,
     groups = [units[f::folds] for f in range(folds)]
     if min(len(g) for g in groups) < 2:
         groups = [units]
+    if len(groups) == 1 and prior > 0.0:
+        squares = _population_variance(units) * n + RAW_PSEUDO_SETS * prior
+        variance = squares / (n - 1 + RAW_PSEUDO_SETS) / n
+        half = _t(confidence, n - 1) * math.sqrt(variance)
+        return mean - half, mean + half
     shares = [len(g) * _sample_variance(g) / (n * n) for g in groups]
     if sum(shares) <= 0.0:  # no spread within the folds, only between them
         groups, shares = [units], [_sample_variance(units) / n]

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.bots.bundles import Bundle
-from arena.bots.identity import BotIdentity
+from arena.bots.identity import REVISION_DIGITS, BotIdentity, revision_labels
 from arena.games.base import ArenaError
 from arena.referee.record import OK, GameRecord
 
@@ -305,8 +305,6 @@ the table is a cache, dropped when its shape changes."""
 NOT_DEFINING = ("ratings", "isolation", "bots")
 """Config keys that are never part of a tournament's defining settings (the bots are
 compared by their stored revisions instead)."""
-REVISION_DIGITS = 6
-"""Digits of the code hash in a revision's label (more where 6 are not unique)."""
 _CLAIMED: set[Path] = set()
 """Lock files of the tournaments this process runs (a claim is per process)."""
 
@@ -393,8 +391,8 @@ class GameSlot(Protocol):
 
 @dataclass(frozen=True)
 class StoredBot:
-    """A bot revision as stored: ``label`` tells it apart from the other revisions of its
-    name and version (``greedy@1.0`` for the first, ``greedy@1.0+3f2a9c`` for later ones)."""
+    """A bot revision as stored: ``label`` (``greedy@1.0+3f2a9c``, its name, version and
+    the start of its code hash) names it in every database, report and ladder."""
 
     id: int
     game: str
@@ -481,6 +479,8 @@ class PlayedGame:
     ranks: tuple[int, ...]
     scores: tuple[float, ...]
     key: str = ""
+    seed: int = 0
+    """The game's seed: games on one seed in one variant had the same dice."""
 
 
 class Store:
@@ -511,6 +511,9 @@ class Store:
         elif version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} was written by another version of arena (schema "
                              f"{version}, this one reads {SCHEMA_VERSION}); use a new --db")
+        if self.db.execute(_UNLIKE_ITS_REVISION + " LIMIT 1").fetchone() is not None:
+            with self.transaction():
+                _relabel_revisions(self.db)
 
     def _migrate(self, version: int) -> None:
         with self.transaction():
@@ -569,15 +572,11 @@ class Store:
         return None if row is None else Bundle(digest, bytes(row[0]))
 
     def _new_label(self, game: str, bot: BotIdentity) -> str:
-        """``name@version`` for a version's first revision; ``name@version+<hash>`` for the
-        others, with as many digits of the code hash as it takes to be unique among the
-        game's labels (a bot whose version is ``1.0+3f2a9c`` cannot take another's)."""
-        first = self.db.execute("SELECT 1 FROM bots WHERE game = ? AND name = ? AND version = ?",
-                                (game, bot.name, bot.version)).fetchone() is None
-        candidates = [bot.label] if first else []
-        candidates += [f"{bot.label}+{bot.code_hash[:digits]}" for digits in range(
-            min(REVISION_DIGITS, len(bot.code_hash)), len(bot.code_hash) + 1)]
-        for label in candidates:
+        """The first of the revision's labels (``name@version+3f2a9c``) that no other bot
+        of the game has: the same as in any other database, but where two revisions of a
+        version share the first digits of their code hash
+        (:func:`arena.bots.identity.revision_labels`)."""
+        for label in revision_labels(bot.name, bot.version, bot.code_hash):
             if self.db.execute("SELECT 1 FROM bots WHERE game = ? AND label = ?",
                                (game, label)).fetchone() is None:
                 return label
@@ -865,13 +864,13 @@ class Store:
         (oldest first), round, table, set, rotation. Games forfeited because a bot could not
         play are left out."""
         query = ("SELECT g.tournament_id, g.round, g.table_no, g.set_no, g.rotation, g.seats,"
-                 " g.ranks, g.scores, g.key FROM games g"
+                 " g.ranks, g.scores, g.key, g.seed FROM games g"
                  " JOIN tournaments t ON t.id = g.tournament_id"
                  " WHERE t.game = ?"
                  " ORDER BY g.tournament_id, g.round, g.table_no, g.set_no, g.rotation")
         entrants: dict[int, list[int]] = {}
         unable: dict[int, set[int]] = {}
-        for tid, round_no, table, game_set, rotation, seats, ranks, scores, key in (
+        for tid, round_no, table, game_set, rotation, seats, ranks, scores, key, seed in (
                 self.db.execute(query, (game,)).fetchall()):
             if tid not in entrants:
                 entrants[tid] = self.entrants(tid)
@@ -884,7 +883,8 @@ class Store:
                 bots = tuple(entrants[tid][position] for position in positions)
                 played = PlayedGame(tid, round_no, table, game_set, rotation, bots,
                                     tuple(int(r) for r in json.loads(ranks)),
-                                    tuple(float(s) for s in json.loads(scores)), key)
+                                    tuple(float(s) for s in json.loads(scores)), key,
+                                    int(seed))
             except (TypeError, ValueError, IndexError) as exc:
                 raise StoreError(f"{self.path}: tournament {tid}, round {round_no}, table "
                                  f"{table}, set {game_set}, rotation {rotation}: the row is "
@@ -1008,6 +1008,28 @@ def _refingerprint(db: sqlite3.Connection) -> None:
     for tid, text in db.execute("SELECT id, config FROM tournaments").fetchall():
         db.execute("UPDATE tournaments SET fingerprint = ? WHERE id = ?",
                    (fingerprint_of(json.loads(text)), tid))
+
+
+_UNLIKE_ITS_REVISION = (
+    "SELECT id, game, name, version, code_hash, label FROM bots WHERE code_hash != '' AND"
+    f" substr(label, 1, length(name) + length(version) + {2 + REVISION_DIGITS}) !="
+    f" name || '@' || version || '+' || substr(code_hash, 1, {REVISION_DIGITS})")
+"""The bots whose label is not one of their revision's: stored when a version's first
+revision in each database was labelled ``name@version``."""
+
+
+def _relabel_revisions(db: sqlite3.Connection) -> None:
+    """Give every bot one of its revision's labels (:func:`revision_labels`), the first
+    that no other bot of its game has, so that the same code has the same label here as
+    in every other database."""
+    taken = set(db.execute("SELECT game, label FROM bots").fetchall())
+    for bot_id, game, name, version, code_hash, label in db.execute(
+            _UNLIKE_ITS_REVISION + " ORDER BY id").fetchall():
+        taken.discard((game, label))
+        new = next(candidate for candidate in revision_labels(name, version, code_hash)
+                   if (game, candidate) not in taken)
+        taken.add((game, new))
+        db.execute("UPDATE bots SET label = ? WHERE id = ?", (new, bot_id))
 
 
 def _fill_details(db: sqlite3.Connection) -> None:

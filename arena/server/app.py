@@ -791,12 +791,19 @@ async def checked_form(request: Request) -> Any:
 
 def rating_chart(page: pages.BotPage) -> str:
     """μ after each round the bot played, one line per version, as inline SVG: the lowest
-    and highest μ marked on the left, the first and last round below."""
-    from markupsafe import escape
-
+    and highest μ marked on the left, the first and last round below. Drawn twice, wide
+    and narrow: the page shows the narrow one on a phone, where it is drawn at about its own
+    size (its text 13 px and more)."""
     if not page.history:
         return ""
-    width, height, left, pad = 640, 220, 56, 40
+    return (_rating_svg(page, 640, 220, "wide") + "\n"
+            + _rating_svg(page, 320, 240, "narrow"))
+
+
+def _rating_svg(page: pages.BotPage, width: int, height: int, kind: str) -> str:
+    from markupsafe import escape
+
+    left, pad = 56, 40
     rounds = [h.round for h in page.history]
     mus = [h.mu for h in page.history]
     low, high = min(mus), max(mus)
@@ -819,6 +826,6 @@ def rating_chart(page: pages.BotPage) -> str:
                           if h.position == version.submission.position)
         parts.append(f'<polyline fill="none" stroke-width="2" points="{points}">'
                      f"<title>{escape(version.bot.label)}</title></polyline>")
-    return (f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+    return (f'<svg class="chart {kind}" viewBox="0 0 {width} {height}" role="img" '
             f'aria-label="μ after each round">{"".join(parts)}</svg>')
 

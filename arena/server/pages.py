@@ -141,10 +141,11 @@ class _Line:
             self._html = (
                 f'<td><a href="/ladders/{escape(ladder)}/bots/{escape(self.name)}">'
                 f"{escape(self.label)}</a></td>\n"
-                f'<td class="num">{r.mu:.2f}</td><td class="num">{r.sigma:.2f}</td>\n'
-                f'<td class="num"><strong>{r.mu - 3 * r.sigma:.2f}</strong></td>'
+                f'<td class="num wide-only">{r.mu:.2f}</td><td class="num wide-only">'
+                f'{r.sigma:.2f}</td>\n'
+                f'<td class="num rank-key"><strong>{r.mu - 3 * r.sigma:.2f}</strong></td>'
                 f'<td class="num">{r.games}</td>\n<td class="num">{change} <span'
-                f' class="muted">(round {r.round + 1})</span></td></tr>')
+                f' class="muted wide-only">(round {r.round + 1})</span></td></tr>')
         return self._html
 
     def json(self) -> str:

@@ -327,10 +327,15 @@ def enter_config_bots(book: LadderBook, bots: Sequence[BotEntry], intake: Intake
         source = f"config: bots[{index}]"
         named = entrant(entry, intake.limits, intake.game)
         if named.problem is not None:
-            known = [s for s in book.submissions(ERROR) if s.source == source]
-            if not any(s.log == named.problem for s in known):
+            # One error per entry, its text the latest: the text of a bot that fails to
+            # start may differ from run to run (a timeout on a busy machine, say).
+            known = [s for s in book.submissions(ERROR)
+                     if s.source == source and s.spec == entry.spec]
+            if not known:
                 book.submit(source, entry.spec, ERROR, named.problem)
                 notes.append(f"bots[{index}] ({entry.spec}): error: {named.problem}")
+            elif known[-1].log != named.problem:
+                book.set_status(known[-1].id, ERROR, named.problem)
             continue
         bot_id = book.store.register_bot(intake.game, named.identity, named.bundle)
         configured[bot_id] = entry

@@ -155,7 +155,7 @@ def load_entrants(config: TournamentConfig) -> Entrants:
     identities = [e.identity for e in entrants]
     refusals = [None if e.problem is None else f"it does not play: {e.problem}"
                 for e in entrants]
-    return Entrants([i.label for i in identities], identities,
+    return Entrants([i.revision_label for i in identities], identities,
                     [f"{p}; its games are forfeited" for p in problems], refusals,
                     [e.entry for e in entrants], [e.bundle for e in entrants])
 

@@ -2,7 +2,7 @@ import time
 
 
 class CpuFair:
-    """A fair bot that thinks hard: about 0.1 s of CPU per game (under cpu_limit 0.25 s,
+    """A fair bot that thinks hard: about 0.1 s of CPU per game (under cpu_limit 0.6 s,
     game after game: a per-game limit must be reset, not used up)."""
 
     name, version = "cpu-fair", "1"

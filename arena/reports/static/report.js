@@ -99,11 +99,11 @@
     var self = this;
     this.bots = data.bots;
     this.layout = data.layout || {};
-    this.games = data.games || [];
+    this.games = [];
     this.byNumber = {};
-    this.games.forEach(function (game, index) { self.byNumber[game.no] = index; });
     this.el = {
       viewer: document.getElementById("game-viewer"),
+      part: document.getElementById("game-part"),
       select: document.getElementById("game-select"),
       slider: document.getElementById("move-slider"),
       counter: document.getElementById("move-counter"),
@@ -115,16 +115,111 @@
       dice: document.getElementById("dice"),
       note: document.getElementById("viewer-note")
     };
+    /* The games come in parts: the page holds the first, a script file beside the page
+       each later one (data.folder/part-N.js), loaded when one of its games is wanted. */
+    this.parts = data.parts || [[1, Infinity]];
+    this.folder = data.folder || "";
+    this.labels = {};
+    this.waiting = {};
+    this.shownPart = 1;
+    this.addGames(1, data.games || [], Array.prototype.map.call(this.el.select.options,
+                                                                function (o) { return o.text; }));
     this.index = -1;
     this.move = 0;
     this.renderer = data.game === "sonnentau" ? new SonnentauView(this) : new SeasonsView(this);
   }
 
+  Viewer.prototype.addGames = function (part, games, labels) {
+    var self = this;
+    this.labels[part] = games.map(function (game, i) { return [game.no, labels[i]]; });
+    games.forEach(function (game) {
+      self.byNumber[game.no] = self.games.length;
+      self.games.push(game);
+    });
+  };
+
+  /* The part (from 1) that holds game `number`, or 0 if none does. */
+  Viewer.prototype.partOf = function (number) {
+    for (var i = 0; i < this.parts.length; i++) {
+      if (number >= this.parts[i][0] && number <= this.parts[i][1]) return i + 1;
+    }
+    return 0;
+  };
+
+  /* Calls done(true) once part `part` is loaded, done(false) if its file cannot be. */
+  Viewer.prototype.loadPart = function (part, done) {
+    var self = this;
+    if (this.labels[part]) { done(true); return; }
+    if (this.waiting[part]) { this.waiting[part].push(done); return; }
+    this.waiting[part] = [done];
+    var script = document.createElement("script");
+    function finish(loaded) {
+      if (script.parentNode) script.parentNode.removeChild(script);
+      var calls = self.waiting[part] || [];
+      delete self.waiting[part];
+      calls.forEach(function (call) { call(loaded && !!self.labels[part]); });
+    }
+    window.arenaReportPart = function (number, payload) {
+      if (!self.labels[number]) self.addGames(number, payload.games || [], payload.labels || []);
+    };
+    script.onload = function () { finish(true); };
+    script.onerror = function () { finish(false); };
+    script.src = this.partFile(part);
+    document.body.appendChild(script);
+  };
+
+  Viewer.prototype.partFile = function (part) {
+    return encodeURIComponent(this.folder) + "/part-" + part + ".js";
+  };
+
+  /* The game menu lists the games of one part at a time. */
+  Viewer.prototype.showPart = function (part) {
+    if (part === this.shownPart) return;
+    var select = this.el.select;
+    clear(select);
+    this.labels[part].forEach(function (entry) {
+      select.appendChild(h("option", { value: String(entry[0]), text: entry[1] }));
+    });
+    this.shownPart = part;
+    if (this.el.part) this.el.part.value = String(part);
+  };
+
+  /* Opens game `number` at `move` once its part is there; a game the viewer cannot show
+     is said so, and the game on view stays as it was. */
+  Viewer.prototype.openNumber = function (number, move, remember, scroll) {
+    var self = this, part = this.partOf(number);
+    var missing = "Game " + number + " is not in this viewer: it holds the games listed in its menu.";
+    if (!part) {
+      this.tell(missing);
+      return;
+    }
+    this.loadPart(part, function (loaded) {
+      if (!loaded) {
+        self.tell("Game " + number + " could not be loaded: its file " + self.partFile(part) +
+                  " is not beside this page (keep the folder " + self.folder +
+                  " with the report).");
+        return;
+      }
+      if (self.byNumber[number] === undefined) {
+        self.tell(missing);
+        return;
+      }
+      self.tell("");
+      self.open(self.byNumber[number], move, remember);
+      if (scroll) self.el.viewer.scrollIntoView({ block: "start" });
+    });
+  };
+
   Viewer.prototype.start = function () {
     var self = this, el = this.el;
     el.select.addEventListener("change", function () {
-      self.open(self.byNumber[Number(el.select.value)], 0, true);
+      self.openNumber(Number(el.select.value), 0, true, false);
     });
+    if (el.part) {
+      el.part.addEventListener("change", function () {
+        self.openNumber(self.parts[Number(el.part.value) - 1][0], 0, true, false);
+      });
+    }
     el.slider.addEventListener("input", function () { self.go(Number(el.slider.value), true); });
     Array.prototype.forEach.call(el.viewer.querySelectorAll("[data-step]"), function (button) {
       button.addEventListener("click", function () { self.step(button.dataset.step); });
@@ -135,7 +230,8 @@
     });
     document.addEventListener("keydown", function (event) { self.key(event); });
     window.addEventListener("hashchange", function () { self.fromHash(); });
-    if (!this.fromHash()) this.open(0, 0, false);
+    this.open(0, 0, false);
+    this.fromHash();
   };
 
   Viewer.prototype.key = function (event) {
@@ -157,7 +253,8 @@
   };
 
   /* Opens the game and move a #game=N&move=M link names, and brings the viewer into view
-     (the page has no element with that id, so the browser would not scroll). */
+     (the page has no element with that id, so the browser would not scroll). A game is
+     named by its number, or by its key among the games loaded. */
   Viewer.prototype.fromHash = function () {
     var params = {};
     window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
@@ -165,15 +262,19 @@
       if (pair[0]) params[decodeURIComponent(pair[0])] = decodeURIComponent(pair[1] || "");
     });
     if (!("game" in params) && !("move" in params)) return false;
-    var wanted = "game" in params ? params.game : String(this.game ? this.game.no : 1);
-    var index = /^\d+$/.test(wanted) ? this.byNumber[Number(wanted)]
-      : this.games.findIndex(function (g) { return g.k === wanted; });
-    this.tell(index === undefined || index < 0
-      ? "Game " + wanted + " is not in this viewer: it holds the games listed in its menu." : "");
+    var wanted = "game" in params ? params.game : String(this.game.no);
     var move = parseInt(params.move, 10);
-    this.open(index === undefined || index < 0 ? Math.max(0, this.index) : index,
-              isNaN(move) ? 0 : move, false);
-    this.el.viewer.scrollIntoView({ block: "start" });
+    move = isNaN(move) ? 0 : move;
+    if (/^\d+$/.test(wanted)) {
+      this.openNumber(Number(wanted), move, false, true);
+      return true;
+    }
+    var found = this.games.find(function (g) { return g.k === wanted; });
+    if (found) {
+      this.openNumber(found.no, move, false, true);
+    } else {
+      this.tell("Game " + wanted + " is not in this viewer: it holds the games listed in its menu.");
+    }
     return true;
   };
 
@@ -196,6 +297,7 @@
       this.game = this.games[index];
       this.lines = (this.game.a || []).map(function (text) { return text.split(" "); });
       this.positions = this.replay(this.game);
+      this.showPart(this.partOf(this.game.no) || 1);
       this.el.select.value = String(this.game.no);
       this.el.slider.max = String(this.moves());
       this.el.viewer.dataset.game = String(this.game.no);
@@ -440,7 +542,28 @@
       this.layer = s("g", { id: "piece-layer" });
       svg.appendChild(this.layer);
     }
+    var button = document.getElementById("board-zoom"), self = this;
+    if (button && svg) {
+      button.addEventListener("click", function () {
+        self.zoom(button, button.getAttribute("aria-pressed") !== "true");
+      });
+    }
   }
+
+  /* Enlarges the board in a box of its own (or fits it again), the last move in view. */
+  SonnentauView.prototype.zoom = function (button, on) {
+    var box = this.svg.parentNode;
+    box.classList.toggle("zoomed", on);
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+    button.textContent = on ? "Fit the board" : "Enlarge the board";
+    if (!on) return;
+    var target = this.layer.querySelector("circle[stroke-dasharray]") ||
+      this.layer.querySelector("circle[fill=none]");
+    var frame = box.getBoundingClientRect();
+    var spot = target ? target.getBoundingClientRect() : this.svg.getBoundingClientRect();
+    box.scrollLeft += (spot.left + spot.right) / 2 - (frame.left + frame.right) / 2;
+    box.scrollTop += (spot.top + spot.bottom) / 2 - (frame.top + frame.bottom) / 2;
+  };
 
   /* A white highlight laid over each piece, so that any bot colour looks like a ball. */
   SonnentauView.prototype.defineShine = function (svg) {
@@ -572,12 +695,13 @@
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     var source = document.getElementById("report-data");
     var data = JSON.parse(source.textContent);
+    /* counted before the viewer adds the script of a part of its games */
+    var expected = Number(root.getAttribute("data-scripts"));
+    var scripts = document.scripts.length;
     if (document.getElementById("game-viewer") && (data.games || []).length) {
       new Viewer(data).start();
     }
-    var expected = Number(root.getAttribute("data-scripts"));
-    root.setAttribute("data-report-ready",
-                      document.scripts.length === expected ? "ok" : "unexpected-script");
+    root.setAttribute("data-report-ready", scripts === expected ? "ok" : "unexpected-script");
   }
 
   try {

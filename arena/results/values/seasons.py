@@ -122,9 +122,15 @@ def rerolled_expectations(values: Array) -> Array:
     return np.concatenate([values[:, :19], one, two, three], axis=1)
 
 
+_REROLLED = rerolled_expectations(np.eye(19))
+"""The linear map of :func:`rerolled_expectations`, as a 19 × 40 matrix."""
+
+
 def turn_values(values: Array) -> Array:
-    """:func:`~arena.games.seasons.evaluation.turn_value` of every row at once."""
-    table = rerolled_expectations(values)
+    """:func:`~arena.games.seasons.evaluation.turn_value` of every row at once (the
+    expectations as one product with :data:`_REROLLED`: the same up to rounding as
+    :func:`rerolled_expectations`, with a few NumPy calls instead of some thirty)."""
+    table = values @ _REROLLED
     return table[:, _CHOICE_INDEX].max(axis=2) @ _ROLL_P  # type: ignore[no-any-return]
 
 

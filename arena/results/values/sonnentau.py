@@ -532,18 +532,29 @@ class SonnentauRaceModel:
         player = self.player(state, places, mover)
         total = [0.0] * self.seats
         doubles_lost = passes = 0.0
-        for dice, p in _rolls(state):
-            played = player.play(dice)
-            doubles = len(set(dice)) < len(dice)
-            if played.forfeited:
-                if doubles:
-                    doubles_lost += p
-                else:
-                    passes += p
-                continue
-            for seat, value in enumerate(self.played_values(played, mover, doubles)):
-                total[seat] += p * value
+        outcomes: dict[tuple[int, ...], Values | bool] = {}
+        for dice, sorted_dice, p in _rolls(state.faces):
+            outcome = outcomes.get(sorted_dice)
+            if outcome is None:  # rolls of the same values in another order play alike
+                outcome = outcomes[sorted_dice] = self._roll_outcome(player, dice, mover)
+            if outcome is True:
+                doubles_lost += p
+            elif outcome is False:
+                passes += p
+            else:
+                for seat, value in enumerate(outcome):
+                    total[seat] += p * value
         return tuple(total), doubles_lost, passes
+
+    def _roll_outcome(self, player: RollPlayer, dice: tuple[int, ...],
+                      mover: int) -> Values | bool:
+        """The seats' values after the greedy play of ``dice``, or for a forfeited roll
+        whether it was doubles."""
+        played = player.play(dice)
+        doubles = len(set(dice)) < len(dice)
+        if played.forfeited:
+            return doubles
+        return self.played_values(played, mover, doubles)
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -567,8 +578,13 @@ class SonnentauRaceModel:
         return state
 
 
-def _rolls(state: SonnentauState) -> list[tuple[tuple[int, ...], float]]:
-    return [(dice.values, p) for dice, p in state.chance_outcomes()]
+@functools.cache
+def _rolls(faces: tuple[tuple[int, ...], ...]
+           ) -> tuple[tuple[tuple[int, ...], tuple[int, ...], float], ...]:
+    """Every roll of these dice as (values by slot, the values sorted, probability), in
+    the order and with the probabilities of ``SonnentauState.chance_outcomes``."""
+    p = 1.0 / math.prod(len(f) for f in faces)
+    return tuple((values, tuple(sorted(values)), p) for values in itertools.product(*faces))
 
 
 def _scaled(values: Sequence[float], factor: float) -> Values:

@@ -1,0 +1,206 @@
+"""compare through common opponents: two revisions paired game by game on the same dice
+(issue 26, item 1)."""
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.results.common_opponents import CommonComparison, PairedGame, _adjusted
+from arena.results.standings import game_points
+from arena.results.store import Store
+from arena.tournaments.config import parse_config
+from arena.tournaments.runner import run_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+GREEDY = str(ROOT / "bots/seasons/greedy.py")
+RANDOM = str(ROOT / "bots/seasons/random_bot.py")
+SETS = 4
+
+
+def play(path, name, params, *, seed=3, opponent=RANDOM, sets=SETS):
+    """A tournament of greedy 1.0 (its revision set by ``params``) against ``opponent``."""
+    config = parse_config({
+        "name": name, "game": "seasons", "seed": seed, "workers": 1, "db": str(path),
+        "games_per_pairing": sets, "isolation": "none",
+        "bots": [{"spec": GREEDY, "name": "greedy", "version": "1.0", "params": params},
+                 opponent]})
+    with Store(path) as store:
+        run_tournament(config, store)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """Two revisions of greedy 1.0 (rerolling, and keeping every roll), each against
+    random in a tournament of the same config: the same dice game by game."""
+    path = tmp_path_factory.mktemp("revisions") / "arena.db"
+    play(path, "rerolls", {})
+    play(path, "keeps", {"rerolls": False})
+    return path
+
+
+@pytest.fixture
+def db(played, tmp_path):
+    """A copy of the two revisions' database, for a test to add to."""
+    path = tmp_path / "arena.db"
+    shutil.copy(played, path)
+    return path
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(arg) for arg in args])
+
+
+def labels(path):
+    with Store(path) as store:
+        return [bot.label for bot in store.bots("seasons") if bot.identity.name == "greedy"]
+
+
+def by_seat_and_seed(path, tournament):
+    """(seed, seat of greedy) -> greedy's points, from the stored games."""
+    with Store(path) as store:
+        row = store.find_tournament(tournament)
+        return {(game.seed, game.seats.index(0)): game_points(game.ranks)[game.seats.index(0)]
+                for game in store.games(row.id)}
+
+
+def test_two_revisions_on_the_same_dice_are_paired_game_by_game(db):
+    first, second = labels(db)
+    result = run("compare", first, second, "--db", db, "--no-luck")
+    assert result.exit_code == 0, result.output
+    rerolls, keeps = by_seat_and_seed(db, "rerolls"), by_seat_and_seed(db, "keeps")
+    assert rerolls.keys() == keeps.keys() and len(rerolls) == 2 * SETS
+    differences = [rerolls[k] - keeps[k] for k in rerolls]
+    better = sum(d > 0 for d in differences)
+    worse = sum(d < 0 for d in differences)
+    text = " ".join(result.output.split())
+    assert f"{first} vs {second} through common opponents, not head-to-head" in text
+    assert (f"each played the same {2 * SETS} games ({SETS} duplicate sets: the same dice, "
+            "seats and opponents, random@1.0+") in text
+    assert (f"{first} did better in {better}, the same in {len(differences) - better - worse}, "
+            f"worse in {worse} of them") in text
+    mean = sum(differences) / len(differences)
+    assert f"score difference {100 * mean:+.1f} percentage points" in text
+    assert f"paired score {100 * (0.5 + mean / 2):.1f}%" in text
+    assert "LOS" in text and "Elo" in text
+    assert "have not met" not in text
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+
+
+def test_the_sets_are_the_independent_units():
+    games = (PairedGame(("v", 1), 1.0, 0.0), PairedGame(("v", 1), 0.0, 0.0),
+             PairedGame(("v", 2), 0.5, 1.0))
+    comparison = CommonComparison("a", "b", games)
+    assert comparison.sets == 2
+    assert comparison.units == (0.75, 0.25)  # 1/2 + the set's mean difference / 2
+    assert comparison.score == 0.5
+
+
+def test_the_luck_adjusted_difference_takes_out_each_games_own_luck():
+    games = (PairedGame(("v", 1), 1.0, 0.0, 0.25, -0.25), PairedGame(("v", 1), 0.5, 0.5, 0.0, 0.0),
+             PairedGame(("v", 2), 0.0, 1.0, -0.5, 0.5), PairedGame(("v", 3), 1.0, 1.0, None, 0.1))
+    adjusted = _adjusted(games)
+    assert adjusted.sets == 2 and adjusted.games == 3  # set 3 was not accounted for
+    # set 1: differences 1 and 0, luck differences 0.5 and 0: 1/2 + (1/2 - 1/4) / 2
+    assert adjusted.units == pytest.approx((0.625, 0.5))
+    assert adjusted.raw_units == pytest.approx((0.75, 0.0))
+
+
+def test_the_luck_adjusted_comparison_is_shown_where_the_game_has_a_value_model(db):
+    result = run("compare", *labels(db), "--db", db, "--workers", 1)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "luck-adjusted (seasons-" in text
+
+
+def test_bots_that_met_and_shared_opponents_show_both(db):
+    first, second = labels(db)
+    played = run("compare", first, second, "--db", db, "--games", 2, "--workers", 1,
+                 "--no-progress", "--no-luck")
+    assert played.exit_code == 0, played.output
+    both = run("compare", first, second, "--db", db, "--no-luck").output
+    met, through = both.split("\n\n")
+    assert met.startswith(f"{first} vs {second}: 4 games")
+    assert through.startswith(f"{first} vs {second} through common opponents")
+
+
+def test_another_config_seed_plays_other_dice_and_compare_says_so(tmp_path, monkeypatch):
+    path = tmp_path / "arena.db"
+    play(path, "rerolls", {}, sets=1)
+    play(path, "keeps", {"rerolls": False}, seed=4, sets=1)
+    monkeypatch.chdir(tmp_path)
+    result = run("compare", *labels(path), "--db", "arena.db")
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "have not met" in text and "though both played random@1.0+" in text
+    assert "never sat in the same seat against the same bots on the same dice" in text
+    assert "--games N" in text
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+
+
+def test_bots_without_common_games_get_a_clear_message(tmp_path):
+    path = tmp_path / "arena.db"
+    play(path, "rerolls", {}, sets=1)
+    play(path, "keeps", {"rerolls": False}, sets=1,
+         opponent={"spec": GREEDY, "name": "other"})
+    result = run("compare", *labels(path), "--db", path)
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "have not met" in text and "played no opponent in common" in text
+    assert "--games N" in text
+
+
+@pytest.mark.parametrize("differences", [
+    [1.0] * 6,  # the first won every game the second lost
+    [-1.0] * 6,
+    [0.0] * 6,  # the same results throughout
+    [1.0],  # one set: no interval to speak of
+    [1.0, 0.0, 0.0, 0.0, -0.5, 1.0],
+], ids=["all-better", "all-worse", "all-same", "one-set", "mixed"])
+def test_every_number_a_paired_comparison_prints_is_possible(differences):
+    games = tuple(PairedGame(("v", n), max(0.0, d), max(0.0, -d), d / 4, -d / 4)
+                  for n, d in enumerate(differences))
+    comparison = CommonComparison("first@1+aaaaaa", "second@1+bbbbbb", games,
+                                  ("other@1+cccccc",), adjusted=_adjusted(games), model="m")
+    text = " ".join(comparison.lines())
+    assert max(len(line) for line in comparison.lines()) <= 80
+    percentages = [float(p) for p in re.findall(r"(-?\d+\.\d+)%", text)]
+    assert percentages and all(0.0 <= p <= 100.0 for p in percentages), text
+    for low, high in re.findall(r"interval (-?\d+\.\d+)%? to (-?\d+\.\d+)%?", text):
+        assert float(low) <= float(high), text
+    points = re.search(r"difference ([-+]\d+\.\d) percentage points \(95% interval "
+                       r"([-+]\d+\.\d) to ([-+]\d+\.\d)\)", text)
+    assert points, text
+    assert all(-100.0 <= float(value) <= 100.0 for value in points.groups())
+    assert "inf" not in text and "nan" not in text
+
+
+def test_many_opponents_are_counted_not_listed():
+    games = (PairedGame(("v", 1), 1.0, 0.0),)
+    many = CommonComparison("a@1+aaaaaa", "b@1+bbbbbb", games,
+                            tuple(f"o{n}@1+cccccc" for n in range(31)))
+    text = " ".join(" ".join(many.lines()).split())
+    assert "o0@1+cccccc, o1@1+cccccc, o2@1+cccccc and 28 others)" in text
+    assert "o3@1" not in text
+
+
+def test_a_config_run_again_counts_its_replayed_games_once(tmp_path):
+    """Running a config again after one bot changed replays the other tables on the same
+    seeds: the same game, not a new observation for the bots that met there."""
+    path = tmp_path / "arena.db"
+    play(path, "rerolls", {}, sets=2)
+    play(path, "rerolls-again", {}, sets=2)  # the same bots, seed and tables: replays
+    result = run("compare", "greedy", "random", "--db", path, "--no-luck")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"{labels(path)[0]} vs random@1.0+")
+    assert ": 4 games," in result.output and "2 seat-swapped pairs" in result.output
+
+
+def test_a_revision_is_not_compared_with_itself(db):
+    first, _ = labels(db)
+    result = run("compare", first, "greedy@1.0+" + first.rpartition("+")[2][:4], "--db", db)
+    assert result.exit_code == 1
+    assert "are the same revision" in " ".join(result.output.split())
