@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from arena.bots.bundles import spec_at
 from arena.bots.files import (
     MAX_BOT_BYTES,
     MAX_BOT_ENTRIES,
@@ -27,7 +28,7 @@ from arena.bots.identity import BotEntry, entrant, source_hash
 from arena.bots.isolation import bot_process
 from arena.bots.loading import BotLoadError, load_bot, source_file_hash
 from arena.bots.process import Limits
-from arena.bots.sandbox import copy_code, copy_program, sandbox_problem
+from arena.bots.sandbox import sandbox_code, sandbox_problem
 from arena.cli import cli
 from arena.referee.match import play_game
 from arena.server.uploads import UploadError, unpack_upload
@@ -256,22 +257,19 @@ def test_the_ladder_intake_and_submit_copy_what_they_read(tmp_path):
     assert modes == {"__init__.py": 0o644, "plain.txt": 0o644, "plain.sh": 0o755, "sub": 0o755}
 
 
-def test_the_sandbox_copy_refuses_and_copies_nothing(tmp_path):
+def test_the_sandbox_reads_nothing_but_files_and_folders(tmp_path):
     for kind in ("secret", "zero", "stdin", "fifo"):
         bot, entry = links.build(tmp_path / kind, kind)
-        folder = tmp_path / kind / "code"
-        folder.mkdir()
-        outcome = within(10, copy_code, str(bot / "__init__.py"), folder)
+        outcome = within(10, sandbox_code, str(bot / "__init__.py"))
         assert isinstance(outcome.get("error"), BotFileError), outcome
         refused_line(str(outcome["error"]), entry)
-        assert list(folder.iterdir()) == []
     program = tmp_path / "program.sh"
     program.symlink_to("/etc/shadow")
     with pytest.raises(BotFileError, match=r"program\.sh is a symbolic link"):
-        copy_program([str(program)], tmp_path / "secret" / "code")
+        sandbox_code(f"command:{program}")
 
 
-def test_the_sandbox_copy_writes_the_bytes_read_with_modes_normalised(tmp_path):
+def test_the_sandbox_writes_the_bytes_read_with_modes_normalised(tmp_path):
     bot, _ = links.build(tmp_path, "secret")
     os.unlink(bot / "data.txt")
     (bot / "plain.txt").chmod(0o600)
@@ -279,13 +277,21 @@ def test_the_sandbox_copy_writes_the_bytes_read_with_modes_normalised(tmp_path):
     (bot / "sub" / "plain.sh").chmod(0o700)
     folder = tmp_path / "code"
     folder.mkdir()
-    assert copy_code(f"{bot}/__init__.py:agent", folder) == "/bot/linked/__init__.py:agent"
+    tree = sandbox_code(f"{bot}/__init__.py:agent")
+    tree.write(folder / tree.name)
+    assert spec_at(f"{bot}/__init__.py:agent", tree, "/bot") == "/bot/linked/__init__.py:agent"
     modes = {str(p.relative_to(folder)): stat.S_IMODE(p.stat().st_mode)
              for p in folder.rglob("*")}
     assert modes == {"linked": 0o755, "linked/__init__.py": 0o644,
                      "linked/plain.txt": 0o644, "linked/sub": 0o755,
                      "linked/sub/plain.sh": 0o755}
     assert (folder / "linked/plain.txt").read_bytes() == (bot / "plain.txt").read_bytes()
+    program = tmp_path / "engine"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o700)
+    engine = sandbox_code(f"command:{program} --fast")
+    assert engine.entries[0].executable  # run as /bot/engine whatever its mode was
+    assert spec_at(f"command:{program} --fast", engine, "/bot") == "command:/bot/engine --fast"
 
 
 def play_it(spec, isolation):

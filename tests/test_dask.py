@@ -38,6 +38,27 @@ def test_a_tournament_on_a_local_dask_cluster_equals_the_local_run(tmp_path, roo
             assert run_tournament(config, store).complete
     assert len(results(remote.db)) == 18
     assert results(remote.db) == results(local.db)
+    with distributed.Client(cluster) as client:  # arena's plugin stopped Dask's profiler
+        profiling = client.run(lambda dask_worker: "profile" in dask_worker.periodic_callbacks)
+    assert not any(profiling.values())
+
+
+def test_a_dask_task_carries_about_a_second_of_games():
+    from arena.tournaments.dask_executor import MAX_GAMES_PER_TASK, TASK_SECONDS, Pace
+    from arena.tournaments.tasks import GameResult
+
+    def games(count, seconds):
+        return [GameResult(None, None, seconds) for _ in range(count)]
+
+    pace = Pace()
+    assert pace.games_per_task() == 1  # until a game has finished
+    pace.note(games(4, TASK_SECONDS / 16))
+    assert pace.games_per_task() == 16
+    pace.note(games(1, 10 * TASK_SECONDS))
+    assert pace.games_per_task() == 1
+    quick = Pace()
+    quick.note(games(3, 0.0001))
+    assert quick.games_per_task() == MAX_GAMES_PER_TASK
 
 
 def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, root, monkeypatch):
@@ -46,7 +67,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, root, monkeypatch
     from arena.cli import cli
 
     monkeypatch.chdir(root)
-    monkeypatch.setattr("arena.tournaments.executor.CONNECT_TIMEOUT", "2s")
+    monkeypatch.setattr("arena.tournaments.dask_executor.CONNECT_TIMEOUT", "2s")
     config = tmp_path / "t.yaml"
     config.write_text("name: x\ngame: seasons\nbots: [bots/seasons/greedy.py, "
                       "bots/seasons/random_bot.py]\n")

@@ -122,7 +122,7 @@ def test_a_schema_2_database_gets_revisions_failure_details_and_forfeit_marks(tm
     old.commit()
     old.close()
     with Store(path) as store:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
         assert store.entrant_failures(1, {0}, limit=5)[0].detail == (
             "act() raised KeyError: 'x'")  # its seats indexed by the migration, with details
         assert [b.label for b in store.bots("seasons")] == [

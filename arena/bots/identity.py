@@ -7,40 +7,81 @@ of its code with the parameters folded in — the same name and version with
 another hash is another bot. An untrusted bot says its name and version in the
 handshake of a process of its own; only a trusted bot (isolation ``none``) is
 imported into arena's process to be named.
+
+A bot's code is read once, when it is named (:func:`keep_code`): a bot of files (a
+file, a package folder, a program file of its own) becomes a bundle
+(:mod:`arena.bots.bundles`) that it is named, hashed, kept and played from, wherever
+it is played; its entry then names its files within the bundle. A bot found where it
+is played — an installed entry point or module, a program in ``PATH`` — carries the
+hash its code must have there (:class:`Installed`), checked before it plays.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 import json
 import os
 import shlex
 import shutil
+import socket
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.bots.files import MAX_PROGRAM_BYTES, BotFileError, read_bot_file
+from arena.bots.bundles import (
+    Bundle,
+    Unpacked,
+    bundle_of,
+    pack,
+    receive,
+    relative_spec,
+    spec_at,
+    unpacked,
+)
+from arena.bots.files import MAX_PROGRAM_BYTES, BotFileError, BotTree, read_bot_file
+from arena.bots.files import BotEntry as FileEntry
 from arena.bots.isolation import NONE, SANDBOX, bot_process
 from arena.bots.loading import (
+    ENTRY_POINT_GROUP,
     BotLoadError,
+    LoadedBot,
     declared_games,
     load_bot,
     other_games_problem,
     source_file_hash,
     split_spec,
 )
-from arena.bots.process import COMMAND_PREFIX, Limits, is_command
-from arena.referee.protocol import PlayerFailure
+from arena.bots.process import COMMAND_PREFIX, Limits, ProcessPlayer, is_command
+from arena.games.base import ArenaError
+from arena.referee.protocol import PlayerFailure, call_hook, raised_text
+from arena.referee.record import CRASH
 
 UNLOADABLE_VERSION = "unloadable"
 
 
 @dataclass(frozen=True)
+class Installed:
+    """What a bot found where it is played must be there: its code's hash, and what that is
+    (``arena-highlow-bot 1.0``), to say what differs."""
+
+    code: str
+    what: str
+
+
+class InstalledMismatch(ArenaError):
+    """A bot found where it is played is not the code that was registered for it."""
+
+
+@dataclass(frozen=True)
 class BotEntry:
-    """One bot of a tournament: its spec and, optionally, its identity and parameters."""
+    """One bot of a tournament: its spec and, optionally, its identity and parameters.
+
+    An entry as it is played (:func:`keep_code`) names its code exactly: a bundle, whose
+    files its spec names (``my_bot.py``, ``mybot/__init__.py:agent``), or what an
+    installed bot must be."""
 
     spec: str
     name: str | None = None
@@ -48,10 +89,22 @@ class BotEntry:
     params: Mapping[str, Any] = field(default_factory=dict)
     isolation: str | None = None
     """``sandbox``, ``process`` or ``none``; None: the sandbox where it works."""
+    bundle: str | None = None
+    """The digest of the bundle that holds the bot's files (its spec names them there)."""
+    installed: Installed | None = None
+    """For a bot found where it is played: what it must be there."""
+    shown: str | None = None
+    """Where its author has the bot's files, to name them so in failure details (None: by
+    their names in the bot, as on a Dask worker)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"spec": self.spec, "name": self.name, "version": self.version,
+        data = {"spec": self.spec, "name": self.name, "version": self.version,
                 "params": dict(self.params), "isolation": self.isolation}
+        if self.bundle is not None:
+            data["bundle"] = self.bundle
+        if self.installed is not None:
+            data["installed"] = self.installed.code
+        return data
 
     @property
     def trusted(self) -> bool:
@@ -73,6 +126,9 @@ class BotIdentity:
     code_hash: str
     spec: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    bundle: str = ""
+    """The digest of its kept code (a bundle in the store); empty for a bot found where it
+    is played, or stored before code was kept."""
 
     @property
     def label(self) -> str:
@@ -109,11 +165,13 @@ def revision_labels(name: str, version: str, code_hash: str) -> Iterator[str]:
 
 @dataclass(frozen=True)
 class Entrant:
-    """A tournament entry with its identity, and why it cannot play if it cannot."""
+    """A tournament entry with its identity, and why it cannot play if it cannot; ``entry``
+    as it is played (:func:`keep_code`) and its ``bundle``, if it has one."""
 
     entry: BotEntry
     identity: BotIdentity
     problem: str | None = None
+    bundle: Bundle | None = None
 
 
 def identity_hash(code_hash: str, params: Mapping[str, Any]) -> str:
@@ -122,24 +180,140 @@ def identity_hash(code_hash: str, params: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def source_hash(spec: str) -> str:
-    """A hash of a bot's code without running it: its file, package, module or program."""
+@dataclass(frozen=True)
+class KeptCode:
+    """A bot's code as read once (:func:`keep_code`): its entry as it is played, its
+    bundle (a bot of files), and its code hash (before its parameters are folded in)."""
+
+    entry: BotEntry
+    bundle: Bundle | None
+    code: str
+
+
+def keep_code(entry: BotEntry) -> KeptCode:
+    """Read ``entry``'s code once, as it will be hashed and played: a Python bot's file or
+    package folder, or a program bot's own program file, becomes a bundle that the entry
+    then names; any other bot is found where it is played, and must be what it is here.
+    BotFileError if a bot's files are refused (a link, device, FIFO or socket, too much)."""
+    spec = entry.spec
+    if is_command(spec):
+        return _keep_command(entry, shlex.split(spec[len(COMMAND_PREFIX):]))
+    target, _attr = split_spec(spec)
+    if target.endswith(".py"):
+        if not Path(target).is_file():
+            return KeptCode(entry, None, "")  # it does not load, and says so
+        bundle, tree = bundle_of(target)
+        shown = target.removesuffix("/__init__.py")  # as the author named it
+        return KeptCode(dataclasses.replace(entry, spec=relative_spec(spec, tree),
+                                            bundle=bundle.digest, shown=shown),
+                        bundle, tree.digest())
+    found = installed_code(spec)
+    if found is None:
+        return KeptCode(entry, None, "")
+    return KeptCode(dataclasses.replace(entry, installed=found), None, found.code)
+
+
+def _keep_command(entry: BotEntry, words: list[str]) -> KeptCode:
+    """A program bot: its own program file (named with a path) kept as a bundle, executable;
+    a program of the system's, found in PATH, to be the same where it is played."""
+    spec = entry.spec
+    program = shutil.which(words[0]) if words else None
+    if program and os.sep in words[0]:
+        data = read_bot_file(words[0], limit=MAX_PROGRAM_BYTES)[0]  # read as a bot's files
+        tree = BotTree(Path(os.path.abspath(words[0])).name, False,
+                       (FileEntry(Path(os.path.abspath(words[0])).name, data, True),))
+        bundle = pack(tree)
+        code = hashlib.sha256(spec.encode() + b"\0" + data).hexdigest()
+        return KeptCode(dataclasses.replace(entry, spec=relative_spec(spec, tree),
+                                            bundle=bundle.digest, shown=words[0]),
+                        bundle, code)
+    found = installed_code(spec)
+    assert found is not None
+    return KeptCode(dataclasses.replace(entry, installed=found), None, found.code)
+
+
+def installed_code(spec: str) -> Installed | None:
+    """What a bot found where it is played is here: a program in PATH by its bytes, an
+    installed module by its files, an entry point by its distribution's name and version;
+    None where there is none."""
     if is_command(spec):
         words = shlex.split(spec[len(COMMAND_PREFIX):])
         program = shutil.which(words[0]) if words else None
-        if program and os.sep in words[0]:  # the bot's own program: read as its files are
-            data = read_bot_file(words[0], limit=MAX_PROGRAM_BYTES)[0]
-        else:  # a program of the system's, found in PATH
-            data = Path(program).read_bytes() if program else b""
-        return hashlib.sha256(spec.encode() + b"\0" + data).hexdigest()
-    target, _attr = split_spec(spec)
-    path: str | None = target if target.endswith(".py") else None
-    if path is None:
-        found = importlib.util.find_spec(target.split(":")[0]) if ":" in spec else None
-        path = found.origin if found else None
+        data = Path(program).read_bytes() if program else b""
+        code = hashlib.sha256(spec.encode() + b"\0" + data).hexdigest()
+        return Installed(code, f"the program {program or (words or ['?'])[0]} ({code[:12]})")
+    target, attr = split_spec(spec)
+    if attr is None:
+        return _entry_point_code(spec)
+    try:
+        found = importlib.util.find_spec(target)
+    except (ImportError, ValueError):
+        return None
+    path = found.origin if found else None
     if not path or not Path(path).is_file():
-        return ""
-    return source_file_hash(Path(path))
+        return None
+    code = source_file_hash(Path(path))
+    return Installed(code, f"the module {target} ({code[:12]})")
+
+
+def _entry_point_code(name: str) -> Installed | None:
+    from importlib.metadata import entry_points  # here: it takes a while to import
+
+    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    if not found:
+        return None
+    point = found[0]
+    dist = point.dist
+    package, version = (dist.name, dist.version) if dist is not None else ("?", "?")
+    text = f"entry point\0{point.name}\0{point.value}\0{package}\0{version}"
+    return Installed(hashlib.sha256(text.encode()).hexdigest(), f"{package} {version}")
+
+
+def check_installed(entry: BotEntry) -> None:
+    """InstalledMismatch unless a bot found where it is played is what it must be."""
+    if entry.installed is None:
+        return
+    here = installed_code(entry.spec)
+    if here is None or here.code != entry.installed.code:
+        found = "not installed" if here is None else here.what
+        raise InstalledMismatch(
+            f"bot {entry.spec!r} is {entry.installed.what} where the tournament runs, but "
+            f"{found} on {socket.gethostname()}: install the same on every machine that plays")
+
+
+def source_hash(spec: str) -> str:
+    """A hash of a bot's code without running it: its file, package, module or program
+    (an entry point: its distribution's name and version)."""
+    return keep_code(BotEntry(spec)).code
+
+
+def code_of(entry: BotEntry) -> Unpacked | None:
+    """The unpacked bundle an entry plays from (None: a bot found where it is played)."""
+    return None if entry.bundle is None else unpacked(entry.bundle)
+
+
+def entry_process(entry: BotEntry, limits: Limits | None = None, *,
+                  remember_load_failure: bool = False) -> ProcessPlayer:
+    """A bot process for an isolated entry, from its kept code (not started)."""
+    check_installed(entry)
+    return bot_process(entry.spec, entry.params, entry.isolation or SANDBOX, limits,
+                       remember_load_failure=remember_load_failure, code=code_of(entry),
+                       shown=entry.shown)
+
+
+def load_trusted(entry: BotEntry) -> LoadedBot:
+    """A trusted entry's bot loaded in this process, from its kept code; failures name its
+    files as its author knows them."""
+    check_installed(entry)
+    code = code_of(entry)
+    if code is None:
+        return load_bot(entry.spec, entry.params)
+    paths = (str(code.path), entry.shown or code.tree.name)
+    try:
+        loaded = load_bot(spec_at(entry.spec, code.tree, str(code.folder)), entry.params)
+    except BotLoadError as exc:
+        raise type(exc)(shown_text(str(exc), paths), shown_text(exc.details, paths)) from None
+    return dataclasses.replace(loaded, player=ShownPaths(loaded.player, paths))
 
 
 @dataclass(frozen=True)
@@ -151,45 +325,81 @@ class Handshake:
     games: tuple[str, ...] | None = None
 
 
-def identify(spec: str, params: Mapping[str, Any], limits: Limits | None = None,
-             isolation: str = SANDBOX) -> Handshake:
-    """What a bot says in its handshake (its code runs in its own process, sandboxed unless
-    ``isolation`` is ``process``)."""
-    player = bot_process(spec, params, isolation, limits)
-    try:
-        player.ensure_running()
-        return Handshake(player.name, player.version, player.games)
-    finally:
-        player.close()
-
-
 def identify_entry(entry: BotEntry, limits: Limits) -> Handshake:
-    """Who ``entry`` plays as: the entry's name and version, else the bot's own."""
+    """Who ``entry`` (as it is played) plays as: the entry's name and version, else the
+    bot's own, said in its handshake (in its own process, unless it is trusted)."""
     if entry.trusted:
-        bot = load_bot(entry.spec, entry.params)
+        bot = load_trusted(entry)
         said = Handshake(bot.name, bot.version, declared_games(bot.player))
     else:
-        said = identify(entry.spec, entry.params, limits, entry.isolation or SANDBOX)
+        player = entry_process(entry, limits)
+        try:
+            player.ensure_running()
+            said = Handshake(player.name, player.version, player.games)
+        finally:
+            player.close()
     return Handshake(entry.name or said.name, entry.version or said.version, said.games)
 
 
 def entrant(entry: BotEntry, limits: Limits, game: str | None = None) -> Entrant:
-    """Name ``entry``; a bot that cannot load, or that says it does not play ``game``, gets
-    a stand-in identity and a problem."""
-    problem = None
+    """Read ``entry``'s code once and name it from that code; a bot whose files are refused,
+    that cannot load, or that says it does not play ``game``, gets a stand-in identity and
+    a problem."""
     try:
-        said = identify_entry(entry, limits)
-        name, version = said.name, said.version
-        other = None if game is None else other_games_problem(said.games, game)
-        problem = None if other is None else f"it {other}"
-    except (PlayerFailure, BotLoadError) as exc:
-        name, version = entry.fallback_name, entry.version or UNLOADABLE_VERSION
-        detail = exc.detail if isinstance(exc, PlayerFailure) else str(exc)
-        problem = "it cannot be loaded: " + (detail.splitlines() or ["no reason given"])[0]
-    try:
-        code = source_hash(entry.spec)
+        kept = keep_code(entry)
     except BotFileError as exc:  # a link, device, FIFO or socket among its files, or too much
-        code, problem = "", f"it cannot be loaded: {exc}"
-    identity = BotIdentity(name, version, identity_hash(code, entry.params), entry.spec,
+        return _stand_in(entry, f"it cannot be loaded: {exc}")
+    if kept.bundle is not None:
+        receive([kept.bundle])
+    try:
+        said = identify_entry(kept.entry, limits)
+    except (PlayerFailure, BotLoadError) as exc:
+        detail = exc.detail if isinstance(exc, PlayerFailure) else str(exc)
+        return _stand_in(kept.entry, "it cannot be loaded: "
+                         + (detail.splitlines() or ["no reason given"])[0], kept)
+    other = None if game is None else other_games_problem(said.games, game)
+    identity = BotIdentity(said.name, said.version, identity_hash(kept.code, entry.params),
+                           entry.spec, dict(entry.params),
+                           kept.bundle.digest if kept.bundle else "")
+    return Entrant(kept.entry, identity, None if other is None else f"it {other}", kept.bundle)
+
+
+def _stand_in(entry: BotEntry, problem: str, kept: KeptCode | None = None) -> Entrant:
+    name, version = entry.fallback_name, entry.version or UNLOADABLE_VERSION
+    code = kept.code if kept else ""
+    spec = entry.spec if kept is None or kept.bundle is None else entry.shown or entry.spec
+    identity = BotIdentity(name, version, identity_hash(code, entry.params), spec,
                            dict(entry.params))
-    return Entrant(entry, identity, problem)
+    return Entrant(entry, identity, problem, kept.bundle if kept else None)
+
+
+class ShownPaths:
+    """A trusted bot loaded from its kept code, whose failures name its files as its author
+    knows them (not where the bundle lies)."""
+
+    def __init__(self, player: Any, paths: tuple[str, str]) -> None:
+        self.player, self.paths = player, paths
+        self.name, self.version = player.name, player.version
+        self.games = declared_games(player)
+
+    def start(self, info: Any) -> None:
+        self._call("start", info)
+
+    def act(self, observation: Any) -> Any:
+        return self._call("act", observation)
+
+    def end(self, outcome: Any) -> None:
+        call_hook(self.player, "end", outcome)
+
+    def _call(self, hook: str, argument: Any) -> Any:
+        try:
+            return getattr(self.player, hook)(argument) if hasattr(self.player, hook) else None
+        except PlayerFailure:
+            raise
+        except Exception as exc:
+            raise PlayerFailure(CRASH, shown_text(raised_text(hook, exc), self.paths)) from None
+
+
+def shown_text(text: str, paths: tuple[str, str]) -> str:
+    """``text`` with the bot's files named as ``paths`` says: (where they lie, as shown)."""
+    return text.replace(paths[0], paths[1])

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from arena.bots.bundles import Unpacked, spec_at
 from arena.bots.loading import BotLoadError, BotNotFoundError, load_bot, split_spec
 from arena.bots.process import Limits, ProcessPlayer, bot_command, is_command
 from arena.bots.sandbox import INSTALL_HINT, SandboxedPlayer, sandbox_problem
@@ -82,14 +83,24 @@ def _announce(problem: str) -> None:
 
 def bot_process(spec: str, params: Mapping[str, Any], isolation: str,
                 limits: Limits | None = None, *, label: str | None = None,
-                remember_load_failure: bool = False) -> ProcessPlayer:
-    """A bot process for ``spec`` at ``isolation`` (``sandbox`` or ``process``), not started."""
+                remember_load_failure: bool = False, code: Unpacked | None = None,
+                shown: str | None = None) -> ProcessPlayer:
+    """A bot process for ``spec`` at ``isolation`` (``sandbox`` or ``process``), not started.
+
+    With ``code`` (an unpacked bundle) ``spec`` names the bot's files within it, and the bot
+    plays from those; its failures name them ``shown`` (default: their names in the bot)."""
     label = label or spec
     if isolation == SANDBOX:
-        return SandboxedPlayer(spec, params, limits, label,
+        tree = None if code is None else code.tree
+        return SandboxedPlayer(spec, params, limits, label, code=tree, shown=shown,
                                remember_load_failure=remember_load_failure)
-    return ProcessPlayer(bot_command(spec, params), limits, label,
-                         remember_load_failure=remember_load_failure)
+    if code is None:
+        return ProcessPlayer(bot_command(spec, params), limits, label,
+                             remember_load_failure=remember_load_failure)
+    player = ProcessPlayer(bot_command(spec_at(spec, code.tree, str(code.folder)), params),
+                           limits, label, remember_load_failure=remember_load_failure)
+    player.code_paths = (str(code.path), shown or code.tree.name)
+    return player
 
 
 def start_bot(spec: str, isolation: str | None = None, limits: Limits | None = None) -> Player:

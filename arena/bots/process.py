@@ -155,6 +155,8 @@ class ProcessPlayer:
         self.cpu_at_start = 0.0
         self.cpu_checked = 0.0
         self.can_limit_cpu = True
+        self.code_paths: tuple[str, str] | None = None
+        """Where the bot's files lie as it runs, and how its failures name them."""
 
     # -- process life ----------------------------------------------------------
 
@@ -254,11 +256,11 @@ class ProcessPlayer:
 
     def close(self) -> None:
         """Stop the bot process (and everything it started) and remove its folder."""
+        if self.process is not None and self.process.poll() is None:
+            self._resume()
+            with contextlib.suppress(OSError, ValueError, PlayerFailure):
+                self._send({"type": "quit"}, QUIT_SECONDS)  # failing, it closes the bot itself
         if self.process is not None:
-            if self.process.poll() is None:
-                self._resume()
-                with contextlib.suppress(OSError, ValueError, PlayerFailure):
-                    self._send({"type": "quit"}, QUIT_SECONDS)
             self._kill_group()
             for stream in (self.process.stdin, self.process.stdout):
                 with contextlib.suppress(OSError):
@@ -433,8 +435,11 @@ class ProcessPlayer:
 
     def shown_paths(self, text: str) -> str:
         """``text`` (a failure's detail) with the bot's files named as its author knows
-        them."""
-        return text
+        them, not where they lie as it runs (``/bot/…`` in the sandbox, a bundle's folder)."""
+        if self.code_paths is None:
+            return text
+        where, shown = self.code_paths
+        return text.replace(where, shown)
 
     def _failure_text(self, code: int | None) -> str | None:
         """What to say of a bot process that ended with ``code``, beyond its exit status."""

@@ -18,10 +18,15 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from arena.bots.identity import UNLOADABLE_VERSION, BotEntry
+from arena.bots.identity import (
+    UNLOADABLE_VERSION,
+    BotEntry,
+    check_installed,
+    entry_process,
+    load_trusted,
+)
 from arena.bots.instances import InstancePool, stop_bot
-from arena.bots.isolation import SANDBOX, bot_process
-from arena.bots.loading import LoadedBot, load_bot
+from arena.bots.loading import LoadedBot
 from arena.bots.process import Limits, ProcessPlayer
 from arena.games.base import Action, Observation
 from arena.referee.protocol import Player, PlayerFailure, call_hook
@@ -73,8 +78,9 @@ class RenamedProcess(RenamedPlayer):
 
 
 def load_entry(entry: BotEntry) -> LoadedBot:
-    """Load a trusted entry's bot in this process, under the entry's name and version."""
-    loaded = load_bot(entry.spec, entry.params)
+    """Load a trusted entry's bot in this process, from its kept code, under the entry's
+    name and version."""
+    loaded = load_trusted(entry)
     if entry.name is None and entry.version is None:
         return loaded
     player = RenamedPlayer(loaded.player, entry.name or loaded.name,
@@ -83,44 +89,49 @@ def load_entry(entry: BotEntry) -> LoadedBot:
 
 
 def make_player(entry: BotEntry, limits: Limits, refused: str | None = None) -> Player:
-    """A new player for ``entry`` at its isolation level (resolved already)."""
+    """A new player for ``entry`` at its isolation level (resolved already), from its kept
+    code; InstalledMismatch if it is a bot found here that is not what it must be."""
     name, version = entry.fallback_name, entry.version or UNLOADABLE_VERSION
     if refused is not None:
         return UnloadablePlayer(name, version, refused)
+    check_installed(entry)  # not a forfeit: the machine, not the bot, is at fault
     if entry.trusted:
         try:
             return load_entry(entry).player
         except Exception as exc:
             return UnloadablePlayer(name, version, f"the bot cannot be loaded: {exc}")
-    process = bot_process(entry.spec, entry.params, entry.isolation or SANDBOX, limits,
-                          remember_load_failure=True)
+    process = entry_process(entry, limits, remember_load_failure=True)
     if entry.name is None and entry.version is None:
         return process
     return RenamedProcess(process, entry)
 
 
-_pools: dict[tuple[int, str], InstancePool] = {}
+_pools: dict[tuple[str, int, str], InstancePool] = {}
+_pools_lock = threading.Lock()
 
 
-def pool_for(entry: BotEntry, limits: Limits, refused: str | None = None) -> InstancePool:
-    """This thread's instances of ``entry``, kept for all its games.
+def pool_for(entry: BotEntry, limits: Limits, refused: str | None = None, run: str = ""
+             ) -> InstancePool:
+    """This thread's instances of ``entry`` in the run ``run``, kept for all its games.
 
-    Per thread, because a Dask worker may run several tasks at once in threads.
+    Per thread, because a Dask worker may run several tasks at once in threads; per run,
+    because it may serve several runs, and each releases its own at its end.
     """
-    key = (threading.get_ident(), json.dumps(
+    key = (run, threading.get_ident(), json.dumps(
         [entry.to_json(), dataclasses.asdict(limits), refused], sort_keys=True))
-    if key not in _pools:
-        _pools[key] = InstancePool(lambda: make_player(entry, limits, refused))
-    return _pools[key]
+    with _pools_lock:
+        if key not in _pools:
+            _pools[key] = InstancePool(lambda: make_player(entry, limits, refused))
+        return _pools[key]
 
 
 def seat_players(entries: Sequence[BotEntry], limits: Limits, seed: int,
-                 refusals: Sequence[str | None] | None = None) -> list[Player]:
+                 refusals: Sequence[str | None] | None = None, run: str = "") -> list[Player]:
     """The players for a game's seats on the game seed ``seed``, none of which has played on
     it before (``refusals``: why an entry may not play, if it may not); a bot process not
     yet started shows its entry's name (its handshake gives it its own)."""
     refusals = refusals or [None] * len(entries)
-    players = [pool_for(entry, limits, refused).for_seed(seed)
+    players = [pool_for(entry, limits, refused, run).for_seed(seed)
                for entry, refused in zip(entries, refusals, strict=True)]
     for player, entry in zip(players, entries, strict=True):
         process = getattr(player, "player", player)
@@ -142,11 +153,14 @@ def with_entry_names(record: GameRecord, entries: Sequence[BotEntry]) -> GameRec
     return dataclasses.replace(record, seats=seats)
 
 
-def close_players() -> None:
-    """Stop every bot process this process started for entries (and forget them)."""
-    for pool in _pools.values():
+def close_players(run: str | None = None) -> None:
+    """Stop the bot processes this process started for the run ``run`` (None: for every
+    run), and forget them."""
+    with _pools_lock:
+        keys = [key for key in _pools if run is None or key[0] == run]
+        pools = [_pools.pop(key) for key in keys]
+    for pool in pools:
         stop_bot(pool)
-    _pools.clear()
 
 
 atexit.register(close_players)

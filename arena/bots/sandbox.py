@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import syscall_filter
+from arena.bots.bundles import spec_at
 from arena.bots.cgroups import BotGroups, namespace_cpu_seconds, pid_namespace, signal_namespace
 from arena.bots.files import MAX_PROGRAM_BYTES, BotEntry, BotTree, read_bot, read_bot_file
 from arena.bots.kernel import bind_mount, libc, unshare_mounts
@@ -323,26 +324,27 @@ def option_files(info: PlayerInfo) -> tuple[str, ...]:
                         if o.is_file and info.options.get(o.name)))
 
 
-def copy_code(spec: str, folder: Path) -> str:
-    """Copy a Python bot's file (or its package's folder) into ``folder``, readable by the
-    sandbox's user; return the spec that names the copy inside the sandbox."""
-    target, attr = split_spec(spec)
-    tree = read_bot(target)  # never through a link, nothing but files and folders, capped
-    tree.write(folder / tree.name)  # the bytes read, modes 0644 (0755: folders, executables)
-    inside = f"{CODE}/{tree.name}" + ("/__init__.py" if tree.package else "")
-    return inside + (f":{attr}" if attr else "")
+def sandbox_code(spec: str) -> BotTree | None:
+    """The files a sandboxed bot runs from, read once (never through a link, nothing but
+    files and folders, capped): a Python bot's file or package folder, a program bot's own
+    program file (executable); None for a bot found in the sandbox (an installed module or
+    entry point, a program in PATH)."""
+    if is_command(spec):
+        words = shlex.split(spec[len(COMMAND_PREFIX):])
+        if not (words and os.sep in words[0] and Path(words[0]).is_file()):
+            return None
+        data, _executable = read_bot_file(words[0], limit=MAX_PROGRAM_BYTES)  # not a link
+        name = Path(os.path.abspath(words[0])).name
+        return BotTree(name, False, (BotEntry(name, data, True),))
+    target = split_spec(spec)[0]
+    return read_bot(target) if target.endswith(".py") else None
 
 
-def copy_program(words: list[str], folder: Path) -> list[str]:
-    """A program bot's command with its program file copied into ``folder`` (run as /bot/…);
-    a program named without a path is looked up in the sandbox's PATH."""
-    program = Path(words[0]) if words else None
-    if program is not None and os.sep in words[0] and program.is_file():
-        data, _executable = read_bot_file(program, limit=MAX_PROGRAM_BYTES)  # not a link
-        BotTree(program.name, False, (BotEntry(program.name, data, True),)).write(
-            folder / program.name)
-        return [f"{CODE}/{program.name}", *words[1:]]
-    return words
+def _author_path(spec: str) -> str:
+    """The files a spec names, as it names them (a package: its folder)."""
+    target = (shlex.split(spec[len(COMMAND_PREFIX):]) or [""])[0] if is_command(spec) \
+        else split_spec(spec)[0]
+    return target.removesuffix("/__init__.py")
 
 
 class SandboxedPlayer(ProcessPlayer):
@@ -351,10 +353,15 @@ class SandboxedPlayer(ProcessPlayer):
     isolation = "sandbox"
 
     def __init__(self, spec: str, params: Mapping[str, Any], limits: Limits | None = None,
-                 label: str = "bot", *, remember_load_failure: bool = False) -> None:
+                 label: str = "bot", *, code: BotTree | None = None, shown: str | None = None,
+                 remember_load_failure: bool = False) -> None:
         super().__init__(bot_command(spec, params), limits, label,
                          remember_load_failure=remember_load_failure)
         self.spec, self.params = spec, dict(params)
+        self.code, self.shown = code, shown
+        """The bot's files (a bundle's, and ``spec`` names them within it), or None: those
+        its spec names, read at its first start and kept; how failures name them."""
+        self.code_read = code is not None
         self.bot_pid: int | None = None
         self.groups: BotGroups | None = None
         self.namespace: str | None = None
@@ -363,8 +370,6 @@ class SandboxedPlayer(ProcessPlayer):
         """Whether its pause between games was by signals (no freezer group)."""
         self.files: tuple[str, ...] = ()
         """Files a game's options name (a board): seen in the sandbox at the same path."""
-        self.code_paths: tuple[str, str] | None = None
-        """Where the bot's code is inside the sandbox, and where it was copied from."""
 
     def start(self, info: PlayerInfo) -> None:
         files = option_files(info)
@@ -384,24 +389,23 @@ class SandboxedPlayer(ProcessPlayer):
         self.namespace = None if self.bot_pid is None else pid_namespace(self.bot_pid)
         return process
 
-    def _inner_command(self, code: Path) -> list[str]:
-        """The bot's command as it runs inside: its code copied into ``code`` (``/bot``)."""
-        if is_command(self.spec):
-            return copy_program(shlex.split(self.spec[len(COMMAND_PREFIX):]), code)
-        spec = self.spec
-        if split_spec(self.spec)[0].endswith(".py"):
-            spec = copy_code(self.spec, code)
-            self.code_paths = (split_spec(spec)[0].removesuffix("/__init__.py"),
-                               split_spec(self.spec)[0].removesuffix("/__init__.py"))
-        return [sys.executable, "-m", "arena.bots.runner", spec, json.dumps(self.params)]
-
-    def shown_paths(self, text: str) -> str:
-        """Tracebacks and messages name the bot's files where its author has them, not
-        where the sandbox shows them (``/bot/…``)."""
-        if self.code_paths is None:
-            return text
-        inside, outside = self.code_paths
-        return text.replace(inside, outside)
+    def _inner_command(self, folder: Path) -> list[str]:
+        """The bot's command as it runs inside: its files written into ``folder`` (``/bot``)
+        from the bytes read once, never read again from where they came from."""
+        if not self.code_read:
+            self.code, self.code_read = sandbox_code(self.spec), True
+            self.shown = self.shown or _author_path(self.spec)
+        if self.code is None:  # found in the sandbox: installed, or in PATH
+            if is_command(self.spec):
+                return shlex.split(self.spec[len(COMMAND_PREFIX):])
+            return [sys.executable, "-m", "arena.bots.runner", self.spec,
+                    json.dumps(self.params)]
+        self.code.write(folder / self.code.name)
+        self.code_paths = (f"{CODE}/{self.code.name}", self.shown or self.code.name)
+        inside = spec_at(self.spec, self.code, CODE)
+        if is_command(inside):
+            return shlex.split(inside[len(COMMAND_PREFIX):])
+        return [sys.executable, "-m", "arena.bots.runner", inside, json.dumps(self.params)]
 
     @property
     def cpu_pid(self) -> int | None:

@@ -24,12 +24,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.bots.bundles import Bundle
 from arena.bots.identity import REVISION_DIGITS, BotIdentity, revision_labels
 from arena.games.base import ArenaError
 from arena.referee.record import OK, GameRecord
 
-SCHEMA_VERSION = 8
-SCHEMA = """
+SCHEMA_VERSION = 9
+_CODE_V9 = """
+CREATE TABLE IF NOT EXISTS bundles (
+    digest TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS bot_code (
+    bot_id INTEGER PRIMARY KEY REFERENCES bots(id),
+    bundle TEXT NOT NULL REFERENCES bundles(digest)
+);
+"""
+"""Each bot revision's kept code: its bundle (:mod:`arena.bots.bundles`), by its digest."""
+SCHEMA = _CODE_V9 + """
 CREATE TABLE IF NOT EXISTS tournaments (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
@@ -285,6 +297,7 @@ MIGRATIONS: dict[int, list[str]] = {
     7: ["ALTER TABLE ladder_current ADD COLUMN seq INTEGER NOT NULL DEFAULT 0",
         *(statement for statement in _SEATS_V8.split(";") if statement.strip()), *TRIGGERS,
         f"{_SEATS_COLUMNS} {_SEATS_OF.format(row='g', source='games g, ')}"],
+    8: [statement for statement in _CODE_V9.split(";") if statement.strip()],
 }
 """From each schema version to the next: statements, then :func:`_refingerprint` and
 :func:`_fill_details`. Ratings are recomputed from the games whenever they are asked for:
@@ -527,26 +540,36 @@ class Store:
 
     # -- bots ----------------------------------------------------------------
 
-    def register_bot(self, game: str, bot: BotIdentity) -> int:
+    def register_bot(self, game: str, bot: BotIdentity, bundle: Bundle | None = None) -> int:
         """The id of the bot's revision: found by its name, version and code hash, or added.
 
         The same name and version with other code (or other parameters) is a new revision,
         labelled with its code hash. Bots are told apart per game: a Seasons bot and a
-        Sonnentau bot may share a name.
+        Sonnentau bot may share a name. The revision's code is kept: ``bundle``, the bundle
+        its identity names (:meth:`bundle`).
         """
         with self.transaction():
             row = self.db.execute(
                 "SELECT id FROM bots WHERE game = ? AND name = ? AND version = ?"
                 " AND code_hash = ?", (game, bot.name, bot.version, bot.code_hash)).fetchone()
-            if row is not None:
-                return int(row[0])
-            cursor = self.db.execute(
-                "INSERT INTO bots (game, name, version, code_hash, spec, params, created, label)"
-                " VALUES (?,?,?,?,?,?,?,?)",
-                (game, bot.name, bot.version, bot.code_hash, bot.spec,
-                 json.dumps(dict(bot.params), sort_keys=True), time.time(),
-                 self._new_label(game, bot)))
-        return int(cursor.lastrowid or 0)
+            if row is None:
+                row = (self.db.execute(
+                    "INSERT INTO bots (game, name, version, code_hash, spec, params, created,"
+                    " label) VALUES (?,?,?,?,?,?,?,?)",
+                    (game, bot.name, bot.version, bot.code_hash, bot.spec,
+                     json.dumps(dict(bot.params), sort_keys=True), time.time(),
+                     self._new_label(game, bot))).lastrowid,)
+            if bundle is not None and bot.bundle == bundle.digest:
+                self.db.execute("INSERT OR IGNORE INTO bundles (digest, data) VALUES (?, ?)",
+                                (bundle.digest, bundle.data))
+                self.db.execute("INSERT OR IGNORE INTO bot_code (bot_id, bundle) VALUES (?, ?)",
+                                (row[0], bundle.digest))
+        return int(row[0] or 0)
+
+    def bundle(self, digest: str) -> Bundle | None:
+        """A kept bundle by its digest (None: not kept here)."""
+        row = self.db.execute("SELECT data FROM bundles WHERE digest = ?", (digest,)).fetchone()
+        return None if row is None else Bundle(digest, bytes(row[0]))
 
     def _new_label(self, game: str, bot: BotIdentity) -> str:
         """The first of the revision's labels (``name@version+3f2a9c``) that no other bot
@@ -559,16 +582,17 @@ class Store:
                 return label
         raise StoreError(f"{game} bot {bot.label}: no label left for its revision")
 
-    _BOT_COLUMNS = "id, game, name, version, code_hash, spec, params, created, label"
+    _BOT_COLUMNS = ("id, game, name, version, code_hash, spec, params, created, label, bundle"
+                    " FROM bots LEFT JOIN bot_code ON bot_id = id")
 
     def bots(self, game: str | None = None) -> list[StoredBot]:
         rows = self.db.execute(
-            f"SELECT {self._BOT_COLUMNS} FROM bots WHERE ? IS NULL OR game = ?"
+            f"SELECT {self._BOT_COLUMNS} WHERE ? IS NULL OR game = ?"
             " ORDER BY game, name, created, version, id", (game, game))
         return [_stored_bot(row) for row in rows]
 
     def bot(self, bot_id: int) -> StoredBot:
-        row = self.db.execute(f"SELECT {self._BOT_COLUMNS} FROM bots WHERE id = ?",
+        row = self.db.execute(f"SELECT {self._BOT_COLUMNS} WHERE id = ?",
                               (bot_id,)).fetchone()
         if row is None:
             raise StoreError(f"no bot with id {bot_id} in {self.path}")
@@ -951,8 +975,11 @@ class _Transaction:
 
 
 def _stored_bot(row: Sequence[Any]) -> StoredBot:
+    """A bot from its columns (:attr:`Store._BOT_COLUMNS`; its bundle's digest may be left
+    out)."""
+    bundle = (row[9] if len(row) > 9 else None) or ""
     return StoredBot(row[0], row[1], BotIdentity(row[2], row[3], row[4], row[5],
-                                                 json.loads(row[6])), row[7], row[8])
+                                                 json.loads(row[6]), bundle), row[7], row[8])
 
 
 def growable_settings(config: Mapping[str, Any]) -> tuple[str, ...]:

@@ -3,17 +3,18 @@ they finish.
 
 The local executor feeds a fixed set of forked worker processes
 (:mod:`arena.tournaments.workers`), at least one: games never run in the parent.
-The Dask executor sends the tasks to a cluster. Either way a task is played by
-:func:`arena.tournaments.tasks.play_task`, and each worker keeps its bots for
-all its games.
+The Dask executor (:mod:`arena.tournaments.dask_executor`) sends the tasks to a
+cluster. Either way a task is played by :func:`arena.tournaments.tasks.play_task`
+from the bundles its bots' code was kept in (:mod:`arena.bots.bundles`), and each
+worker keeps its bots for all its games.
 """
 
 from __future__ import annotations
 
 import signal
 from collections.abc import Iterable, Iterator
-from typing import Any
 
+from arena.bots.bundles import Bundle, receive
 from arena.games.base import ArenaError
 from arena.tournaments.schedule import GameTask
 from arena.tournaments.tasks import (
@@ -24,10 +25,7 @@ from arena.tournaments.tasks import (
     prepare_worker,
     release_players,
 )
-from arena.tournaments.workers import MAX_ATTEMPTS, WAIT, WorkerDied, run_unordered
-
-CONNECT_TIMEOUT = "20s"
-
+from arena.tournaments.workers import MAX_ATTEMPTS, WorkerDied, run_unordered
 
 _worker_setup: MatchSetup | None = None
 
@@ -53,13 +51,15 @@ def dice_of(task: GameTask) -> int:
     return task.seed
 
 
-def run_local(setup: MatchSetup, tasks: Iterable[GameTask],
-              workers: int) -> Iterator[GameResult]:
+def run_local(setup: MatchSetup, tasks: Iterable[GameTask], workers: int,
+              bundles: Iterable[Bundle] = ()) -> Iterator[GameResult]:
     """Yield each task's result as it finishes (in any order with several workers).
 
     Games are always played in worker processes, never in this one, so that nothing a bot
     does to the process that runs it can stop the tournament: a lost worker is replaced.
+    The bundles are unpacked here, once, before the workers are forked.
     """
+    receive(bundles)
     try:
         yield from run_unordered(_play_in_worker, tasks, max(1, workers),
                                  initializer=_worker_init, initargs=(setup, max(1, workers)),
@@ -73,56 +73,15 @@ def run_local(setup: MatchSetup, tasks: Iterable[GameTask],
             "run again to resume") from None
 
 
-def run_dask(setup: MatchSetup, tasks: Iterable[GameTask], scheduler: str
-             ) -> Iterator[GameResult]:
-    """Send the tasks to a Dask cluster and yield the results as they come back.
-
-    Tasks are drawn as the cluster frees up (two per worker thread in flight), so an
-    endless iterator works, and one that answers :data:`WAIT` is asked again after the
-    next result. The workers need arena installed and the bots' files at the same paths
-    (a shared file system, or the same checkout on every machine). Run workers with one
-    thread each (``dask worker ADDRESS --nthreads 1``).
-    """
-    try:
-        from distributed import Client, as_completed
-    except ImportError:
-        raise ArenaError("the dask executor needs Dask: pip install 'arena[dask]'") from None
-    try:
-        client = Client(scheduler, timeout=CONNECT_TIMEOUT)
-    except OSError as exc:
-        raise ArenaError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
-    todo = iter(tasks)
-    running = as_completed()
-    futures: set[Any] = set()
-    try:
-        while True:
-            capacity = max(1, 2 * sum(client.nthreads().values()))
-            waited = False
-            while running.count() < capacity:
-                task = next(todo, None)
-                if task is None or task is WAIT:
-                    waited = task is WAIT
-                    break
-                future = client.submit(play_task, setup, task, pure=False)
-                futures.add(future)
-                running.add(future)
-            if running.is_empty():
-                if waited:
-                    continue
-                return
-            future = next(running)
-            futures.discard(future)
-            yield future.result()
-    finally:
-        client.cancel(list(futures))
-        client.close()
-
-
 def run_tasks(setup: MatchSetup, tasks: Iterable[GameTask], *, workers: int,
-              executor: str = "local", scheduler: str | None = None) -> Iterator[GameResult]:
-    """The executor the config names: local worker processes, or a Dask cluster."""
+              executor: str = "local", scheduler: str | None = None,
+              bundles: Iterable[Bundle] = ()) -> Iterator[GameResult]:
+    """The executor the config names: local worker processes, or a Dask cluster; the
+    ``bundles`` hold the code the setup's bots play from."""
     if executor == "dask":
+        from arena.tournaments.dask_executor import run_dask
+
         if not scheduler:
             raise ArenaError("the dask executor needs a scheduler address (--scheduler)")
-        return run_dask(setup, tasks, scheduler)
-    return run_local(setup, tasks, workers)
+        return run_dask(setup, tasks, scheduler, bundles)
+    return run_local(setup, tasks, workers, bundles)

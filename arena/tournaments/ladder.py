@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from arena.bots.bundles import Bundle
 from arena.bots.identity import BotEntry
 from arena.bots.isolation import is_shipped, resolve_isolation
 from arena.games import find_game
@@ -254,25 +255,29 @@ def _stopping(ladder: Ladder, control: LadderControl) -> bool:
 def play_segment(ladder: Ladder, control: LadderControl, progress: LadderProgress) -> None:
     """Play rounds with the current entrants until one joins, the ladder freezes or
     completes, or ``control`` stops it."""
-    setup = ladder_setup(ladder)
+    setup, bundles = ladder_setup(ladder)
     labels = [ladder.store.bot(bot_id).label for bot_id in ladder.store.entrants(ladder.row.id)]
     tasks = segment_tasks(ladder, control, len(setup.bots), progress)
     for result in run_tasks(setup, tasks, workers=ladder.config.play.worker_count,
                             executor=ladder.config.play.executor,
-                            scheduler=ladder.config.play.scheduler):
+                            scheduler=ladder.config.play.scheduler, bundles=bundles):
         ladder.store.save_game(ladder.row.id, result.task, result.game, result.duration)
         progress.game_done(result, labels)
 
 
-def ladder_setup(ladder: Ladder) -> MatchSetup:
-    """What the ladder's games share, with every entrant so far (by position)."""
+def ladder_setup(ladder: Ladder) -> tuple[MatchSetup, list[Bundle]]:
+    """What the ladder's games share, with every entrant so far (by position), each played
+    from its kept code; and the bundles of that code."""
     config = ladder.config.play
     bots = [ladder.store.bot(bot_id) for bot_id in ladder.store.entrants(ladder.row.id)]
-    entries = tuple(entry_of(bot, ladder.configured) for bot in bots)
+    kept = [entry_of(ladder.store, bot, ladder.configured) for bot in bots]
     options = resolve_game_options(find_game(config.game), config.options, config.seats)
-    return MatchSetup(config.game, options, entries, config.time_limit, config.time_bank,
-                      limits_of(config), (), tuple((b.identity.name, b.identity.version)
-                                                   for b in bots))
+    bundles = {bundle.digest: bundle for _, bundle, _ in kept if bundle is not None}
+    setup = MatchSetup(config.game, options, tuple(entry for entry, _, _ in kept),
+                       config.time_limit, config.time_bank, limits_of(config),
+                       tuple(refusal for _, _, refusal in kept),
+                       tuple((b.identity.name, b.identity.version) for b in bots))
+    return setup, list(bundles.values())
 
 
 def segment_tasks(ladder: Ladder, control: LadderControl, entrants: int,

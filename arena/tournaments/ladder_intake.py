@@ -24,6 +24,7 @@ read), with a note in the log; taken files are removed from the folder.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import multiprocessing
 import os
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from arena.bots.bundles import Bundle
 from arena.bots.files import read_bot_file, read_bot_folder
 from arena.bots.identity import BotEntry, entrant
 from arena.bots.isolation import SANDBOX
@@ -54,6 +56,7 @@ from arena.results.ladder_book import (
     Submission,
 )
 from arena.results.store import Store, StoredBot
+from arena.tournaments.runner import kept_entry
 from arena.tournaments.submissions import accept
 
 log = logging.getLogger(__name__)
@@ -259,7 +262,7 @@ def _verdict(book: LadderBook, intake: Intake, submission: Submission
              ) -> tuple[str, int | None]:
     """The validation's log, and the bot's id if it may join (None: refused, and why)."""
     try:
-        verdict, identity = accept(submission.spec, intake.home / "code", lambda: validate(
+        verdict, identity, bundle = accept(submission.spec, intake.home / "code", lambda: validate(
             submission.spec, game=intake.game, games=intake.validation_games,
             time_limit=intake.time_limit, strangers=True, against_itself=1))
     except ArenaError as exc:
@@ -278,7 +281,7 @@ def _verdict(book: LadderBook, intake: Intake, submission: Submission
     if owner is not None and owner != book.submitter_of(submission.id):
         return (f"{text}\nthe name {identity.name!r} belongs to another participant; give "
                 "the bot a name of its own"), None
-    bot_id = book.store.register_bot(intake.game, identity)
+    bot_id = book.store.register_bot(intake.game, identity, bundle)
     already = book.entrant_of(bot_id)
     if already is not None:
         return (f"{text}\nthe same bot as submission {already.id} "
@@ -334,7 +337,7 @@ def enter_config_bots(book: LadderBook, bots: Sequence[BotEntry], intake: Intake
             elif known[-1].log != named.problem:
                 book.set_status(known[-1].id, ERROR, named.problem)
             continue
-        bot_id = book.store.register_bot(intake.game, named.identity)
+        bot_id = book.store.register_bot(intake.game, named.identity, named.bundle)
         configured[bot_id] = entry
         if book.entrant_of(bot_id) is not None:
             continue
@@ -373,10 +376,17 @@ def retire(book: LadderBook, game: str, label: str) -> str:
     return bot.label
 
 
-def entry_of(bot: StoredBot, configured: Mapping[int, BotEntry]) -> BotEntry:
-    """How a worker runs an entrant: a bot of the config as configured, any other (a
-    submission, or a bot since left out of the config) in the sandbox, under its name."""
+def entry_of(store: Store, bot: StoredBot, configured: Mapping[int, BotEntry]
+             ) -> tuple[BotEntry, Bundle | None, str | None]:
+    """How a worker runs an entrant: from its kept code, a bot of the config as configured,
+    any other (a submission, or a bot since left out of the config) in the sandbox, under
+    its name; with the bundle of its code, and why it cannot play (its code is not kept,
+    and its file holds other code now), if it cannot."""
     identity = bot.identity
-    isolation = configured[bot.id].isolation if bot.id in configured else SANDBOX
-    return BotEntry(identity.spec, identity.name, identity.version, dict(identity.params),
-                    isolation or SANDBOX)
+    isolation = (configured[bot.id].isolation if bot.id in configured else None) or SANDBOX
+    try:
+        entry, bundle = kept_entry(store, bot)
+    except ArenaError as exc:
+        return BotEntry(identity.spec, identity.name, identity.version, dict(identity.params),
+                        isolation), None, str(exc)
+    return dataclasses.replace(entry, isolation=isolation, shown=None), bundle, None

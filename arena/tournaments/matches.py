@@ -25,10 +25,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.bots.identity import BotEntry, identity_hash, source_hash
+from arena.bots.identity import BotEntry, keep_code
 from arena.bots.instances import seated
 from arena.games import find_game
-from arena.games.base import ArenaError, Game, State
+from arena.games.base import Game, State
 from arena.referee.dice import derive_seed
 from arena.referee.match import check_seat_count, play_game
 from arena.referee.protocol import Player, failure_excerpt, failure_shape
@@ -44,10 +44,10 @@ from arena.tournaments.runner import (
     Progress,
     RunReport,
     TournamentRun,
-    absolute_spec,
     open_run,
     play_tasks,
     round_robin_tasks,
+    stored_entrants,
 )
 from arena.tournaments.schedule import GameTask
 from arena.tournaments.tasks import MatchSetup
@@ -96,11 +96,12 @@ def play_match_in_workers(game: str, specs: Sequence[str], isolation: str, seed:
     played by ``workers`` worker processes, each with bot processes of its own; yield
     (game index, bot index of each seat, record) as each game finishes, in any order."""
     seats = len(specs)
-    setup = MatchSetup(game, dict(options), tuple(
-        BotEntry(absolute_spec(spec), isolation=isolation) for spec in specs), time_limit)
+    kept = [keep_code(BotEntry(spec, isolation=isolation)) for spec in specs]
+    setup = MatchSetup(game, dict(options), tuple(k.entry for k in kept), time_limit)
     tasks = (GameTask(0, 0, index // seats, index % seats, tuple(rotation(index, seats)),
                       match_seed(seed, index, seats)) for index in range(games))
-    for result in run_tasks(setup, tasks, workers=workers):
+    bundles = [k.bundle for k in kept if k.bundle is not None]
+    for result in run_tasks(setup, tasks, workers=workers, bundles=bundles):
         task = result.task
         record = GameRecord.from_json(json.loads(result.game.record_json))
         yield task.set * seats + task.rotation, list(task.seats), record
@@ -164,15 +165,14 @@ def play_comparison(store: Store, game: str, first: StoredBot, second: StoredBot
     """Play up to ``pairs`` seat-swapped pairs (stopping early at an SPRT bound); the
     progress's ``status`` follows the SPRT's log-likelihood ratio. With ``luck`` the new
     games' luck is accounted for as they come, and the SPRT tests the adjusted score."""
-    for bot in (first, second):
-        check_code_unchanged(bot)
+    entrants = stored_entrants(store, (first, second))  # each plays from its kept code
     config = TournamentConfig(
         name=f"compare {first.label} vs {second.label} seed {seed}"
              + (f" sprt {settings.elo0},{settings.elo1},{settings.alpha},{settings.beta}"
                 if settings else ""),
         game=game, bots=(_entry(first), _entry(second)), games_per_pairing=pairs,
         seed=seed, workers=workers, db=db)
-    run = open_run(config, store)
+    run = open_run(config, store, entrants)
     tasks = list(round_robin_tasks(run.config, run.entrants.seed_keys))
     report = RunReport(run.tid, len(tasks), len(store.finished_keys(run.tid)))
     progress = progress or Progress()
@@ -195,17 +195,6 @@ def sprt_status(result: Comparison) -> str:
     assert result.sprt is not None
     r = result.sprt
     return f"LLR {r.llr:.2f} ({r.lower:.2f}, {r.upper:.2f})"
-
-
-def check_code_unchanged(bot: StoredBot) -> None:
-    """New games of a stored revision need its code: refused if its file now holds other
-    code (a later revision)."""
-    identity = bot.identity
-    if identity_hash(source_hash(identity.spec), identity.params) != identity.code_hash:
-        raise ArenaError(
-            f"{bot.label}: its code in {identity.spec} has changed since it was stored, so "
-            "no new games of it can be played; compare its stored games (without --games "
-            "and --sprt), or the current code's revision")
 
 
 def _result(store: Store, run: TournamentRun, first_id: int, game: str,

@@ -7,9 +7,11 @@ list. Games already in the database are never played again, so running a
 tournament a second time resumes it (or reports it complete); one process at a
 time may run it.
 
-Opening a run settles each bot's isolation (the sandbox by default), names
-every bot (in its own process, sandboxed, unless it is trusted), and registers
-its revision. A bot that cannot load, or says it plays other games, stops the
+Opening a run settles each bot's isolation (the sandbox by default), reads each
+bot's code once and names the bot from it (in its own process, sandboxed, unless it
+is trusted), and registers its revision with that code kept in the store: the games
+are played from the kept code (:mod:`arena.bots.bundles`), not from the files as
+they may be by then. A bot that cannot load, or says it plays other games, stops the
 run before its first game (with ``broken_bots: forfeit`` its games are
 forfeited instead).
 
@@ -30,12 +32,13 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from arena.bots.identity import BotEntry, BotIdentity, entrant
+from arena.bots.bundles import Bundle, relative_spec
+from arena.bots.files import BotFileError
+from arena.bots.identity import BotEntry, BotIdentity, entrant, identity_hash, keep_code
 from arena.bots.isolation import DESCRIPTIONS, SANDBOX, is_shipped, resolve_isolation
 from arena.bots.loading import split_spec
-from arena.bots.process import Limits, is_command
+from arena.bots.process import Limits
 from arena.games import find_game
 from arena.games.base import ArenaError
 from arena.referee.match import resolve_game_options
@@ -43,6 +46,7 @@ from arena.results.standings import BotResults, game_points, tally_games
 from arena.results.store import (
     GameRow,
     Store,
+    StoredBot,
     StoreError,
     TournamentRow,
     defining_settings,
@@ -107,6 +111,10 @@ class Entrants:
     problems: list[str]
     refusals: list[str | None] = field(default_factory=list)
     """Per entrant: why it does not play (its games are forfeited), or None."""
+    played: list[BotEntry] = field(default_factory=list)
+    """Per entrant: its entry as it is played, naming its kept code."""
+    bundles: list[Bundle | None] = field(default_factory=list)
+    """Per entrant: the bundle of its kept code (None: a bot found where it is played)."""
 
     @property
     def seed_keys(self) -> list[str]:
@@ -135,8 +143,9 @@ def load_entrants(config: TournamentConfig) -> Entrants:
     is reported instead, and its games are forfeited."""
     limits = limits_of(config)
     entrants = [entrant(entry, limits, config.game) for entry in config.bots]
-    problems = [f"bots[{index}] ({describe_entry(e.entry)}): {e.problem}"
-                for index, e in enumerate(entrants) if e.problem is not None]
+    problems = [f"bots[{index}] ({describe_entry(entry)}): {e.problem}"
+                for index, (entry, e) in enumerate(zip(config.bots, entrants, strict=True))
+                if e.problem is not None]
     if problems and config.broken_bots == STOP:
         raise BrokenBotError("\n".join(
             [f"{config.source}: the tournament cannot start:", *problems,
@@ -147,7 +156,45 @@ def load_entrants(config: TournamentConfig) -> Entrants:
     refusals = [None if e.problem is None else f"it does not play: {e.problem}"
                 for e in entrants]
     return Entrants([i.revision_label for i in identities], identities,
-                    [f"{p}; its games are forfeited" for p in problems], refusals)
+                    [f"{p}; its games are forfeited" for p in problems], refusals,
+                    [e.entry for e in entrants], [e.bundle for e in entrants])
+
+
+def stored_entrants(store: Store, bots: Sequence[StoredBot]) -> Entrants:
+    """Stored revisions as entrants, each to be played from its kept code (:func:`kept_entry`)."""
+    kept = [kept_entry(store, bot) for bot in bots]
+    return Entrants([bot.label for bot in bots], [bot.identity for bot in bots], [],
+                    [None] * len(bots), [entry for entry, _ in kept],
+                    [bundle for _, bundle in kept])
+
+
+def kept_entry(store: Store, bot: StoredBot) -> tuple[BotEntry, Bundle | None]:
+    """How a stored revision is played: from the bundle the store keeps of its code; a bot
+    found where it is played, or one stored before arena kept code, from its spec, if that
+    still names the same code (its bundle then kept from now on). ArenaError otherwise."""
+    identity = bot.identity
+    bundle = store.bundle(identity.bundle) if identity.bundle else None
+    if bundle is not None:
+        tree = bundle.tree()
+        target = split_spec(identity.spec)[0]
+        return BotEntry(relative_spec(identity.spec, tree), identity.name, identity.version,
+                        dict(identity.params), bundle=bundle.digest,
+                        shown=target.removesuffix("/__init__.py")), bundle
+    try:
+        kept = keep_code(BotEntry(identity.spec, identity.name, identity.version,
+                                  dict(identity.params)))
+    except BotFileError as exc:
+        raise ArenaError(f"{bot.label}: its code cannot be read: {exc}") from None
+    if identity_hash(kept.code, identity.params) != identity.code_hash:
+        raise ArenaError(
+            f"{bot.label}: {identity.spec} holds other code now, and {store.path} keeps no "
+            "copy of this revision's (it was stored before arena kept each revision's code), "
+            "so no new games of it can be played; compare its stored games (without --games "
+            "and --sprt), or the current code's revision")
+    if kept.bundle is not None:
+        store.register_bot(bot.game, dataclasses.replace(identity, bundle=kept.bundle.digest),
+                           kept.bundle)
+    return kept.entry, kept.bundle
 
 
 def describe_entry(entry: BotEntry) -> str:
@@ -159,22 +206,12 @@ def limits_of(config: TournamentConfig) -> Limits:
     return Limits(config.memory_limit, config.cpu_limit)
 
 
-def match_setup(config: TournamentConfig, entrants: Entrants | None = None,
-                refusals: Sequence[str | None] = ()) -> MatchSetup:
+def match_setup(config: TournamentConfig, entrants: Entrants) -> MatchSetup:
+    """What the tournament's games share: each bot as it is played, from its kept code."""
     options = resolve_game_options(find_game(config.game), config.options, config.seats)
-    bots = tuple(dataclasses.replace(entry, spec=absolute_spec(entry.spec))
-                 for entry in config.bots)
-    names = tuple((i.name, i.version) for i in entrants.identities) if entrants else ()
-    return MatchSetup(config.game, options, bots, config.time_limit, config.time_bank,
-                      limits_of(config), tuple(refusals), names)
-
-
-def absolute_spec(spec: str) -> str:
-    """A bot file spec with an absolute path, so that it works from any working folder."""
-    target, attr = split_spec(spec)
-    if is_command(spec) or not target.endswith(".py"):
-        return spec
-    return str(Path(target).resolve()) + (f":{attr}" if attr else "")
+    names = tuple((i.name, i.version) for i in entrants.identities)
+    return MatchSetup(config.game, options, tuple(entrants.played), config.time_limit,
+                      config.time_bank, limits_of(config), tuple(entrants.refusals), names)
 
 
 def total_games(config: TournamentConfig) -> int:
@@ -204,19 +241,31 @@ class TournamentRun:
     notes: tuple[str, ...] = ()
     """What opening it did beyond resuming: grew it, or made it a new tournament."""
 
+    @property
+    def bundles(self) -> list[Bundle]:
+        """The kept code the games are played from, each bundle once."""
+        return list({b.digest: b for b in self.entrants.bundles if b is not None}.values())
 
-def open_run(config: TournamentConfig, store: Store) -> TournamentRun:
-    """Settle the bots' isolation, name and register them, find, grow or create the
-    tournament in ``store`` and claim it for this process. A secret seed is the stored one
-    from here on."""
+
+def open_run(config: TournamentConfig, store: Store,
+             entrants: Entrants | None = None) -> TournamentRun:
+    """Settle the bots' isolation, read their code, name and register them (``entrants``:
+    named already, as stored revisions are), find, grow or create the tournament in
+    ``store`` and claim it for this process. A secret seed is the stored one from here
+    on."""
     config = resolve_entries(config)
-    entrants = load_entrants(config)
+    if entrants is None:
+        entrants = load_entrants(config)
+    else:  # named already: they play at the isolation settled here
+        entrants = dataclasses.replace(entrants, played=[
+            dataclasses.replace(played, isolation=entry.isolation)
+            for played, entry in zip(entrants.played, config.bots, strict=True)])
     entrants, bot_ids = register_entrants(store, config.game, entrants)
     config, tid, notes = settle_tournament(store, config, bot_ids, entrants.refusals)
     store.claim(tid)
     config = dataclasses.replace(config, seed=store.seed_of(tid))
-    return TournamentRun(config, store, tid, entrants,
-                         match_setup(config, entrants, entrants.refusals), tuple(notes))
+    return TournamentRun(config, store, tid, entrants, match_setup(config, entrants),
+                         tuple(notes))
 
 
 def settle_tournament(store: Store, config: TournamentConfig, bot_ids: Sequence[int],
@@ -329,9 +378,12 @@ def header_lines(run: TournamentRun) -> list[str]:
 
 def register_entrants(store: Store, game: str, entrants: Entrants
                       ) -> tuple[Entrants, list[int]]:
-    """Register each entrant's revision; the entrants come back labelled as stored
-    (``greedy@1.0``, or ``greedy@1.0+3f2a9c`` for a later revision of that version)."""
-    bot_ids = [store.register_bot(game, identity) for identity in entrants.identities]
+    """Register each entrant's revision, its code kept; the entrants come back labelled as
+    stored (``greedy@1.0``, or ``greedy@1.0+3f2a9c`` for a later revision of that
+    version)."""
+    bot_ids = [store.register_bot(game, identity, bundle) for identity, bundle in
+               zip(entrants.identities, entrants.bundles or [None] * len(entrants.identities),
+                   strict=True)]
     labels = [store.bot(bot_id).label for bot_id in bot_ids]
     return dataclasses.replace(entrants, labels=labels), bot_ids
 
@@ -363,7 +415,8 @@ def play_tasks(run: TournamentRun, tasks: Iterable[GameTask], report: RunReport,
     done = run.store.finished_keys(run.tid)
     todo = (task for task in tasks if task.key not in done)
     for result in run_tasks(run.setup, todo, workers=run.config.worker_count,
-                            executor=run.config.executor, scheduler=run.config.scheduler):
+                            executor=run.config.executor, scheduler=run.config.scheduler,
+                            bundles=run.bundles):
         run.store.save_game(run.tid, result.task, result.game, result.duration)
         report.played += 1
         progress.game_done(result)

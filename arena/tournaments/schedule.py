@@ -63,7 +63,7 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import ceil, comb
 
 from arena.referee.dice import derive_seed
@@ -107,7 +107,9 @@ class GameTask:
     rotation: int
     """The index of the game's seat order in its set (:func:`seat_orders`)."""
     seats: tuple[int, ...]
-    seed: int
+    seed: int = field(repr=False)
+    """The game's seed: never in a log line (a Dask worker logs the repr of a task that
+    fails), where a secret seed would show."""
 
     @property
     def key(self) -> str:

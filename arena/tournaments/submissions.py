@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.bots.bundles import Bundle, pack
 from arena.bots.files import read_bot
 from arena.bots.identity import BotIdentity, identity_hash
 from arena.bots.loading import split_spec
@@ -29,27 +30,29 @@ def submit(spec: str, store: Store, *, game: str | None = None,
            folder: Path = Path("results/submissions")) -> tuple[Verdict, Path | None]:
     """Validate (in the sandbox: a submission is a stranger's code); if valid, register each
     game's version in ``store`` and copy the code below ``folder``, and nowhere else."""
-    verdict, identity = accept(spec, folder, validate_as=lambda: validate(
+    verdict, identity, bundle = accept(spec, folder, validate_as=lambda: validate(
         spec, game=game, strangers=True))
     if identity is None:
         return verdict, None
     for name in verdict.games:
-        store.register_bot(name, identity)
+        store.register_bot(name, identity, bundle)
     return verdict, Path(split_spec(identity.spec)[0])
 
 
 def accept(spec: str, folder: Path, validate_as: Callable[[], Verdict]
-           ) -> tuple[Verdict, BotIdentity | None]:
+           ) -> tuple[Verdict, BotIdentity | None, Bundle | None]:
     """Validate the bot file ``spec`` by ``validate_as()``; if valid, copy it below
-    ``folder`` and return its identity there (its spec is the copy). Its files are read
-    first, once (:mod:`arena.bots.files`: a link, device, FIFO or socket among them is
-    refused), and what is kept and hashed is what was read."""
+    ``folder`` and return its identity there (its spec is the copy) and the bundle of its
+    code, for the store to keep. Its files are read first, once (:mod:`arena.bots.files`:
+    a link, device, FIFO or socket among them is refused), and what is kept and hashed is
+    what was read."""
     source = _bot_file(spec)
     tree = read_bot(source)  # what is hashed is what is kept: read once, no link followed
     verdict = validate_as()
     if not verdict.valid:
-        return verdict, None
-    code_hash = identity_hash(tree.digest(), {})
+        return verdict, None, None
+    bundle = pack(tree)
+    code_hash = identity_hash(bundle.digest, {})
     package = tree.package  # a package: its whole folder is the bot
     copy = _copy_path(folder, verdict.name, verdict.version, code_hash[:REVISION_FOLDER],
                       f"{tree.name}/__init__.py" if package else tree.name)
@@ -62,7 +65,8 @@ def accept(spec: str, folder: Path, validate_as: Callable[[], Verdict]
     elif not package and not copy.exists():
         tree.write(copy)
     return verdict, BotIdentity(verdict.name, verdict.version, code_hash,
-                                str(copy) + (f":{attr}" if attr else ""))
+                                str(copy) + (f":{attr}" if attr else ""),
+                                bundle=bundle.digest), bundle
 
 
 def _copy_path(folder: Path, name: str, version: str, revision: str, file: str) -> Path:

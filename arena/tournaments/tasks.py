@@ -3,8 +3,10 @@
 :class:`MatchSetup` is what every game of a tournament shares and
 :class:`~arena.tournaments.schedule.GameTask` one game of it; both are plain
 data. :func:`play_task` seats the task's entrants (the bots package knows who
-they are and how they run), has the referee play the game, and hands back the
-record encoded for the store, so that the worker, not the parent, pays for that.
+they are and how they run: each entry names its kept code, a bundle the worker
+was given, :mod:`arena.bots.bundles`), has the referee play the game, and hands
+back the record encoded for the store, so that the worker, not the parent, pays
+for that.
 Each seat's player tells the worker's beacon how long its call may take, so
 that a worker stuck on a bot is found (:mod:`arena.tournaments.workers`);
 :func:`lost_game` is the record of a game whose worker was lost.
@@ -19,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.bots.bundles import Bundle, receive
 from arena.bots.identity import BotEntry
 from arena.bots.process import GRACE_SECONDS, QUIT_SECONDS, Limits, poll_while_waiting
 from arena.bots.roster import close_players, seat_players, with_entry_names
@@ -47,6 +50,14 @@ class MatchSetup:
     """Per entrant: why it may not play (its games are forfeited), or None."""
     names: tuple[tuple[str, str], ...] = ()
     """Per entrant: the name and version it plays under."""
+    run: str = ""
+    """Which run the games are of, on a worker that may serve several (a Dask worker): the
+    bots each run starts are its own, and stopped at its end."""
+
+    def bundles_of(self, task: GameTask) -> list[str]:
+        """The digests of the bundles the task's bots play from."""
+        return sorted({digest for bot in set(task.seats)
+                       if (digest := self.bots[bot].bundle) is not None})
 
 
 @dataclass(frozen=True)
@@ -104,7 +115,8 @@ def play_task(setup: MatchSetup, task: GameTask) -> GameResult:
     note = beacon()
     start_seconds = 2 * setup.limits.handshake_seconds + 1.0  # a restart, then 'ready'
     players = [Watched(player, seat, note, start_seconds) for seat, player in
-               enumerate(seat_players(entries, setup.limits, task.seed, refusals))]
+               enumerate(seat_players(entries, setup.limits, task.seed, refusals,
+                                      setup.run))]
     started = time.perf_counter()
     record = play_game(setup.game, players, task.seed, setup.options,
                        time_limit=setup.time_limit, time_bank=setup.time_bank,
@@ -115,6 +127,14 @@ def play_task(setup: MatchSetup, task: GameTask) -> GameResult:
              " vs ".join(f"{seat.name}@{seat.version}" for seat in record.seats), record.ranks,
              record.termination)
     return GameResult(task, FinishedGame.of(record), duration)
+
+
+def play_shipped(setup: MatchSetup, tasks: tuple[GameTask, ...],
+                 *bundles: Bundle) -> list[GameResult]:
+    """Play tasks sent together with the bundles their bots play from (unpacked here once),
+    one after the other."""
+    receive(bundles)
+    return [play_task(setup, task) for task in tasks]
 
 
 def lost_game(setup: MatchSetup, lost: Lost) -> GameResult:
@@ -145,6 +165,7 @@ def prepare_worker(workers: int) -> None:
     poll_while_waiting(2 * workers <= (os.cpu_count() or 1))
 
 
-def release_players() -> None:
-    """Stop the bot processes this process started for its tasks (a worker's last step)."""
-    close_players()
+def release_players(run: str | None = None) -> None:
+    """Stop the bot processes this process started for the tasks of the run ``run`` (None:
+    of every run; a worker's last step)."""
+    close_players(run)
