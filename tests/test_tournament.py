@@ -248,20 +248,20 @@ def alive(pid):
 def test_a_killed_run_resumes_to_the_same_results(tmp_path, root):
     path = tmp_path / "t.yaml"
     path.write_text(f"name: killed\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
-                    "games_per_pairing: 300\nworkers: 2\nseed: 4\n")
+                    "games_per_pairing: 100\nworkers: 2\nseed: 4\n")
     killed_db, clean_db = tmp_path / "killed.db", tmp_path / "clean.db"
     command = [sys.executable, "-m", "arena", "run", str(path), "--no-progress", "--no-luck",
                "--output", str(tmp_path / "out")]
     process = subprocess.Popen([*command, "--db", str(killed_db)], cwd=root,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while count_games(killed_db) < 100 and time.monotonic() < deadline:
+    while count_games(killed_db) < 40 and time.monotonic() < deadline:
         time.sleep(0.05)
     family = descendants(process.pid)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     stored = count_games(killed_db)
-    assert 100 <= stored < 600, "the run should be killed half-way"
+    assert 40 <= stored < 200, "the run should be killed part of the way"
     if sys.platform.startswith("linux"):  # the workers and their bots die with the run
         # 2 workers, each with 2 bots or more (no bot process plays two games on the same
         # dice); a sandboxed bot is its bwrap process and the bot
@@ -274,7 +274,7 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path, root):
                    capture_output=True)
     subprocess.run([*command, "--db", str(clean_db)], cwd=root, check=True,
                    capture_output=True)
-    assert len(results(killed_db, "killed")) == 600
+    assert len(results(killed_db, "killed")) == 200
     assert results(killed_db, "killed") == results(clean_db, "killed")
 
 
@@ -306,9 +306,9 @@ SWISS_BOTS = [GREEDY, KEEP, RANDOM, {"spec": RANDOM, "name": "random-b"},
 
 def test_a_swiss_gives_byes_to_different_bots_and_resumes_to_the_same_results(tmp_path):
     full = config(tmp_path / "full", format="swiss", rounds=3, bots=SWISS_BOTS,
-                  games_per_pairing=2)
+                  games_per_pairing=2, isolation="none")
     partial = config(tmp_path / "partial", format="swiss", rounds=3, bots=SWISS_BOTS,
-                     games_per_pairing=2, workers=2)
+                     games_per_pairing=2, workers=2, isolation="none")
     with Store(full.db) as store:
         report = run_tournament(full, store)
     assert report.total == 3 * 2 * 2 * 2 and report.complete
@@ -471,9 +471,12 @@ def test_more_games_per_pairing_or_rounds_grow_a_tournament_and_play_only_the_ne
 
 def test_more_swiss_rounds_grow_it_but_other_games_per_pairing_are_another_swiss(tmp_path):
     bots = [GREEDY, KEEP, RANDOM, {"spec": RANDOM, "name": "random2"}]
-    short = config(tmp_path, format="swiss", rounds=2, games_per_pairing=1, bots=bots)
-    long = config(tmp_path, format="swiss", rounds=3, games_per_pairing=1, bots=bots)
-    fresh = config(tmp_path / "fresh", format="swiss", rounds=3, games_per_pairing=1, bots=bots)
+    short = config(tmp_path, format="swiss", rounds=2, games_per_pairing=1, bots=bots,
+                   isolation="none")
+    long = config(tmp_path, format="swiss", rounds=3, games_per_pairing=1, bots=bots,
+                  isolation="none")
+    fresh = config(tmp_path / "fresh", format="swiss", rounds=3, games_per_pairing=1, bots=bots,
+                   isolation="none")
     with Store(short.db) as store:
         run_tournament(short, store)
         assert run_tournament(long, store).played == 4
