@@ -214,8 +214,9 @@ def tournament(tmp_path, name, bots, **settings):
 
 def processes():
     """pid -> command line of every live process this test started that is arena's, a bot's
-    or a sandbox's: the test process's descendants, orphans included (it adopts them), and
-    not the arena processes that others run on the machine."""
+    or a sandbox's (a process multiprocessing starts names neither): the test process's
+    descendants, orphans included (it adopts them), and not the arena processes that others
+    run on the machine."""
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     parents, lines = {}, {}
     for entry in Path("/proc").iterdir():
@@ -229,7 +230,8 @@ def processes():
             lines[int(entry.name)] = (entry / "cmdline").read_bytes().replace(
                 b"\0", b" ").decode()
     return {pid: line for pid, line in lines.items() if _descends(pid, parents)
-            and any(word in line for word in ("arena", "bwrap", "hostile", "sleep 30"))}
+            and any(word in line for word in ("arena", "bwrap", "hostile", "sleep 30",
+                                              "multiprocessing"))}
 
 
 def _descends(pid, parents):

@@ -22,6 +22,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from arena.bots.strays import die_with_parent
 from arena.games.base import ArenaError
 from arena.referee.record import GameRecord
 from arena.results.luck import LuckError, ValueModel, account
@@ -105,7 +106,7 @@ class LuckWhilePlaying:
         self._process = context.Process(
             target=account_while_playing, name="arena-luck",
             args=(os.fspath(db), tournament, (source or LuckSource()).spec, self._stop,
-                  niceness),
+                  niceness, os.getpid()),
             daemon=True)
 
     def start(self) -> LuckWhilePlaying:
@@ -137,13 +138,17 @@ WHILE_PLAYING_FROM = 50
 
 
 def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any,
-                          niceness: int) -> None:
+                          niceness: int, parent: int) -> None:
     """The body of :class:`LuckWhilePlaying`'s process: account for each stored two-player
     game not yet accounted for, one at a time, until ``stop`` (an Event) is set.
 
     It never speaks: Ctrl-C is for the tournament (which then stops this process), and a
     game it cannot account for, or a failing model, ends it quietly; the accounting after
-    play meets the same problem and reports it."""
+    play meets the same problem and reports it. It dies with the process ``parent`` that
+    started it, however that ends (SIGKILL included)."""
+    die_with_parent(signal.SIGKILL)
+    if os.getppid() != parent:  # it ended before the line above
+        return
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):
         os.nice(niceness)
