@@ -119,6 +119,7 @@ def test_the_mean_luck_of_random_games_is_zero(dice, games, turns):
     assert statistics.stdev(luck) > 0.05
 
 
+@pytest.mark.stress
 def test_the_luck_explains_much_of_heuristic_against_search():
     """Game by game: the duplicate pairs' figure needs hundreds of pairs to settle."""
     values = model("standard")
