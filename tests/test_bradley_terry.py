@@ -133,7 +133,7 @@ def test_arena_ratings_system_bt_prints_anchored_elo_with_intervals(tmp_path, ro
     with Store(config.db) as store:
         run_tournament(config, store)
     result = CliRunner().invoke(cli, ["ratings", "--db", str(tmp_path / "a.db"), "--system",
-                                      "bt", "--anchor", "random=0", "--bootstrap", "30"])
+                                      "bt", "--anchor", "random=0"])
     assert result.exit_code == 0, result.output
     assert "Bradley-Terry, 36 games" in result.output
     assert "the earlier seat's advantage" in result.output

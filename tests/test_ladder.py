@@ -208,6 +208,7 @@ def submission_status(db: Path) -> dict[str, str]:
         return {s.source: s.status for s in LadderBook(store, 1).submissions()}
 
 
+@pytest.mark.stress
 @pytest.mark.usefixtures("at_root")
 def test_bots_submitted_while_the_ladder_runs_are_validated_and_the_new_one_plays_most(
         tmp_path):

@@ -123,8 +123,6 @@ def heading(game: str, variant: Variant | None) -> str:
               "games at once, in Elo with 95 % intervals.")
 @click.option("--anchor", metavar="BOT=ELO", help="With --system bt: give this bot this "
               "rating (default: the mean is 0), e.g. random=0.")
-@click.option("--bootstrap", type=click.IntRange(0, 10_000), hidden=True, expose_value=False,
-              help="Ignored (the intervals are profile likelihood); kept for old scripts.")
 @reports_errors
 def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str | None
             ) -> None:
