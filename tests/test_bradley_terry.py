@@ -1,11 +1,9 @@
 """The Bradley-Terry fit: it recovers known strengths within its intervals."""
 
-import importlib.util
 import math
 import random
-import sys
-from pathlib import Path
 
+from bench_scripts import load_bench
 from click.testing import CliRunner
 
 from arena.cli import cli
@@ -100,21 +98,11 @@ def test_a_clean_sweep_is_finite_and_cancelling_sets_are_not_certain():
     assert math.sqrt(MIN_DESIGN_EFFECT) * 0.9 < ratio < math.sqrt(MIN_DESIGN_EFFECT) * 1.2
 
 
-def load_bench():
-    path = Path(__file__).resolve().parents[1] / "bench" / "bt_coverage.py"
-    spec = importlib.util.spec_from_file_location("bt_coverage", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bt_coverage", module)  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_intervals_cover_at_90_games_where_the_bootstrap_percentiles_did_not():
     """The quick version of bench/bt_coverage.py: 6 bots from −300 to +400 Elo, 3
     duplicate sets per pair (half of them sharing dice). The replaced percentile
     bootstrap of MAP fits pushed the extreme bots outward and missed on one side."""
-    bench = load_bench()
+    bench = load_bench("bt_coverage")
     new = bench.coverage("new", 3, 150, "mixed", seed=1)
     old = bench.coverage("old", 3, 60, "mixed", seed=1)
     assert new.pooled >= 0.93 and new.extremes >= 0.92, new

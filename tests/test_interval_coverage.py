@@ -4,25 +4,18 @@ type I error, where the replaced methods (normal quantile, population variance) 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_scripts import load_bench
 
 from arena.results.stats import AdjustedScore, SprtSettings, adjusted_interval, luck_adjusted
 
 
 @pytest.fixture(scope="module")
 def bench():
-    path = Path(__file__).resolve().parents[1] / "bench" / "interval_coverage.py"
-    spec = importlib.util.spec_from_file_location("interval_coverage", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["interval_coverage"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    yield module
+    yield load_bench("interval_coverage")
     del sys.modules["interval_coverage"]
 
 

@@ -4,25 +4,18 @@ adjusted for the close pair)."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_scripts import load_bench
 
 from arena.results.stats import elo_difference
 
 
 @pytest.fixture(scope="module")
 def bench():
-    path = Path(__file__).resolve().parents[1] / "bench" / "luck_efficiency.py"
-    spec = importlib.util.spec_from_file_location("luck_efficiency", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["luck_efficiency"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    yield module
+    yield load_bench("luck_efficiency")
     del sys.modules["luck_efficiency"]
 
 
