@@ -336,6 +336,8 @@ def test_undo_on_a_clone_leaves_the_original_alone():
     assert _facts(state) == before and clone.history() == state.history()[:-1]
 
 
+# Shimmy declares every OpenSpiel observation space unbounded; api_test warns of that.
+@pytest.mark.filterwarnings("ignore:Agent's m..imum observation space value is")
 def test_shimmy_plays_a_three_player_game_given_by_name_and_config():
     shimmy = pytest.importorskip("shimmy", reason="Shimmy's OpenSpiel wrapper needs arena[rl]")
     from pettingzoo.test import api_test
