@@ -86,6 +86,9 @@ def np_sampler_engine() -> Sampler:
     return sample
 
 
+# The engine loops below differ only in how a chance node is resolved, and are written
+# out each: a shared loop calling back for the roll would add a call to every chance
+# node of the baseline they measure.
 def engine_stream(game: str) -> Play:
     """The engine, its dice from arena's dice stream (the referee's way)."""
     rules = find_game(game)

@@ -383,17 +383,18 @@ class ShownPaths:
         self.games = declared_games(player)
 
     def start(self, info: Any) -> None:
-        self._call("start", info)
+        if hasattr(self.player, "start"):
+            self._call("start", self.player.start, info)
 
     def act(self, observation: Any) -> Any:
-        return self._call("act", observation)
+        return self._call("act", self.player.act, observation)
 
     def end(self, outcome: Any) -> None:
         call_hook(self.player, "end", outcome)
 
-    def _call(self, hook: str, argument: Any) -> Any:
+    def _call(self, hook: str, method: Any, argument: Any) -> Any:
         try:
-            return getattr(self.player, hook)(argument) if hasattr(self.player, hook) else None
+            return method(argument)
         except PlayerFailure:
             raise
         except Exception as exc:

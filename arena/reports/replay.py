@@ -503,7 +503,7 @@ class ReplayView:
     bots: tuple[Bot, ...]
     """Every bot identity (name, version, revision) met, as entrants by first appearance."""
     labels: list[str]
-    """The bots' labels: ``name@version``, with the revision's digits where two share it."""
+    """The bots' labels: each revision's (:func:`_bot_label`)."""
     layout: dict[str, Any]
     games: list[dict[str, Any]]
     """The viewer's data of each game (:func:`viewer.game_view`), numbered from 1."""
