@@ -121,15 +121,18 @@ def bot_command(spec: str, params: Mapping[str, Any]) -> list[str]:
     return [sys.executable, "-m", "arena.bots.runner", spec, json.dumps(dict(params))]
 
 
-def child_setup(limits: Limits) -> None:
-    """Limits, and death with the parent; runs in the child between fork and exec, after
-    any change of user (which would clear the death signal)."""
+def child_setup(limits: Limits, parent: int) -> None:
+    """Limits, and death with the parent (the process ``parent`` that started it); runs in
+    the child between fork and exec, after any change of user (which would clear the death
+    signal)."""
     if limits.memory_mb is not None:
         size = limits.memory_mb << 20
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     die_with_parent(signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the line above: no signal comes
+        os._exit(124)
 
 
 class ProcessPlayer:
@@ -213,10 +216,11 @@ class ProcessPlayer:
         for key in ("PYTHONPATH", "VIRTUAL_ENV"):
             if key in os.environ:
                 env[key] = os.environ[key]
+        parent = os.getpid()
         return subprocess.Popen(
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
             cwd=folder, env=env, start_new_session=True,
-            preexec_fn=lambda: child_setup(self.limits))
+            preexec_fn=lambda: child_setup(self.limits, parent))
 
     @property
     def cpu_pid(self) -> int | None:

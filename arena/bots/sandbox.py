@@ -208,7 +208,7 @@ class SandboxLaunch:
             staged.append(Bind(str(mount_point), bind.inside))
         return staged
 
-    def preexec(self, staged: Sequence[Bind]) -> None:
+    def preexec(self, staged: Sequence[Bind], parent: int) -> None:
         """In the child, before bwrap: mount what is staged, become the bot's uid, set the
         limits. Runs between fork and exec: no allocation-heavy work, no imports."""
         if self.uid is not None:
@@ -227,7 +227,7 @@ class SandboxLaunch:
             os.setresuid(self.uid, self.uid, self.uid)
             resource.setrlimit(resource.RLIMIT_NPROC,
                                (self.limits.processes, self.limits.processes))
-        child_setup(self.limits)
+        child_setup(self.limits, parent)
 
     def popen(self, folder: Path, stdin: Any, stdout: Any, stderr: Any,
               ) -> tuple[subprocess.Popen[bytes], int]:
@@ -239,11 +239,12 @@ class SandboxLaunch:
             raise SandboxUnavailable(f"no system-call filter: {exc}") from None
         info_read, info_write = os.pipe()
         passed = (info_write,) if seccomp is None else (info_write, seccomp)
+        parent = os.getpid()
         try:  # the memory group's fd is open in the child until its exec, and no longer
             process = subprocess.Popen(
                 self.argv(staged, info_write, seccomp), stdin=stdin, stdout=stdout,
                 stderr=stderr, cwd="/", env={"PATH": SANDBOX_PATH}, start_new_session=True,
-                pass_fds=passed, preexec_fn=lambda: self.preexec(staged))
+                pass_fds=passed, preexec_fn=lambda: self.preexec(staged, parent))
         except BaseException:
             os.close(info_read)
             raise
