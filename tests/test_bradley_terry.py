@@ -3,6 +3,7 @@
 import math
 import random
 
+import pytest
 from bench_scripts import load_bench
 from click.testing import CliRunner
 
@@ -98,6 +99,7 @@ def test_a_clean_sweep_is_finite_and_cancelling_sets_are_not_certain():
     assert math.sqrt(MIN_DESIGN_EFFECT) * 0.9 < ratio < math.sqrt(MIN_DESIGN_EFFECT) * 1.2
 
 
+@pytest.mark.stress
 def test_intervals_cover_at_90_games_where_the_bootstrap_percentiles_did_not():
     """The quick version of bench/bt_coverage.py: 6 bots from −300 to +400 Elo, 3
     duplicate sets per pair (half of them sharing dice). The replaced percentile

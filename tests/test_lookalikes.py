@@ -157,6 +157,7 @@ def judged(site, numbers: list[int]) -> dict[int, tuple[str, str]]:
         return {n: (book.submission(n).status, book.submission(n).log) for n in numbers}
 
 
+@pytest.mark.stress
 def test_a_bot_that_looks_like_a_ladder_bot_is_refused_and_its_owner_may_resubmit(client, site):
     alice, bob = site["tokens"]["alice"], site["tokens"]["bob"]
     first = upload(client, alice, "alicebot.py", named(GREEDY, "alicebot"))

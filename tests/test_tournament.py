@@ -245,6 +245,7 @@ def alive(pid):
         return False
 
 
+@pytest.mark.stress
 def test_a_killed_run_resumes_to_the_same_results(tmp_path, root):
     path = tmp_path / "t.yaml"
     path.write_text(f"name: killed\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"

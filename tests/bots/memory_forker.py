@@ -3,6 +3,7 @@ limit of 512 MB: it reports how many of them the kernel killed."""
 
 import ctypes
 import os
+import select
 import signal
 import time
 
@@ -12,6 +13,7 @@ class MemoryForker:
 
     def start(self, info):
         libc = ctypes.CDLL(None, use_errno=True)
+        filled_r, filled_w = os.pipe()
         children = []
         for _ in range(6):
             pid = libc.fork()
@@ -19,17 +21,23 @@ class MemoryForker:
                 block = bytearray(300 << 20)
                 for i in range(0, len(block), 4096):
                     block[i] = 1
+                os.write(filled_w, b"x")
                 libc.pause()
                 libc._exit(0)
             children.append(pid)
-        time.sleep(2)
-        killed = 0
-        for pid in children:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
-                killed += 1
-            else:
-                libc.kill(pid, signal.SIGKILL)
+        # every child is either killed or has filled its block (a slow machine takes a while)
+        killed, filled, pending = 0, 0, set(children)
+        deadline = time.monotonic() + 7
+        while killed + filled < len(children) and time.monotonic() < deadline:
+            for pid in list(pending):
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    pending.discard(pid)
+                    killed += os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+            if select.select([filled_r], [], [], 0.05)[0]:
+                filled += len(os.read(filled_r, 16))
+        for pid in pending:
+            libc.kill(pid, signal.SIGKILL)
         raise RuntimeError(f"KILLED {killed} KILLED")
 
     def act(self, observation):
