@@ -8,7 +8,9 @@ worker count), and prints:
 
 * play: the seconds the games took (wall clock);
 * accounting: the seconds the user waits for it after the games, how many games were
-  accounted for while playing, and the ratio to play (goal ≤ 0.25);
+  accounted for while playing, and the ratio to play (goal ≤ 0.25); as ``arena run``
+  does it, on two workers or fewer beside the accounting while playing
+  (:func:`~arena.results.luck_book.account_alongside`), else in a pool;
 * after play only: the same accounting again with nothing done while playing (what a
   report of an already played tournament costs), and its ratio to play;
 * the work: the CPU seconds of accounting every game in this process, per game, and
@@ -34,7 +36,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.results import luck_book
-from arena.results.luck_book import LuckWhilePlaying, account_texts, tournament_luck
+from arena.results.luck_book import (
+    LuckSource,
+    LuckWhilePlaying,
+    _game_and_options,
+    account_alongside,
+    account_texts,
+    tournament_luck,
+)
 from arena.results.store import Store
 from arena.tournaments.config import TournamentConfig, load_config
 from arena.tournaments.runner import Progress, run_tournament
@@ -65,12 +74,17 @@ def measure(path: Path, folder: Path) -> Cost:
         started, cpu = time.perf_counter(), _used_cpu()
         report = run_tournament(config, store, progress)
         play, play_cpu = time.perf_counter() - started, _used_cpu() - cpu
-        for running in accountant:
-            running.stop()
         keys = [row.key for row in store.games(report.tournament_id)]
-        model, _ = tournament_luck(store, report.tournament_id, keys[:1])
-        while_playing = len(store.luck(report.tournament_id, model))
+        model = LuckSource().model(*_game_and_options(store, report.tournament_id, keys[0]))
+        assert model is not None
+        while_playing = len(store.luck(report.tournament_id, model.name))
+        started = time.perf_counter()
+        for running in accountant:  # as `arena run` finishes
+            if config.worker_count <= 2:
+                account_alongside(store, running.tournament, running)
+            running.stop()
         after_play = _account(store, report.tournament_id, keys, config)
+        after_play += time.perf_counter() - started
         store.db.execute("DELETE FROM luck")
         after_play_only = _account(store, report.tournament_id, keys, config)
         cpu = _cpu(store, report.tournament_id, keys)

@@ -13,6 +13,7 @@ from arena.results.store import Store
 from arena.tournaments.config import TournamentConfig, load_config
 
 if TYPE_CHECKING:
+    from arena.results.luck_book import Progress
     from arena.tournaments.runner import RunReport, TournamentRun
 
 log = logging.getLogger(__name__)
@@ -123,9 +124,8 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
                            "run the same command again to resume", err=True)
                 raise SystemExit(130) from None
             bar.close()
-            accountant.stop()
             _finish(bar.run.config if bar.run else config, store, report, luck=luck,
-                    progress=progress)
+                    progress=progress, accountant=accountant)
     finally:
         accountant.stop()
         close_logging()
@@ -150,6 +150,16 @@ class LuckAccountant:
             self.running.stop()
             self.running = None
 
+    def finish(self, store: Store, *, alongside: bool, progress: Progress) -> None:
+        """Account for what is left beside the running accountant (``alongside``: no pool to
+        start, see :func:`~arena.results.luck_book.account_alongside`), or just stop it (the
+        report's accounting then does the rest)."""
+        from arena.results.luck_book import account_alongside
+
+        if self.running is not None and alongside:
+            account_alongside(store, self.running.tournament, self.running, progress=progress)
+        self.stop()
+
 
 def luck_while_playing(config: TournamentConfig, luck: bool | None) -> LuckAccountant:
     """An accountant for the luck while the games are played, idle unless the report will
@@ -165,7 +175,7 @@ def luck_while_playing(config: TournamentConfig, luck: bool | None) -> LuckAccou
 
 
 def _finish(config: TournamentConfig, store: Store, report: RunReport, *, luck: bool | None,
-            progress: bool) -> None:
+            progress: bool, accountant: LuckAccountant) -> None:
     from arena.cli.console import LuckBar, report_luck
     from arena.reports import write_reports
     from arena.results.luck_book import LuckSource
@@ -193,6 +203,10 @@ def _finish(config: TournamentConfig, store: Store, report: RunReport, *, luck: 
     row = store.find_tournament(config.name)
     source = report_luck(store, row.id, luck, LuckSource())
     with LuckBar(enabled=progress) as bar:
+        if source is None:
+            accountant.stop()
+        else:  # two CPUs or fewer: this process and the accountant do the rest
+            accountant.finish(store, alongside=config.worker_count <= 2, progress=bar.update)
         paths = write_reports(store, row, config.output_dir, luck=source,
                               workers=config.worker_count, progress=bar.update)
     for line in wrap("wrote " + ", ".join(str(p) for p in paths), terminal_width()):

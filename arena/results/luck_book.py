@@ -86,6 +86,43 @@ def tournament_luck(store: Store, tournament: int, keys: Sequence[str], *,
     return model.name, {key: known[key] for key in keys if key in known}
 
 
+def account_alongside(store: Store, tournament: int, running: LuckWhilePlaying, *,
+                      progress: Progress | None = None) -> None:
+    """Account in this process for the tournament's games that ``running`` has not done
+    yet, newest first, while it goes on from the oldest; then stop it.
+
+    After play this takes two CPUs with no process to start: ``running`` has its
+    model's caches warm, and this process has everything imported (a pool would start
+    and import, then fill its caches anew, which costs a small tournament more than
+    it saves). A game both happen to account for gets the same luck from each.
+    """
+    try:
+        source = running.source
+        model = _tournament_model(store, tournament, source)
+        if model is None:
+            return
+        total = store.db.execute(f"SELECT count(*) FROM games WHERE {_TWO_SEATS}",
+                                 (tournament,)).fetchone()[0]
+        game: str | None = None
+        options: dict[str, Any] = {}
+        while True:
+            if progress is not None:
+                progress(total - unaccounted(store, tournament, source), total)
+            newest = _waiting(store, tournament, model.name, ALONGSIDE_CHUNK, newest=True)
+            if not newest:
+                return
+            if game is None:
+                game, options = _game_and_options(store, tournament, newest[0])
+            store.save_luck(tournament, model.name, account_texts(
+                list(store.records(tournament, newest)), source.spec, game, options, model))
+    finally:
+        running.stop()
+
+
+ALONGSIDE_CHUNK = 4
+"""Games :func:`account_alongside` does between looks at what the other process did."""
+
+
 class LuckWhilePlaying:
     """Accounts for a tournament's games while it is played, as they are stored: in a
     process of the lowest CPU priority, so that it takes only the CPU time the games
@@ -101,11 +138,13 @@ class LuckWhilePlaying:
 
     def __init__(self, db: str | os.PathLike[str], tournament: int,
                  source: LuckSource | None = None, *, niceness: int = LOWEST) -> None:
+        self.tournament = tournament
+        self.source = source or LuckSource()
         context = multiprocessing.get_context("spawn")
         self._stop = context.Event()
         self._process = context.Process(
             target=account_while_playing, name="arena-luck",
-            args=(os.fspath(db), tournament, (source or LuckSource()).spec, self._stop,
+            args=(os.fspath(db), tournament, self.source.spec, self._stop,
                   niceness, os.getpid()),
             daemon=True)
 
@@ -186,12 +225,15 @@ _TWO_SEATS = "tournament_id = ? AND json_array_length(seats) = 2"
 """The games a report accounts for: a pair's own adjusted score needs two seats."""
 
 
-def _waiting(store: Store, tournament: int, model: str, limit: int) -> list[str]:
-    """Keys of stored two-player games not yet accounted for under ``model``."""
+def _waiting(store: Store, tournament: int, model: str, limit: int, *,
+             newest: bool = False) -> list[str]:
+    """Keys of stored two-player games not yet accounted for under ``model``, the oldest
+    (or the newest) first."""
     rows = store.db.execute(
         f"SELECT key FROM games g WHERE {_TWO_SEATS} AND NOT EXISTS (SELECT 1 FROM luck l"
         " WHERE l.tournament_id = g.tournament_id AND l.key = g.key AND l.model = ?)"
-        " ORDER BY g.id LIMIT ?", (tournament, model, limit)).fetchall()
+        f" ORDER BY g.id {'DESC' if newest else 'ASC'} LIMIT ?",
+        (tournament, model, limit)).fetchall()
     return [key for (key,) in rows]
 
 

@@ -279,6 +279,10 @@ class Evaluation:
         """The future points of the fields ``keys`` without each one of them in turn."""
         return [self.future_points(keys[:j] + keys[j + 1:]) for j in range(len(keys))]
 
+    def turn_value(self, value: Sequence[float]) -> float:
+        """:func:`turn_value`, the one the searches call (a subclass may compute it faster)."""
+        return turn_value(value)
+
     def win_chance(self, mean: float, variance: float) -> float:
         """Chance of more than 60 points (60 counts half), plus a tie-breaking nudge by points."""
         z = (mean - HALF_POINTS) / math.sqrt(variance + self.variance_floor)
@@ -391,10 +395,7 @@ class Endgame:
             return known
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise OutOfTime
-        values = [0.0] * 19
-        for t in TOTALS:
-            values[t] = self.best(open_, points, t)[0]
-        value = turn_value(values)
+        value = self.evaluation.turn_value(self.best_by_total(open_, points)[0])
         if len(self.memo) > self.MEMO_LIMIT:
             self.memo.clear()
         self.memo[key] = value
@@ -409,6 +410,38 @@ class Endgame:
                 if v > best[0]:
                     best = (v, k)
         return best
+
+    def best_by_total(self, open_: OpenSectors, points: int) -> tuple[list[float], list[int]]:
+        """:meth:`best` for every total at once: (chance by total, index by total).
+
+        A placement against the opponent's total has three outcomes whatever the
+        total (won, lost, neutralised), so each is searched once, not once a total.
+        """
+        values, where = [0.0] * 3 + [-1.0] * 16, [0] * 19
+        for k, (_, m, _) in enumerate(open_):
+            if not m:
+                row = self.after_by_total(open_, points, k)
+                for t in TOTALS:
+                    if row[t] > values[t]:
+                        values[t], where[t] = row[t], k
+        return values, where
+
+    def after_by_total(self, open_: OpenSectors, points: int, k: int) -> list[float]:
+        """:meth:`after` of every total, indexed by total."""
+        sector, _, other = open_[k]
+        if not other:
+            return [self.after(open_, points, k, t) if t >= 3 else 0.0 for t in range(19)]
+        outcome: dict[bool, float] = {}
+        row = [0.0] * 19
+        for t in TOTALS:
+            if t == other:
+                row[t] = self.after(open_, points, k, t)
+                continue
+            won = beats(sector, t, other)
+            if won not in outcome:
+                outcome[won] = self.after(open_, points, k, t)
+            row[t] = outcome[won]
+        return row
 
     def after(self, open_: OpenSectors, points: int, k: int, t: int) -> float:
         """My chance of winning after placing ``t`` in ``open_[k]``."""
@@ -505,10 +538,12 @@ class Planner:
         """(value by total, sector by total) from the exact endgame search."""
         points = sum(SECTOR_VALUES[s] for s in range(N_SECTORS)
                      if mine[s] and theirs[s] and beats(s, mine[s], theirs[s]))
+        if total is None:
+            values, indices = self.endgame.best_by_total(open_, points)
+            return values, [open_[k][0] if t >= 3 else 0 for t, k in enumerate(indices)]
         values, where = [0.0] * 19, [0] * 19
-        for t in TOTALS if total is None else (total,):
-            values[t], k = self.endgame.best(open_, points, t)
-            where[t] = open_[k][0]
+        values[total], k = self.endgame.best(open_, points, total)
+        where[total] = open_[k][0]
         return values, where
 
 

@@ -33,18 +33,24 @@ import numpy.typing as npt
 
 from arena.games.base import State
 from arena.games.seasons.evaluation import (
+    HALF_POINTS,
+    N_SECTORS,
     ROLLS,
     SUM_DISTRIBUTION,
+    TOTALS,
     Evaluation,
+    Fields,
     Planner,
     RowKey,
+    Table,
+    beats,
+    normal_cdf,
     reroll_values,
-    turn_value,
 )
-from arena.games.seasons.rules import PLACE, REROLL, REROLL_ROLL, ROLL, SeasonsState
+from arena.games.seasons.rules import PLACE, REROLL, REROLL_ROLL, ROLL, SECTOR_VALUES, SeasonsState
 from arena.results.standings import game_points
 
-NAME = "seasons-expectimax/1"
+NAME = "seasons-expectimax/2"
 
 
 class SeasonsValues:
@@ -62,6 +68,7 @@ class SeasonsValues:
         self._planner.evaluation = ArrayEvaluation()
         self._planner.endgame.evaluation = self._planner.evaluation
         self._table = lru_cache(maxsize=65_536)(self._fresh_table)
+        self._turn_value = lru_cache(maxsize=4096)(self._planner.evaluation.turn_value)
 
     def values(self, state: State) -> tuple[float, float]:
         seasons = _seasons(state)
@@ -85,7 +92,7 @@ class SeasonsValues:
             kept = sum(d for slot, d in enumerate(state.dice) if slot not in state.pending)
             return sum(p * table[kept + s] for s, p in SUM_DISTRIBUTION[len(state.pending)])
         if state.phase == ROLL:
-            return turn_value(table)
+            return self._turn_value(table)
         raise ValueError(f"no value for a state in phase {state.phase}")
 
     def table_of(self, state: SeasonsState) -> Sequence[float]:
@@ -99,6 +106,13 @@ class SeasonsValues:
 
 
 Array = npt.NDArray[np.float64]
+
+_VALUES = np.array(SECTOR_VALUES, dtype=float)
+_VALUES_SQUARED = _VALUES * _VALUES
+_COLUMNS = np.arange(16)
+_WINS = np.array([[[float(other and other != t and beats(s, t, other)) for t in TOTALS]
+                   for other in range(19)] for s in range(N_SECTORS)])
+"""Per sector and their total, whether each total 3..18 wins it outright (a tempo)."""
 
 _CHOICE_INDEX = np.array([
     (ids := sorted({a + b + c, 19 + a + b, 19 + a + c, 19 + b + c, 32 + a, 32 + b, 32 + c, 39}))
@@ -135,7 +149,42 @@ def turn_values(values: Array) -> Array:
 
 
 class ArrayEvaluation(Evaluation):
-    """The bot's evaluation with its solitaire programme run over all subsets at once."""
+    """The bot's evaluation with its solitaire programme run over all subsets at once, and
+    each total's placements weighed at once."""
+
+    def turn_value(self, value: Sequence[float]) -> float:
+        return float(turn_values(np.asarray(value, dtype=float)[None, :19])[0])
+
+    def placement_table(self, mine: Fields, theirs: Fields) -> Table:
+        """:meth:`Evaluation.placement_table`, every total and open sector in a few array
+        operations."""
+        n_mine, n_theirs = mine.count(0), theirs.count(0)
+        chances = np.array([self.sector_chance(s, mine, theirs, n_mine, n_theirs)
+                            for s in range(N_SECTORS)])
+        spreads = _VALUES_SQUARED * chances * (1.0 - chances)
+        full = np.array(mine) != 0
+        fixed_points = float((_VALUES * chances)[full].sum())
+        variance = float(spreads.sum())
+        open_list = [s for s in range(N_SECTORS) if not mine[s]]
+        open_sectors = np.array(open_list)
+        keys, rows = zip(*(self.gain_row(s, theirs[s], n_theirs) for s in open_list),
+                         strict=True)
+        gains = np.array(rows)[:, 3:19]
+        rest = np.array(self.future_without_each(keys))
+        values = _VALUES[open_sectors][:, None]
+        others = np.array([theirs[s] for s in open_list])[:, None]
+        points = fixed_points + gains + rest[:, None]
+        points = points - np.where(others == 0, self.lead_penalty * values, 0.0)
+        if self.tempo:
+            points = points + self.tempo * _WINS[open_sectors, others[:, 0]]
+        after = gains / values
+        spread = variance - (spreads[open_sectors][:, None] - values * values * after * (1 - after))
+        z = (points - HALF_POINTS) / np.sqrt(spread + self.variance_floor)
+        scores = np.reshape([normal_cdf(x) for x in z.ravel().tolist()], z.shape) + points * 1e-4
+        best = scores.argmax(axis=0)
+        table = [0.0] * 3 + scores[best, _COLUMNS].tolist()
+        where = [0] * 3 + open_sectors[best].tolist()
+        return table, where
 
     def future_without_each(self, keys: tuple[RowKey, ...]) -> list[float]:
         """Every proper subset's future points, level by level (subsets of one field, then
