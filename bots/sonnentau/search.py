@@ -19,8 +19,9 @@ The method, in four parts.
    the start among them where it is allowed. A budget of generated nodes
    bounds the work, so the same position always gets the same answer; the
    clock (``observation.time_left``) only stops a search that would overrun:
-   no new expansions after 40 % of the time left, no more evaluations after
-   70 % (the best position evaluated so far is played).
+   no new expansions after 30 % of the time left, no more evaluations after
+   50 % (the best position evaluated so far is played; the rest is the margin
+   for finishing the plan on a loaded machine).
 
 2. **Evaluation** of a position, per seat, in *dice*: a piece's cost is the
    expected number of dice it needs to get home on its own along the board
@@ -669,8 +670,8 @@ class SearchPlayer:
             return legal[0]
         deadline = last_call = None
         if observation.time_left is not None:
-            deadline = began + 0.4 * observation.time_left
-            last_call = began + 0.7 * observation.time_left
+            deadline = began + 0.3 * observation.time_left
+            last_call = began + 0.5 * observation.time_left
         self.plan = self.make_plan(state, me, key, deadline, last_call)
         action = self._follow(state, key, legal)
         return legal[0] if action is None else action
