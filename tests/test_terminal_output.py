@@ -97,6 +97,37 @@ def test_without_a_terminal_the_progress_bar_is_never_redrawn(monkeypatch):
     assert text.splitlines() == [f"    traceback line {number}" for number in range(5)]
 
 
+def test_the_luck_bar_counts_the_games_done_while_playing_as_done_before_it(monkeypatch):
+    """After play the bar starts at the games already accounted for (its rate is of this
+    work only) and shows its last count before the report is written."""
+    from arena.cli import console
+
+    class Bar:
+        def __init__(self, total, *, initial, desc, leave):
+            self.total, self.n, self.initial, self.drawn = total, initial, initial, []
+
+        def update(self, n):
+            self.n += n
+
+        def refresh(self):
+            self.drawn.append(self.n)
+
+        def close(self):
+            pass
+
+    made = []
+    monkeypatch.setattr(console, "progress_bar", lambda *a, **k: made.append(Bar(*a, **k))
+                        or made[-1])
+    with console.LuckBar() as luck:
+        for done in (64, 131, 300):
+            luck.update(done, 300)
+    (bar,) = made
+    assert (bar.total, bar.initial, bar.n, bar.drawn) == (300, 64, 300, [300])
+    with console.LuckBar() as few:
+        few.update(0, 10)  # a few games: no bar
+    assert len(made) == 1
+
+
 def test_without_a_terminal_progress_is_a_plain_line_now_and_then():
     now = [0.0]
     out = io.StringIO()

@@ -152,6 +152,9 @@ class PlainProgress:
     def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
         self.postfix = text
 
+    def refresh(self) -> None:
+        """Nothing to redraw: the next line comes when it is due."""
+
     def write(self, line: str, file: IO[str] | None = None) -> None:
         stream = file or self.file or sys.stderr
         stream.write(line + "\n")

@@ -189,9 +189,11 @@ class LuckBar:
     def update(self, done: int, total: int) -> None:
         if not self.enabled or total < self.SHOWN_FROM:
             return
-        if self._bar is None:
-            self._bar = progress_bar(total, desc="luck accounting", leave=False)
+        if self._bar is None:  # from the games done before (while playing): a true rate
+            self._bar = progress_bar(total, initial=done, desc="luck accounting", leave=False)
         self._bar.update(done - self._bar.n)
+        if done >= total:
+            self._bar.refresh()  # the last update may fall within tqdm's redraw interval
 
     def __enter__(self) -> LuckBar:
         return self
