@@ -42,6 +42,7 @@ turn count except for the limit). Terminal states are worth their game points.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import json
@@ -238,6 +239,7 @@ class RollPlayer:
         self.seats = len(places)
         self.exposed = self._exposed_costs()
         self._steps: dict[tuple[Places, int], tuple[float, Places] | None] = {}
+        self._contexts: dict[Places, tuple[list[int], int, list[float], float]] = {}
         self._plays: dict[tuple[Places, tuple[int, ...]], tuple[float, Places]] = {}
 
     def _exposed_costs(self) -> list[float]:
@@ -324,18 +326,28 @@ class RollPlayer:
             self._steps[key] = self._best_step(places, v)
         return self._steps[key]
 
+    def _context(self, places: Places) -> tuple[list[int], int, list[float], float]:
+        """Of a position, kept for each die value: who occupies each field, the fields of
+        the other seats as a bit mask, each seat's race and the others' races together."""
+        context = self._contexts.get(places)
+        if context is None:
+            t, me, cost = self.t, self.mover, self.t.cost
+            occupant = [-1] * (t.n + 1)
+            others = 0
+            for seat, own in enumerate(places):
+                for f in own:
+                    if 0 <= f < t.n:
+                        occupant[f] = seat
+                        if seat != me:
+                            others |= 1 << f
+            races = [_race([cost[f] for f in own if f != HOME], own.count(HOME))
+                     for own in places]
+            context = self._contexts[places] = (occupant, others, races, sum(races) - races[me])
+        return context
+
     def _best_step(self, places: Places, v: int) -> tuple[float, Places] | None:
         t, me, cost, exposed = self.t, self.mover, self.t.cost, self.exposed
-        occupant = [-1] * (t.n + 1)
-        others = 0
-        for seat, own in enumerate(places):
-            for f in own:
-                if 0 <= f < t.n:
-                    occupant[f] = seat
-                    if seat != me:
-                        others |= 1 << f
-        races = [_race([cost[f] for f in own if f != HOME], own.count(HOME)) for own in places]
-        total = sum(races) - races[me]
+        occupant, others, races, total = self._context(places)
         scale = 1.0 / (self.seats - 1)
         mine = places[me]
         home = mine.count(HOME)
@@ -346,20 +358,21 @@ class RollPlayer:
                 continue
             rest = costs[:]
             rest.remove(exposed[origin])
+            rest.sort()
             for dest, passed in t.hops[origin][v]:
                 if passed & others:
                     continue
                 hit, target = occupant[dest], -1
                 if dest == t.goal:
-                    score = total * scale - _race(rest, home + 1) if home + 1 < PIECES_TO_WIN \
-                        else WIN
+                    score = total * scale - _race(rest[:], home + 1) \
+                        if home + 1 < PIECES_TO_WIN else WIN
                 elif hit == -1:
-                    score = total * scale - _race([*rest, exposed[dest]], home)
+                    score = total * scale - _race_with(rest, exposed[dest], home)
                 elif hit == me:
                     target = _first_free(t.own_order[dest], occupant, origin, t.n)
                     if target == HOME:
                         score = WIN if home + 1 >= PIECES_TO_WIN \
-                            else total * scale - _race([*rest, exposed[dest]], home + 1)
+                            else total * scale - _race_with(rest, exposed[dest], home + 1)
                     else:
                         score = total * scale - _race([*rest, exposed[dest], exposed[target]],
                                                       home)
@@ -368,8 +381,8 @@ class RollPlayer:
                     theirs = places[hit]
                     hurt = _race([cost[target if f == dest else f] for f in theirs if f != HOME],
                                  theirs.count(HOME))
-                    score = (total + hurt - races[hit]) * scale - _race([*rest, exposed[dest]],
-                                                                        home)
+                    score = (total + hurt - races[hit]) * scale - _race_with(
+                        rest, exposed[dest], home)
                 if best is None or score > best[0]:
                     best = (score, origin, dest, target)
                     if score == WIN:
@@ -391,6 +404,15 @@ class RollPlayer:
             seats[hit].remove(dest)
             seats[hit].append(target)
         return tuple(tuple(sorted(own)) for own in seats)
+
+
+def _race_with(ordered: list[float], cost: float, home: int) -> float:
+    """:func:`_race` of the sorted ``ordered`` with ``cost`` added (the same sums, in the
+    same order)."""
+    costs = ordered[:]
+    bisect.insort(costs, cost)
+    need = PIECES_TO_WIN - home
+    return sum(costs[:need]) + SPARE * sum(costs[need:])
 
 
 def _race(costs: list[float], home: int) -> float:
