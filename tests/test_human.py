@@ -8,6 +8,7 @@ import os
 import random
 import re
 import select
+import signal
 import struct
 import subprocess
 import termios
@@ -513,6 +514,7 @@ class Pty:
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", HEIGHT, WIDTH, 0, 0))
         env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+        env["PYTHONFAULTHANDLER"] = "1"  # a hung run shows its stacks on SIGABRT (see wait)
         self.process = subprocess.Popen(
             [str(ARENA), *args], stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=env,
             start_new_session=True, preexec_fn=_take_as_controlling_terminal)
@@ -565,7 +567,22 @@ class Pty:
     def wait(self) -> int:
         """The exit status, once the program has ended and all it printed is read."""
         self.read_until(lambda _text: False, patience=60)
-        return self.process.wait(timeout=60)
+        try:
+            return self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"still running: {self.diagnosis()}") from None
+
+    def diagnosis(self) -> str:
+        """What a hung program is doing: its children, then its threads' Python stacks
+        (faulthandler's, on SIGABRT) and the end of what it printed."""
+        pid = self.process.pid
+        children = subprocess.run(["ps", "-o", "pid,stat,wchan:20,args", "--ppid", str(pid)],
+                                  capture_output=True, text=True).stdout
+        printed = self.text[-2000:]
+        self.mark = len(self.text)
+        os.kill(pid, signal.SIGABRT)
+        stacks = self.read_until(lambda _text: False, patience=10).split("Extension modules")[0]
+        return f"children:\n{children}\nlast printed:\n{printed}\nstacks:\n{stacks}"
 
     def close(self) -> None:
         if self.process.poll() is None:
