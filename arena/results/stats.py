@@ -22,7 +22,10 @@ Conventions:
   with the sample's *effective* number of observations ``n·m(1-m)/s²`` (draws
   and seat-swapped pairs make a game worth more than a coin toss) and the t
   quantile, and near the ends Brown, Cai and DasGupta's modification (the
-  Poisson bound where at most three games, effectively, went the rare way). Far
+  Poisson bound where at most three games, effectively, went the rare way). The
+  effective number comes from a variance with half an observation added at each end of
+  [0, 1] the sample has not reached: 99 wins and a draw do not claim the spread of the
+  draw alone, as if no loss could come (:func:`_regularised_variance`). Far
   from the ends it is the t interval; it always holds the score, stays in
   [0, 1] and has a width. A sample without spread (every game won,
   every pair split) says nothing of its variance: it gets the largest a score
@@ -385,14 +388,17 @@ def adjusted_interval(a: AdjustedScore, confidence: float = 0.95) -> tuple[float
     ``mean ± t · se``. With one fold (below :data:`CROSS_FIT_FROM` sets, where all
     the accounted luck is taken out), ``se² = v/n`` and ``n - 1`` degrees of freedom,
     ``v`` the sets' sample variance with :data:`RAW_PSEUDO_SETS` of a set of the raw
-    sets' variance added (``v = (sum (u - mean)² + k s_raw²) / (n - 1 + k)``): a few
+    sets' variance added (``v = (sum (u - mean)² + k s_raw²) / (n - 1 + k)``, ``s_raw²``
+    with half a set at each end of [0, 1] no raw set reached, so that ten sets all won
+    still lend a spread): a few
     sets that happen to miss a rare large swing, which raw points bounded in [0, 1]
     show and adjusted ones need not, then do not claim the adjustment took it out.
     With two cross-fitting folds each fold's sets share the slope fitted
     on the other fold: given that slope they are independent with the fold's
     mean, so each fold's sample variance (which a badly fitted slope inflates)
     measures its mean's error: ``se² = sum_f n_f s_f² / n²``, with Welch and
-    Satterthwaite's degrees of freedom. Sets without spread (zero up to
+    Satterthwaite's degrees of freedom, each fold's counted with its kurtosis
+    (:func:`_variance_df`). Sets without spread (zero up to
     rounding) say nothing of the variance: Wilson's interval for ``n``
     observations, with the normal quantile. Where the adjusted mean lies outside
     [0, 1], the raw sets' interval (see :attr:`AdjustedScore.outside`). ``(0, 1)``
@@ -403,7 +409,9 @@ def adjusted_interval(a: AdjustedScore, confidence: float = 0.95) -> tuple[float
         return _bounded_interval(a.raw_units, [1] * len(a.raw_units), confidence)
     if a.outside:
         return _wilson(a.score, a.sets, _t(confidence, math.inf)) if a.sets > 1 else (0.0, 1.0)
-    prior = _sample_variance(a.raw_units) if a.folds == 1 else 0.0
+    prior = (_regularised_variance(a.raw_units, [1] * len(a.raw_units),
+                                   sum(a.raw_units) / len(a.raw_units))
+             if a.folds == 1 and len(a.raw_units) > 1 else 0.0)
     return _clamped(_mean_interval(a.units, a.folds, confidence, prior))
 
 
@@ -649,11 +657,34 @@ def _bounded_interval(values: Sequence[float], counts: Sequence[float],
     variance = sum(c * (v - mean) ** 2 for c, v in zip(counts, values, strict=True)) / (n - 1)
     bernoulli = mean * (1.0 - mean)
     if variance > ZERO_VARIANCE and bernoulli > 0:
-        effective, q = n * bernoulli / variance, _t(confidence, n - 1)
+        effective = n * bernoulli / _regularised_variance(values, counts, mean)
+        q = _t(confidence, n - 1)
     else:  # no spread, or a score of 0 or 1: the largest variance, none estimated
         effective, q = n, _t(confidence, math.inf)
     low, high = _wilson(mean, effective, q)
     return _rare_side(mean, effective, confidence, low, high)
+
+
+UNSEEN_END = 0.5
+"""Observations added at an end of [0, 1] that a sample has not seen (see
+:func:`_regularised_variance`)."""
+
+
+def _regularised_variance(values: Sequence[float], counts: Sequence[float],
+                          mean: float) -> float:
+    """The sample variance of ``values`` in [0, 1] (seen ``counts`` times, mean ``mean``),
+    with :data:`UNSEEN_END` of an observation added at each end of [0, 1] that no
+    observation reached: a sample that has not yet seen the rare outcome (99 wins, one draw
+    and no loss in 100 games) does not claim a spread far below what one such outcome would
+    show. Its weight fades as the sample grows; a sample that saw both ends is unchanged."""
+    seen = {v for c, v in zip(counts, values, strict=True) if c > 0}
+    squares = sum(c * (v - mean) ** 2 for c, v in zip(counts, values, strict=True))
+    added = 0.0
+    for end in (0.0, 1.0):
+        if end not in seen:
+            squares += UNSEEN_END * (end - mean) ** 2
+            added += UNSEEN_END
+    return squares / (sum(counts) - 1 + added)
 
 
 RARE = 3.0
@@ -678,7 +709,8 @@ def _rare_side(mean: float, n: float, confidence: float, low: float,
 
 def _mean_interval(units: Sequence[float], folds: int, confidence: float,
                    prior: float = 0.0) -> tuple[float, float]:
-    """Student's t interval of the mean of ``units``, their variance taken per fold, with
+    """Student's t interval of the mean of ``units``, their variance taken per fold (each
+    fold's degrees of freedom counted with its tails, :func:`_variance_df`), with
     :data:`RAW_PSEUDO_SETS` of a set of variance ``prior`` added to a single fold's."""
     n = len(units)
     if n < 2:
@@ -698,10 +730,25 @@ def _mean_interval(units: Sequence[float], folds: int, confidence: float,
     if sum(shares) <= 0.0:  # no spread within the folds, only between them
         groups, shares = [units], [_sample_variance(units) / n]
     variance = sum(shares)
-    df = variance * variance / sum(s * s / (len(g) - 1)
+    df = variance * variance / sum(s * s / _variance_df(g)
                                    for s, g in zip(shares, groups, strict=True))
     half = _t(confidence, df) * math.sqrt(variance)
     return mean - half, mean + half
+
+
+def _variance_df(values: Sequence[float]) -> float:
+    """The degrees of freedom of ``values``' sample variance, its tails counted: a scaled
+    chi-square with the variance's own variance ``σ⁴ (2 / (n - 1) + κ / n)``, ``κ`` the
+    sample's excess kurtosis (where positive). ``n - 1`` for normal data; fewer where rare
+    large values (a lost set among won ones) make the spread itself uncertain, which
+    Welch and Satterthwaite's normal-theory count overstates."""
+    n = len(values)
+    mean = sum(values) / n
+    squares = sum((v - mean) ** 2 for v in values)
+    if squares <= 0.0:
+        return float(n - 1)
+    kurtosis = n * sum((v - mean) ** 4 for v in values) / (squares * squares) - 3.0
+    return 2.0 / (2.0 / (n - 1) + max(kurtosis, 0.0) / n)
 
 
 def _clamped(interval: tuple[float, float]) -> tuple[float, float]:
