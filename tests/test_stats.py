@@ -761,10 +761,8 @@ def _cross_fitted_coverage(rng, sets=40, samples=1500, rare=0.1):
 def test_the_cross_fitted_interval_counts_the_tails_of_its_folds(monkeypatch):
     """Welch and Satterthwaite's degrees of freedom assume normal sets; with a rare large
     loss a fold's variance is less sure than that, and the interval covered 0.92 at 40
-    sets (the real weak pair's sets: 0.915). The kurtosis-counted degrees of freedom
+    sets (the real weak pair's sets: 0.924). The kurtosis-counted degrees of freedom
     cover 0.95."""
-    import random
-
     from arena.results import stats
 
     assert stats._variance_df([0.1, 0.2, 0.3, 0.4]) == pytest.approx(3.0)  # no tails: n - 1

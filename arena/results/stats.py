@@ -654,10 +654,11 @@ def _bounded_interval(values: Sequence[float], counts: Sequence[float],
         return 0.0, 1.0
     mean = sum(c * v for c, v in zip(counts, values, strict=True)) / n
     mean = min(1.0, max(0.0, mean))
-    variance = sum(c * (v - mean) ** 2 for c, v in zip(counts, values, strict=True)) / (n - 1)
+    squares = sum(c * (v - mean) ** 2 for c, v in zip(counts, values, strict=True))
     bernoulli = mean * (1.0 - mean)
-    if variance > ZERO_VARIANCE and bernoulli > 0:
-        effective = n * bernoulli / _regularised_variance(values, counts, mean)
+    if squares / (n - 1) > ZERO_VARIANCE and bernoulli > 0:
+        unseen, weight = _unseen_ends(values, counts, mean)
+        effective = n * bernoulli * (n - 1 + weight) / (squares + unseen)
         q = _t(confidence, n - 1)
     else:  # no spread, or a score of 0 or 1: the largest variance, none estimated
         effective, q = n, _t(confidence, math.inf)
@@ -677,14 +678,18 @@ def _regularised_variance(values: Sequence[float], counts: Sequence[float],
     observation reached: a sample that has not yet seen the rare outcome (99 wins, one draw
     and no loss in 100 games) does not claim a spread far below what one such outcome would
     show. Its weight fades as the sample grows; a sample that saw both ends is unchanged."""
-    seen = {v for c, v in zip(counts, values, strict=True) if c > 0}
     squares = sum(c * (v - mean) ** 2 for c, v in zip(counts, values, strict=True))
-    added = 0.0
-    for end in (0.0, 1.0):
-        if end not in seen:
-            squares += UNSEEN_END * (end - mean) ** 2
-            added += UNSEEN_END
-    return squares / (sum(counts) - 1 + added)
+    unseen, weight = _unseen_ends(values, counts, mean)
+    return (squares + unseen) / (sum(counts) - 1 + weight)
+
+
+def _unseen_ends(values: Sequence[float], counts: Sequence[float],
+                 mean: float) -> tuple[float, float]:
+    """(squared deviations, weight) of :data:`UNSEEN_END` of an observation at each end of
+    [0, 1] that no observation reached (see :func:`_regularised_variance`)."""
+    seen = {v for c, v in zip(counts, values, strict=True) if c > 0}
+    ends = [end for end in (0.0, 1.0) if end not in seen]
+    return (UNSEEN_END * sum((end - mean) ** 2 for end in ends), UNSEEN_END * len(ends))
 
 
 RARE = 3.0
@@ -747,7 +752,9 @@ def _variance_df(values: Sequence[float]) -> float:
     squares = sum((v - mean) ** 2 for v in values)
     if squares <= 0.0:
         return float(n - 1)
-    kurtosis = n * sum((v - mean) ** 4 for v in values) / (squares * squares) - 3.0
+    # standardised before the fourth power, which overflows from deviations of about 1e77
+    scale = math.sqrt(squares / n)
+    kurtosis = sum(((v - mean) / scale) ** 4 for v in values) / n - 3.0
     return 2.0 / (2.0 / (n - 1) + max(kurtosis, 0.0) / n)
 
 
