@@ -240,6 +240,18 @@ def test_canonical_strings_parse_back(text):
     assert str(GAME.parse_action(text)) == text
 
 
+def test_every_action_parses_to_what_its_fields_make_and_variants_to_the_same():
+    dice = [(a, b, c) for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)]
+    made = [*(Reroll(slots) for slots in ((), (0,), (1,), (2,), (0, 1), (0, 2), (1, 2),
+                                          (0, 1, 2))),
+            *(Place(sector) for sector in SECTORS), *(Dice(values) for values in dice)]
+    for action in made:
+        parsed = parse_action(str(action))
+        assert parsed == action and type(parsed) is type(action)
+    assert parse_action("reroll:2,1,0") == parse_action("reroll:0,1,2")
+    assert parse_action("reroll:02") == Reroll((2,))
+
+
 def test_reroll_slots_are_normalised_and_equal_dice_stay_distinct_slots():
     assert parse_action("reroll:2,0") == Reroll((0, 2))
     assert len({str(a) for a in ALL_REROLLS}) == 8

@@ -137,8 +137,9 @@ def parse_action(text: str) -> SeasonsAction:
     """Parse a canonical action string; raise InvalidActionError naming it if malformed."""
     if not isinstance(text, str):
         raise InvalidActionError(f"malformed seasons action {text!r}: not a string")
-    if text == "keep":
-        return ALL_REROLLS[0]
+    canonical = _CANONICAL.get(text)
+    if canonical is not None:
+        return canonical
     kind, sep, body = text.partition(":")
     if not sep or not body:
         raise _malformed(text)
@@ -158,6 +159,12 @@ def parse_action(text: str) -> SeasonsAction:
             raise _malformed(text, "dice need three values from 1 to 6")
         return Dice(values)
     raise _malformed(text)
+
+
+_ACTIONS: tuple[SeasonsAction, ...] = (*ALL_REROLLS, *PLACES,
+                                       *map(dice_action, sorted(_ROLLS)))
+_CANONICAL: dict[str, SeasonsAction] = {str(action): action for action in _ACTIONS}
+"""Every action in its canonical text (what records and bots send): parsed by one lookup."""
 
 
 class SeasonsState:
