@@ -146,15 +146,26 @@ def resolve_player(player: PlayerLike, game: str) -> Player:
         return player.player
     if not isinstance(player, str):
         return player
-    shipped = shipped_bot(player, game)
+    spec = shipped_spec(player, game)
     try:
-        return load_bot(str(shipped) if shipped else player).player
+        return load_bot(spec).player
     except BotNotFoundError as exc:
-        names = shipped_names(game)
-        if shipped or not names or not _bare(player):
-            raise
-        raise BotNotFoundError(f"{exc}; or one of the bots shipped for {game}: "
-                               f"{', '.join(names)}") from None
+        raise BotNotFoundError(f"{exc}{shipped_hint(spec, game)}") from None
+
+
+def shipped_spec(spec: str, game: str) -> str:
+    """``spec`` with a shipped bot's bare name (see :func:`resolve_player`) replaced by its
+    file's path: how ``arena play`` and the Python API read the same names."""
+    shipped = shipped_bot(spec, game)
+    return str(shipped) if shipped else spec
+
+
+def shipped_hint(spec: str, game: str) -> str:
+    """For a bare name that was not found: the names of the bots shipped for ``game``."""
+    names = shipped_names(game)
+    if not names or not _bare(spec):
+        return ""
+    return f"; or one of the bots shipped for {game}: {', '.join(names)}"
 
 
 def shipped_bot(name: str, game: str) -> Path | None:

@@ -96,6 +96,21 @@ def test_a_seed_plays_the_same_game_on_the_command_line_and_in_python(run, tmp_p
     assert played(env.run(names, seed=records[2].seed)) == played(records[2])
 
 
+def test_the_command_line_takes_the_shipped_bots_names_as_python_does(run, tmp_path):
+    import arena
+
+    out = tmp_path / "named.jsonl"
+    result = run("play", "sonnentau", "heuristic", "random", "--seed", "7", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    [record] = read_records(str(out))
+    assert played(record) == played(arena.make("sonnentau").run(["heuristic", "random"],
+                                                                seed=7))
+    unknown = run("play", "seasons", "greedy", "greedie")
+    assert unknown.exit_code != 0
+    assert "'greedie' not found" in unknown.output
+    assert "shipped for seasons: expectimax, greedy, random" in unknown.output
+
+
 def test_workers_play_the_same_games_and_write_them_in_order(run, tmp_path):
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
     alone = run("play", "seasons", GREEDY, RANDOM, "--games", "12", "--json", str(one))

@@ -11,9 +11,11 @@ from typing import IO, Any
 
 import click
 
+from arena.api import shipped_hint, shipped_spec
 from arena.bots.human import HUMAN_SPEC, GameAbandoned, HumanPlayer, Terminal
 from arena.bots.instances import InstancePool, stop_bot
 from arena.bots.isolation import ISOLATIONS, start_bot
+from arena.bots.loading import ENTRY_POINT_GROUP, BotNotFoundError
 from arena.cli.common import echo, parse_option, progress_bar, reports_errors, terminal_width
 from arena.games import GAMES, find_game
 from arena.games.base import ArenaError, Game
@@ -70,12 +72,14 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
          time_limit: float | None, no_time_limit: bool) -> None:
     """Play GAME between BOTs: one game as a log, several as a summary.
 
-    A BOT is path/to/bot.py, path/to/bot.py:Name, module:attr, an installed
-    entry point, or `human` to play yourself in the terminal.
+    A BOT is the name of a bot shipped for GAME (greedy, as in the Python API),
+    path/to/bot.py, path/to/bot.py:Name, module:attr, an installed entry point, or
+    `human` to play yourself in the terminal.
     """
     from arena.tournaments.matches import play_match
 
     game = find_game(game_name)
+    bots = [spec if spec == HUMAN_SPEC else shipped_spec(spec, game.info.name) for spec in bots]
     given = dict(parse_option(o) for o in raw_options)
     given.update({k: v for k, v in (("dice", dice), ("board", board)) if v is not None})
     options = resolve_game_options(game, given, len(bots))
@@ -91,7 +95,7 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
     out = None
     try:
         players.extend(HumanPlayer(game, terminal=terminal) if spec == HUMAN_SPEC
-                       else start_bot(spec, isolation) for spec in bots)
+                       else _started(spec, isolation, game) for spec in bots)
         refuse_other_games(game, bots, players)
         if workers != 1 and count > 1:
             for player in players:  # each worker starts bots of its own
@@ -123,6 +127,19 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
             out.close()
         for player in players:
             stop_bot(player)
+
+
+def _started(spec: str, isolation: str | None, game: Game) -> Player:
+    """``start_bot``; a bare name that is neither a shipped bot nor an installed one is
+    refused with the names of the shipped bots."""
+    from importlib.metadata import entry_points
+
+    hint = shipped_hint(spec, game.info.name)
+    if hint and not entry_points(group=ENTRY_POINT_GROUP, name=spec):
+        raise BotNotFoundError(f"bot {spec!r} not found: name a file (path/to/bot.py), "
+                               f"path/to/bot.py:Name, module:attr, an installed entry point"
+                               f"{hint}")
+    return start_bot(spec, isolation)
 
 
 def pooled(spec: str, isolation: str | None, first: Player) -> Any:
