@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from arena.bots.loading import BotNotFoundError, LoadedBot, load_bot
+from arena.bots.shipped import shipped_hint, shipped_spec
 from arena.games import find_game
 from arena.games.base import ArenaError, State
 from arena.referee.match import play_game
@@ -46,8 +47,6 @@ from arena.tournaments.matches import play_match as _play_match
 
 PlayerLike = Player | LoadedBot | str
 """What a seat can be given: a player object, a loaded bot, a spec or a shipped bot's name."""
-CHECKOUT_BOTS = Path(__file__).resolve().parent.parent / "bots"
-"""The shipped bots of the checkout arena runs from (``bots/<game>/``)."""
 
 
 def make(game: str, *, time_limit: float | None = None, time_bank: float = 0.0,
@@ -151,46 +150,6 @@ def resolve_player(player: PlayerLike, game: str) -> Player:
         return load_bot(spec).player
     except BotNotFoundError as exc:
         raise BotNotFoundError(f"{exc}{shipped_hint(spec, game)}") from None
-
-
-def shipped_spec(spec: str, game: str) -> str:
-    """``spec`` with a shipped bot's bare name (see :func:`resolve_player`) replaced by its
-    file's path: how ``arena play`` and the Python API read the same names."""
-    shipped = shipped_bot(spec, game)
-    return str(shipped) if shipped else spec
-
-
-def shipped_hint(spec: str, game: str) -> str:
-    """For a bare name that was not found: the names of the bots shipped for ``game``."""
-    names = shipped_names(game)
-    if not names or not _bare(spec):
-        return ""
-    return f"; or one of the bots shipped for {game}: {', '.join(names)}"
-
-
-def shipped_bot(name: str, game: str) -> Path | None:
-    """The file of the shipped bot called ``name`` for ``game``, or None."""
-    if not _bare(name):
-        return None
-    for folder in _bot_folders(game):
-        for candidate in (folder / f"{name}.py", folder / f"{name}_bot.py"):
-            if candidate.is_file():
-                return candidate
-    return None
-
-
-def shipped_names(game: str) -> list[str]:
-    """The names of the bots shipped for ``game`` (``random`` for ``random_bot.py``)."""
-    return sorted({path.stem.removesuffix("_bot") for folder in _bot_folders(game)
-                   for path in folder.glob("*.py") if not path.name.startswith("_")})
-
-
-def _bot_folders(game: str) -> list[Path]:
-    return [Path("bots") / game, CHECKOUT_BOTS / game]
-
-
-def _bare(name: str) -> bool:
-    return not any(mark in name for mark in ("/", ":", ".py"))
 
 
 # -- stepping through a game ------------------------------------------------------------

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import arena
-from arena import api
 from arena.bots.loading import BotNotFoundError
+from arena.bots.shipped import shipped_bot, shipped_names
 from arena.games.base import GameOptionError
 from arena.results.store import Store
 from arena.tournaments.config import parse_config
@@ -82,9 +82,9 @@ def test_a_bot_given_any_way_plays_the_same_game():
 
 
 def test_a_shipped_name_is_looked_up_for_the_environments_game():
-    assert api.shipped_bot("random", "sonnentau") == Path("bots/sonnentau/random_bot.py")
-    assert api.shipped_names("sonnentau") == ["heuristic", "random", "search"]
-    assert api.shipped_bot("bots/seasons/greedy.py", "seasons") is None
+    assert shipped_bot("random", "sonnentau") == Path("bots/sonnentau/random_bot.py")
+    assert shipped_names("sonnentau") == ["heuristic", "random", "search"]
+    assert shipped_bot("bots/seasons/greedy.py", "seasons") is None
     with pytest.raises(BotNotFoundError, match="shipped for sonnentau: heuristic, random, "):
         arena.make("sonnentau").run(["greedy", "random"])
 

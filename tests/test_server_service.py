@@ -61,6 +61,11 @@ def games(served: Path) -> int:
         db.close()
 
 
+PLAYING = 30.0
+"""Seconds a ladder process may take to start and play its first games: it starts its bots
+in sandboxes, which takes long on a loaded machine (a run of the suite beside it)."""
+
+
 def until(what: Callable[[], Any], seconds: float = 8.0) -> Any:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -83,7 +88,7 @@ def test_a_killed_ladder_is_restarted_and_shows_stopped_until_then(client, serve
     assert client.get("/healthz").json() == {
         "status": "ok", "ladders": {"watched": {"state": "running", "why": None,
                                                 "restarts": 0}}}
-    until(lambda: games(served) >= 2)
+    until(lambda: games(served) >= 2, PLAYING)
     os.kill(first.pid, signal.SIGKILL)
 
     health = until(lambda: (reply := client.get("/healthz").json())["status"] == "degraded"
@@ -101,7 +106,7 @@ def test_a_killed_ladder_is_restarted_and_shows_stopped_until_then(client, serve
         "state": "running", "why": None, "restarts": 1}
     assert "stopped:" not in client.get("/ladders/watched").text
     before = games(served)
-    until(lambda: games(served) > before)  # the restarted ladder plays on
+    until(lambda: games(served) > before, PLAYING)  # the restarted ladder plays on
     assert f"ladder watched (process {first.pid}) killed by SIGKILL; restarting it in 2 s" \
         in caplog.text
     err = []  # the ladders' lines, as arena ladder run shows them
@@ -141,7 +146,7 @@ def test_a_ladder_stopped_on_purpose_is_not_restarted(served, quick, monkeypatch
         ladders = client.app.state.ladders  # type: ignore[attr-defined]
         first = ladder_of(client).process
         assert first is not None and first.pid
-        until(lambda: games(served) >= 1)
+        until(lambda: games(served) >= 1, PLAYING)
         os.kill(first.pid, signal.SIGTERM)  # as the server itself stops it
         first.join(20)
         assert first.exitcode == 0

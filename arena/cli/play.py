@@ -11,11 +11,11 @@ from typing import IO, Any
 
 import click
 
-from arena.api import shipped_hint, shipped_spec
 from arena.bots.human import HUMAN_SPEC, GameAbandoned, HumanPlayer, Terminal
 from arena.bots.instances import InstancePool, stop_bot
 from arena.bots.isolation import ISOLATIONS, start_bot
 from arena.bots.loading import ENTRY_POINT_GROUP, BotNotFoundError
+from arena.bots.shipped import shipped_hint, shipped_spec
 from arena.cli.common import echo, parse_option, progress_bar, reports_errors, terminal_width
 from arena.games import GAMES, find_game
 from arena.games.base import ArenaError, Game

@@ -1,0 +1,49 @@
+"""The bots shipped for each game, by their bare names (``greedy``, ``random``): how the
+Python API and ``arena play`` read the same names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CHECKOUT_BOTS = Path(__file__).resolve().parent.parent.parent / "bots"
+"""The shipped bots of the checkout arena runs from (``bots/<game>/``)."""
+
+
+def shipped_spec(spec: str, game: str) -> str:
+    """``spec`` with a shipped bot's bare name (see :func:`arena.api.resolve_player`)
+    replaced by its file's path."""
+    shipped = shipped_bot(spec, game)
+    return str(shipped) if shipped else spec
+
+
+def shipped_hint(spec: str, game: str) -> str:
+    """For a bare name that was not found: the names of the bots shipped for ``game``."""
+    names = shipped_names(game)
+    if not names or not _bare(spec):
+        return ""
+    return f"; or one of the bots shipped for {game}: {', '.join(names)}"
+
+
+def shipped_bot(name: str, game: str) -> Path | None:
+    """The file of the shipped bot called ``name`` for ``game``, or None."""
+    if not _bare(name):
+        return None
+    for folder in _bot_folders(game):
+        for candidate in (folder / f"{name}.py", folder / f"{name}_bot.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def shipped_names(game: str) -> list[str]:
+    """The names of the bots shipped for ``game`` (``random`` for ``random_bot.py``)."""
+    return sorted({path.stem.removesuffix("_bot") for folder in _bot_folders(game)
+                   for path in folder.glob("*.py") if not path.name.startswith("_")})
+
+
+def _bot_folders(game: str) -> list[Path]:
+    return [Path("bots") / game, CHECKOUT_BOTS / game]
+
+
+def _bare(name: str) -> bool:
+    return not any(mark in name for mark in ("/", ":", ".py"))
