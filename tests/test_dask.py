@@ -1,5 +1,7 @@
 """The Dask executor gives exactly the results of the local one."""
 
+import json
+
 import pytest
 
 distributed = pytest.importorskip("distributed")
@@ -116,3 +118,31 @@ def test_on_dask_no_instance_plays_two_games_of_a_set(tmp_path, root, monkeypatc
         games = [(g.key, g.seed, g.seats) for g in store.games(report.tournament_id)]
     assert len(games) == 18
     check_log(log, games)
+
+
+def test_on_dask_a_worker_gets_one_game_of_each_set_so_each_bot_starts_once_a_worker(
+        tmp_path, root, monkeypatch, cluster):
+    from test_instances import check_log, spy_entries
+
+    from arena.referee.match import bot_seed
+
+    monkeypatch.chdir(root)
+    log = tmp_path / "starts.jsonl"
+    config = parse_config({"name": "spread", "game": "seasons", "seed": 8,
+                           "games_per_pairing": 4, "bots": spy_entries(log, 3),
+                           "executor": "dask", "scheduler": cluster.scheduler_address,
+                           "db": str(tmp_path / "d.db")})
+    with Store(config.db) as store:
+        report = run_tournament(config, store)
+        games = [(g.key, g.seed, g.seats) for g in store.games(report.tournament_id)]
+    assert len(games) == 3 * 4 * 2  # pairings, sets, seat orders
+    check_log(log, games)
+    bot_of = {bot_seed(seed, seat, int(key.rsplit("-o", 1)[1])): bot
+              for key, seed, seats in games for seat, bot in enumerate(seats)}
+    instances: dict[int, set[str]] = {}
+    for line in log.read_text().splitlines():
+        start = json.loads(line)
+        instances.setdefault(bot_of[start["seed"]], set()).add(start["instance"])
+    assert sorted(instances) == [0, 1, 2]
+    assert {bot: len(started) for bot, started in instances.items()} == dict.fromkeys(
+        instances, 2), "two workers: each bot should start once on each"

@@ -1,6 +1,8 @@
 """The Dask executor: games on a Dask cluster whose machines share no folder with this one.
 
-A Dask task carries a few games (:class:`Pace`) and all a worker needs to play them:
+A Dask task carries a few games (:class:`Pace`), on dice the worker it is meant for has
+not had (so that a worker needs one process per bot: the two games of a set go to two
+workers where there are two), and all a worker needs to play them:
 the tournament's shared setup (one keyed piece of data, sent once), the games, and as
 dependencies the bundles their bots play from (:mod:`arena.bots.bundles`), each a keyed
 task ``arena-bundle-<digest>`` whose result is the bundle. Dask moves each bundle to a
@@ -28,11 +30,13 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from arena.bots.bundles import Bundle
 from arena.games.base import ArenaError
+from arena.tournaments.executor import dice_of
 from arena.tournaments.schedule import GameTask
 from arena.tournaments.tasks import (
     GameResult,
@@ -40,7 +44,13 @@ from arena.tournaments.tasks import (
     play_shipped,
     release_players,
 )
-from arena.tournaments.workers import WAIT
+from arena.tournaments.workers import (
+    LOOKAHEAD_PER_WORKER,
+    NOTHING,
+    STALE,
+    WAIT,
+    Spreader,
+)
 
 CONNECT_TIMEOUT = "20s"
 PLUGIN = "arena"
@@ -86,11 +96,12 @@ def run_dask(setup: MatchSetup, tasks: Iterable[GameTask], scheduler: str,
                 for bundle in bundles}
         common = client.submit(_same, shipped, key=f"arena-setup-{run}")
 
-        def submit(games: list[GameTask]) -> Any:
+        def submit(games: list[GameTask], worker: str | None) -> Any:
             digests = sorted({digest for task in games for digest in shipped.bundles_of(task)})
             future = client.submit(play_shipped, common, tuple(games),
                                    *[held[digest] for digest in digests],
-                                   key=f"arena-games-{run}-{games[0].key}")
+                                   key=f"arena-games-{run}-{games[0].key}",
+                                   workers=worker and [worker], allow_other_workers=True)
             futures.add(future)
             return future
 
@@ -131,13 +142,18 @@ class Pace:
         return max(1, min(MAX_GAMES_PER_TASK, int(TASK_SECONDS * self.games / self.seconds)))
 
 
-def _draw(todo: Iterator[GameTask], size: int) -> tuple[list[GameTask], Any]:
-    """Up to ``size`` tasks, and what stopped the drawing: :data:`WAIT`, None (no task is
-    left) or :data:`_FULL` (``size`` tasks were drawn)."""
+def _draw(spreader: Spreader[GameTask], worker: str | None, todo: Iterator[GameTask],
+          size: int, workers: int, busy: bool) -> tuple[list[GameTask], Any]:
+    """Up to ``size`` tasks for ``worker``, each on dice it has not had lately (a worker that
+    plays one game of each set needs one process per bot), and what stopped the drawing:
+    :data:`WAIT`, :data:`NOTHING` (no task is left), :data:`STALE` (the worker has had the
+    dice of every task drawn ahead) or :data:`_FULL` (``size`` tasks were drawn). A worker
+    with nothing to do (not ``busy``) gets one task on dice it has had rather than wait."""
     games: list[GameTask] = []
+    lookahead = (size + LOOKAHEAD_PER_WORKER) * max(1, workers)
     while len(games) < size:
-        task = next(todo, None)
-        if task is None or task is WAIT:
+        task = spreader.next_for(worker, todo, lookahead, fresh_only=busy or bool(games))
+        if task is NOTHING or task is WAIT or task is STALE:
             return games, task
         games.append(task)
     return games, _FULL
@@ -145,25 +161,37 @@ def _draw(todo: Iterator[GameTask], size: int) -> tuple[list[GameTask], Any]:
 
 def _results(client: Any, running: Any, todo: Iterator[GameTask], submit: Any,
              futures: set[Any]) -> Iterator[GameResult]:
-    threads, asked = 0, 0.0
-    pace = Pace()
+    """Keep up to :data:`IN_FLIGHT_PER_THREAD` tasks per worker thread in flight, each meant
+    for one worker (it runs on another if that one is lost), until no task is left."""
+    threads: dict[str | None, int] = {}
+    asked = 0.0
+    pace, spreader = Pace(), Spreader(dice_of)
+    in_flight: Counter[str | None] = Counter()
+    meant_for: dict[Any, str | None] = {}
     while True:
         if time.monotonic() - asked > THREADS_SECONDS:
-            threads, asked = sum(client.nthreads().values()), time.monotonic()
-        waited = False
-        while running.count() < max(1, IN_FLIGHT_PER_THREAD * threads):
-            games, stopped = _draw(todo, pace.games_per_task())
-            if games:
-                running.add(submit(games))
-            if stopped is not _FULL:
-                waited = stopped is WAIT
+            threads, asked = dict(client.nthreads()) or {None: 1}, time.monotonic()
+        stopped: Any = _FULL
+        for worker, count in threads.items():
+            while in_flight[worker] < IN_FLIGHT_PER_THREAD * count:
+                games, stopped = _draw(spreader, worker, todo, pace.games_per_task(),
+                                       len(threads), busy=in_flight[worker] > 0)
+                if games:
+                    future = submit(games, worker)
+                    running.add(future)
+                    meant_for[future] = worker
+                    in_flight[worker] += 1
+                if stopped is not _FULL:
+                    break
+            if stopped is NOTHING or stopped is WAIT:
                 break
         if running.is_empty():
-            if waited:
+            if stopped is WAIT:
                 continue
             return
         future = next(running)
         futures.discard(future)
+        in_flight[meant_for.pop(future)] -= 1
         results = future.result()
         pace.note(results)
         yield from results

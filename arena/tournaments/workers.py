@@ -148,6 +148,52 @@ class _Recent:
             self.keys.discard(self.order.popleft())
 
 
+NOTHING: Any = type("Nothing", (), {"__repr__": lambda self: "NOTHING"})()
+"""What :meth:`Spreader.next_for` gives when the iterator has ended."""
+STALE: Any = type("Stale", (), {"__repr__": lambda self: "STALE"})()
+"""What :meth:`Spreader.next_for` gives, asked for a fresh task, when the worker has had
+the keys of all the tasks drawn ahead."""
+
+
+class Spreader(Generic[T]):
+    """Gives tasks of the same key (``spread(task)``) to different workers where it can: a
+    worker gets the first of the tasks drawn ahead whose key it has not had lately (the
+    first, if it had them all). A free worker never waits for a task of another key."""
+
+    def __init__(self, spread: Callable[[T], Hashable]) -> None:
+        self.spread = spread
+        self.ahead: deque[T] = deque()
+        """Tasks drawn from the iterator but not yet given to a worker."""
+        self.waits = False
+        """Whether the iterator said :data:`WAIT` when last asked."""
+        self.given: dict[Hashable, _Recent] = {}
+        """Per worker: the keys of the tasks it was given lately."""
+
+    def next_for(self, worker: Hashable, todo: Iterator[T], lookahead: int,
+                 fresh_only: bool = False) -> Any:
+        """The next task for ``worker``, drawing up to ``lookahead`` tasks ahead;
+        :data:`WAIT` or :data:`NOTHING` when there is none, and with ``fresh_only``
+        :data:`STALE` when there is none of a key the worker has not had."""
+        while len(self.ahead) < lookahead and not self.waits:
+            drawn = next(todo, NOTHING)
+            if drawn is NOTHING or drawn is WAIT:
+                self.waits = drawn is WAIT
+                break
+            self.ahead.append(drawn)
+        if not self.ahead:
+            waited, self.waits = self.waits, False
+            return WAIT if waited else NOTHING
+        had = self.given.setdefault(worker, _Recent())
+        task = next((t for t in self.ahead if self.spread(t) not in had), None)
+        if task is None:
+            if fresh_only:
+                return STALE
+            task = self.ahead[0]
+        self.ahead.remove(task)
+        had.add(self.spread(task))
+        return task
+
+
 @dataclass
 class _Pool(Generic[T]):
     context: Any
@@ -160,36 +206,17 @@ class _Pool(Generic[T]):
     workers: list[_Worker[T]] = field(default_factory=list)
     replays: deque[T] = field(default_factory=deque)
     attempts: dict[int, int] = field(default_factory=dict)
-    spread: Callable[[T], Hashable] | None = None
-    ahead: deque[T] = field(default_factory=deque)
-    """Tasks drawn from the iterator but not yet given to a worker (with a spread)."""
-    waits: bool = False
-    """Whether the iterator said :data:`WAIT` when last asked."""
-    given: dict[int, _Recent] = field(default_factory=dict)
-    """Per worker slot: the spread keys of the tasks it was given lately."""
+    spreader: Spreader[T] | None = None
 
     def next_for(self, slot: int, todo: Iterator[T]) -> Any:
         """The next task for the worker in ``slot``: one to play again first; then, with a
-        spread, the first of the tasks drawn ahead whose key the worker has not had (the
-        first, if it had them all); :data:`WAIT` or ``_NOTHING`` when there is no task."""
+        spread, as the :class:`Spreader` picks it; :data:`WAIT` or :data:`NOTHING` when
+        there is no task."""
         if self.replays:
             return self.replays.popleft()
-        if self.spread is None or len(self.workers) == 1:
-            return next(todo, _NOTHING)
-        while len(self.ahead) < LOOKAHEAD_PER_WORKER * len(self.workers) and not self.waits:
-            drawn = next(todo, _NOTHING)
-            if drawn is _NOTHING or drawn is WAIT:
-                self.waits = drawn is WAIT
-                break
-            self.ahead.append(drawn)  # type: ignore[arg-type]
-        if not self.ahead:
-            waited, self.waits = self.waits, False
-            return WAIT if waited else _NOTHING
-        had = self.given.setdefault(slot, _Recent())
-        task = next((t for t in self.ahead if self.spread(t) not in had), self.ahead[0])
-        self.ahead.remove(task)
-        had.add(self.spread(task))
-        return task
+        if self.spreader is None or len(self.workers) == 1:
+            return next(todo, NOTHING)
+        return self.spreader.next_for(slot, todo, LOOKAHEAD_PER_WORKER * len(self.workers))
 
 
     def start(self, slot: int) -> _Worker[T]:
@@ -267,7 +294,7 @@ def run_unordered(function: Callable[[T], R], tasks: Iterable[T], workers: int, 
     context = multiprocessing.get_context("fork")
     pool: _Pool[T] = _Pool(context, function, initializer, initargs, finalizer,
                            context.RawArray("d", workers), context.RawArray("i", workers),
-                           spread=spread)
+                           spreader=Spreader(spread) if spread else None)
     adopt_orphans()  # what a lost worker's bots leave behind comes here, to be killed
     todo = iter(tasks)
     try:
@@ -290,7 +317,7 @@ def _feed(pool: _Pool[T], todo: Iterator[T], on_lost: Callable[[Lost], Any]) -> 
                 result = _lose(pool, worker, on_lost, hung=True)
             else:
                 continue
-            if result is not _NOTHING:
+            if result is not NOTHING:
                 yield result
 
 
@@ -307,7 +334,6 @@ def _top_up_all(pool: _Pool[T], todo: Iterator[T]) -> bool:
             return False
 
 
-_NOTHING = object()
 
 
 def _until_overdue(pool: _Pool[T], busy: list[_Worker[T]]) -> float:
@@ -327,7 +353,7 @@ def _top_up(pool: _Pool[T], worker: _Worker[T], todo: Iterator[T]) -> bool:
         pool.deadlines[worker.slot] = time.monotonic() + IDLE_SECONDS
     while len(worker.tasks) < QUEUED_PER_WORKER:
         task = pool.next_for(worker.slot, todo)
-        if task is _NOTHING or task is WAIT:
+        if task is NOTHING or task is WAIT:
             return task is WAIT
         worker.tasks.append(task)
         try:
@@ -367,7 +393,7 @@ def _lose(pool: _Pool[T], worker: _Worker[T], on_lost: Callable[[Lost], Any], *,
     if tries >= MAX_ATTEMPTS:
         raise WorkerDied(task, worker.process.exitcode)
     pool.replays.appendleft(task)
-    return _NOTHING
+    return NOTHING
 
 
 def _kill(worker: _Worker[Any]) -> None:
