@@ -36,8 +36,7 @@ from typing import Any
 
 from arena.bots.bundles import Bundle
 from arena.games.base import ArenaError
-from arena.tournaments.executor import dice_of
-from arena.tournaments.schedule import GameTask
+from arena.tournaments.schedule import GameTask, dice_of
 from arena.tournaments.tasks import (
     GameResult,
     MatchSetup,

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 
 from arena.bots.bundles import Bundle, receive
 from arena.games.base import ArenaError
-from arena.tournaments.schedule import GameTask
+from arena.tournaments.schedule import GameTask, dice_of
 from arena.tournaments.tasks import (
     GameResult,
     MatchSetup,
@@ -42,13 +42,6 @@ def _worker_init(setup: MatchSetup, workers: int) -> None:
 def _play_in_worker(task: GameTask) -> GameResult:
     assert _worker_setup is not None, "worker started without its setup"
     return play_task(_worker_setup, task)
-
-
-def dice_of(task: GameTask) -> int:
-    """Games on the same dice (a set's) go to different workers where they can: a worker
-    that plays one game of each set needs one process per bot, since no process plays two
-    games on the same dice."""
-    return task.seed
 
 
 def run_local(setup: MatchSetup, tasks: Iterable[GameTask], workers: int,

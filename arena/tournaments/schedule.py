@@ -117,6 +117,13 @@ class GameTask:
         return f"r{self.round}-t{self.table}-s{self.set}-o{self.rotation}"
 
 
+def dice_of(task: GameTask) -> int:
+    """Games on the same dice (a set's) go to different workers where they can: a worker
+    that plays one game of each set needs one process per bot, since no process plays two
+    games on the same dice."""
+    return task.seed
+
+
 def game_seed(seed: int, round_index: int, bots: Sequence[str], game_set: int) -> int:
     return derive_seed(seed, "game", round_index, "|".join(bots), game_set)
 
