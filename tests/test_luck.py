@@ -125,7 +125,7 @@ def test_an_account_sums_each_rolls_luck_and_adjusts_the_points(records, shipped
     assert sum(roll.luck[0] for roll in result.rolls) == pytest.approx(result.luck[0])
     assert result.luck[0] == pytest.approx(-result.luck[1])
     assert sum(result.adjusted) == pytest.approx(1.0)
-    assert result.model == "seasons-expectimax/2"
+    assert result.model == "seasons-expectimax/3"
 
 
 def test_a_model_for_another_game_is_a_clear_error(records):
@@ -188,7 +188,7 @@ def test_adjusted_results_are_reproducible_from_the_store(tmp_path):
         tid = store.find_tournament("luck").id
         keys = [row.key for row in store.games(tid)]
         name, first = tournament_luck(store, tid, keys, workers=1)
-        assert name == "seasons-expectimax/2" and set(first) == set(keys)
+        assert name == "seasons-expectimax/3" and set(first) == set(keys)
         model = model_for("seasons", {})
         for key in keys:
             assert first[key] == pytest.approx(account(store.record(tid, key), model).luck)
@@ -199,7 +199,7 @@ def test_adjusted_results_are_reproducible_from_the_store(tmp_path):
         compared = stored_comparison(store, "seasons", *bots, luck=LuckSource())
         adjusted = compared.adjusted
         assert adjusted is not None and adjusted.sets == 6 and adjusted.games == 12
-        assert compared.model == "seasons-expectimax/2"
+        assert compared.model == "seasons-expectimax/3"
         assert stored_comparison(store, "seasons", *bots).adjusted is None
 
 
@@ -215,7 +215,7 @@ def test_compare_report_and_pairs_csv_show_the_adjusted_score_beside_the_raw_one
     shown = invoke("compare", "expectimax", "greedy", "--db", db)
     assert shown.exit_code == 0, shown.output
     text = " ".join(shown.output.split())  # lines wrapped at 80 columns, read as one text
-    assert "luck-adjusted (seasons-expectimax/2): score" in text
+    assert "luck-adjusted (seasons-expectimax/3): score" in text
     assert "of the games" in text
     plain = invoke("compare", "expectimax", "greedy", "--db", db, "--no-luck")
     assert "luck-adjusted" not in plain.output and "score" in plain.output
@@ -327,7 +327,7 @@ def test_games_are_accounted_for_while_the_tournament_is_played(tmp_path):
         if result.task.key != opened["last"]:
             return
         for _ in range(600):  # while the run is still under way (the process may start slowly)
-            seen_while_playing.extend(store.luck(opened["tid"], "seasons-expectimax/2"))
+            seen_while_playing.extend(store.luck(opened["tid"], "seasons-expectimax/3"))
             if seen_while_playing:
                 return
             time.sleep(0.1)
@@ -335,7 +335,7 @@ def test_games_are_accounted_for_while_the_tournament_is_played(tmp_path):
     with Store(config.db) as store:
         run_tournament(config, store, Progress(opened=open_run, game_done=game_done))
         opened["accountant"].stop()
-        kept = store.luck(opened["tid"], "seasons-expectimax/2")
+        kept = store.luck(opened["tid"], "seasons-expectimax/3")
         assert seen_while_playing and set(seen_while_playing) <= set(kept)
         model = model_for("seasons", {})
         for key, luck in kept.items():
@@ -361,7 +361,7 @@ def test_after_play_this_process_accounts_newest_first_beside_the_running_accoun
         account_alongside(store, tid, accountant, progress=lambda done, total: seen.append(
             (done, total)))
         assert not accountant._process.is_alive()
-        kept = store.luck(tid, "seasons-expectimax/2")
+        kept = store.luck(tid, "seasons-expectimax/3")
         keys = [row.key for row in store.games(tid)]
         assert set(kept) == set(keys) and len(keys) == 40
         assert seen[0][1] == 40 and [done for done, _ in seen] == sorted(done for done, _ in seen)

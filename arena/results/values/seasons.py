@@ -50,7 +50,7 @@ from arena.games.seasons.evaluation import (
 from arena.games.seasons.rules import PLACE, REROLL, REROLL_ROLL, ROLL, SECTOR_VALUES, SeasonsState
 from arena.results.standings import game_points
 
-NAME = "seasons-expectimax/2"
+NAME = "seasons-expectimax/3"
 
 
 class SeasonsValues:
@@ -140,12 +140,18 @@ _REROLLED = rerolled_expectations(np.eye(19))
 """The linear map of :func:`rerolled_expectations`, as a 19 × 40 matrix."""
 
 
+_REROLLED_BY_ROW = np.ascontiguousarray(_REROLLED.T)
+_CHOICE_ROWS = np.ascontiguousarray(_CHOICE_INDEX.T)
+
+
 def turn_values(values: Array) -> Array:
     """:func:`~arena.games.seasons.evaluation.turn_value` of every row at once (the
     expectations as one product with :data:`_REROLLED`: the same up to rounding as
-    :func:`rerolled_expectations`, with a few NumPy calls instead of some thirty)."""
-    table = values @ _REROLLED
-    return table[:, _CHOICE_INDEX].max(axis=2) @ _ROLL_P  # type: ignore[no-any-return]
+    :func:`rerolled_expectations`, with a few NumPy calls instead of some thirty). The
+    expectations are laid out one row per entry, so that picking each roll's choices
+    copies whole rows."""
+    expectations = _REROLLED_BY_ROW @ values.T
+    return _ROLL_P @ expectations[_CHOICE_ROWS].max(axis=0)  # type: ignore[no-any-return]
 
 
 class ArrayEvaluation(Evaluation):
