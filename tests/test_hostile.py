@@ -8,6 +8,7 @@ import contextlib
 import csv
 import hashlib
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -99,36 +100,53 @@ def running(args):
     return sum(1 for line in out.splitlines() if line.strip() == args)
 
 
-def test_a_program_bots_children_die_with_it(tmp_path):
-    script = tmp_path / "spawner.sh"
-    script.write_text((HOSTILE / "fork_bomb.sh").read_text().replace("sleep 300", "sleep 301"))
+def with_own_sleeps(tmp_path, name, *seconds):
+    """A copy of the hostile program ``name`` whose ``sleep N`` commands (one per given N)
+    sleep a number of seconds no other run uses, and those commands: :func:`running`
+    counts processes machine-wide, where other tests or test runs may start the same
+    bot."""
+    text = (HOSTILE / name).read_text()
+    base = random.SystemRandom().randrange(100, 900) * 10
+    commands = []
+    for offset, given in enumerate(seconds):
+        assert f"sleep {given}" in text
+        commands.append(f"sleep {base + offset}")
+        text = text.replace(f"sleep {given}", commands[-1])
+    script = tmp_path / name
+    script.write_text(text)
     os.chmod(script, 0o755)
+    return script, commands
+
+
+def test_a_program_bots_children_die_with_it(tmp_path):
+    script, (sleeper,) = with_own_sleeps(tmp_path, "fork_bomb.sh", 300)
     bot = player(f"command:{script}")
     opponent = player("bots/seasons/random_bot.py")
     try:
         record = play_game("seasons", [bot, opponent], seed=3)
-        assert running("sleep 301") == 10
+        assert running(sleeper) == 10
     finally:
         bot.close()
         opponent.close()
     assert record.seats[0].status == "ok" and record.seats[0].name == "fork-bomb-sh"
-    assert running("sleep 301") == 0
+    assert running(sleeper) == 0
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("setsid") is None,
                     reason="needs Linux and setsid")
-def test_processes_a_bot_moves_out_of_its_process_group_die_too():
-    bot = player(f"command:{HOSTILE / 'escaper.sh'}")
+def test_processes_a_bot_moves_out_of_its_process_group_die_too(tmp_path):
+    script, (child, orphan) = with_own_sleeps(tmp_path, "escaper.sh", 302, 303)
+    bot = player(f"command:{script}")
     opponent = player("bots/seasons/random_bot.py")
     try:
         record = play_game("seasons", [bot, opponent], seed=3)
-        assert running("sleep 303") == 0  # orphaned during the game: gone when it ended
-        assert running("sleep 302") == 1  # still the running bot's own child
+        assert running(orphan) == 0  # orphaned during the game: gone when it ended
+        assert running(child) == 1  # still the running bot's own child
     finally:
         bot.close()
         opponent.close()
     assert record.seats[0].status == "ok" and record.seats[0].name == "escaper-sh"
-    assert running("sleep 302") == 0
+    assert running(child) == 0
 
 
 def test_a_bot_that_never_reads_its_input_times_out_instead_of_blocking_arena():
