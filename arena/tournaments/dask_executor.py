@@ -100,7 +100,8 @@ def run_dask(setup: MatchSetup, tasks: Iterable[GameTask], scheduler: str,
             future = client.submit(play_shipped, common, tuple(games),
                                    *[held[digest] for digest in digests],
                                    key=f"arena-games-{run}-{games[0].key}",
-                                   workers=worker and [worker], allow_other_workers=True)
+                                   workers=[worker] if worker else None,
+                                   allow_other_workers=True)
             futures.add(future)
             return future
 

@@ -334,8 +334,6 @@ def _top_up_all(pool: _Pool[T], todo: Iterator[T]) -> bool:
             return False
 
 
-
-
 def _until_overdue(pool: _Pool[T], busy: list[_Worker[T]]) -> float:
     """How long to wait before looking at the beacons again: a worker may move its moment
     nearer while the parent waits, so the parent looks at least every WATCH_SECONDS."""
