@@ -74,6 +74,23 @@ def test_the_sonnentau_index_holds_every_action_random_games_meet(dice, seats):
                 state.apply(rng.choice(legal))
 
 
+def test_the_sonnentau_engine_offers_the_index_objects_themselves():
+    index = sonnentau_index()
+    rules, rng = find_game("sonnentau"), random.Random(2)
+    relocations = 0
+    for seed in range(3):
+        state, roll = rules.initial_state({"turn_limit": 200}), DiceStream(seed).roll
+        while not state.is_terminal:
+            if state.is_chance_node():
+                state.apply_roll(roll(state.chance_request()))
+                continue
+            legal = state.legal_actions()
+            assert all(id(action) in index.by_identity for action in legal)
+            relocations += str(legal[0]).startswith("relocate:")
+            state.apply(rng.choice(legal))
+    assert relocations
+
+
 def test_values_are_remembered_by_tuple_identity_until_that_stops_paying():
     built = []
     cache = ByIdentity(lambda legal: built.append(legal) or len(legal), size=4)

@@ -48,13 +48,10 @@ from arena.games import find_game
 from arena.games.base import Action, ArenaError, dice_action
 from arena.games.seasons.rules import ALL_REROLLS, DIE_FACES, N_DICE, PLACES
 from arena.games.sonnentau.board import Board, board_for_option
-from arena.games.sonnentau.rules import (
-    DICE_VARIANTS,
-    PIECES,
-    Relocate,
-)
+from arena.games.sonnentau.rules import DICE_VARIANTS, PIECES
 from arena.games.sonnentau.rules import _enter as shared_enter
 from arena.games.sonnentau.rules import _move as shared_move
+from arena.games.sonnentau.rules import _relocate as shared_relocate
 
 SONNENTAU_SLOTS = max(len(faces) for faces in DICE_VARIANTS.values())
 """Die slots numbered in Sonnentau's index, for every dice variant (Miwin's three)."""
@@ -164,8 +161,8 @@ def seasons_index() -> ActionIndex:
 def sonnentau_decisions(board: Board, slots: int = SONNENTAU_SLOTS) -> tuple[Action, ...]:
     """Every Sonnentau decision on ``board`` in the index's order (module docstring).
 
-    Moves and entries are the engine's own shared objects, the very ones its legal
-    actions are made of, so that looking one up finds it by identity.
+    They are the engine's own shared objects, the very ones its legal actions are
+    made of, so that looking one up finds it by identity.
     """
     ways = [(track.id, direction) for track in board.tracks
             for direction in _directions(board, track.id)]
@@ -173,8 +170,9 @@ def sonnentau_decisions(board: Board, slots: int = SONNENTAU_SLOTS) -> tuple[Act
              for piece in range(PIECES) for track, direction in ways]
     entries = [entry for slot in range(slots) for piece in range(PIECES)
                for entry in _entries(board, slot, piece)]
-    targets = [Relocate(board.field_ids[f]) for f in range(board.n_fields) if f != board.goal]
-    return (*moves, *entries, *targets, Relocate("start"), Relocate("goal"))
+    targets = [shared_relocate(board.field_ids[f])
+               for f in range(board.n_fields) if f != board.goal]
+    return (*moves, *entries, *targets, shared_relocate("start"), shared_relocate("goal"))
 
 
 def _directions(board: Board, track: str) -> list[str]:

@@ -165,6 +165,7 @@ SonnentauAction = Union[Move, Enter, Relocate, Dice]  # noqa: UP007 - runtime al
 # Legal actions are built again and again: one shared object per value.
 _move = functools.lru_cache(maxsize=100_000)(Move)
 _enter = functools.lru_cache(maxsize=100_000)(Enter)
+_relocate = functools.lru_cache(maxsize=100_000)(Relocate)
 
 def _walks(step: Step, n: int, origin: int, others: int) -> bool:
     """Whether ``n`` steps along ``step`` end elsewhere than ``origin`` and pass none of
@@ -173,8 +174,8 @@ def _walks(step: Step, n: int, origin: int, others: int) -> bool:
     return n <= len(path) and path[n - 1] != origin and not step.passed[n - 1] & others
 
 
-TO_START = Relocate("start")
-TO_GOAL = Relocate("goal")
+TO_START = _relocate("start")
+TO_GOAL = _relocate("goal")
 _ID = r"[A-Za-z0-9_][A-Za-z0-9_.\-]*"
 _DIR = "|".join(DIRECTIONS)
 _MOVE_RE = re.compile(rf"move:d(\d):p([0-4]):({_ID}):({_DIR})\Z")
@@ -384,7 +385,7 @@ class SonnentauState:
         assert self.hit is not None
         board = self.board
         rule = board.relocation[self.hit[2]]
-        actions = [Relocate(board.field_ids[f]) for f in rule.fields
+        actions = [_relocate(board.field_ids[f]) for f in rule.fields
                    if self.occupant[f] == EMPTY]
         if rule.to_start:
             actions.append(TO_START)
