@@ -288,6 +288,39 @@ def test_the_tensors_have_the_documented_shapes_and_are_the_position():
     assert load("seasons").make_py_observer().tensor.shape == (28,)
 
 
+@pytest.mark.parametrize("game, params", CONFIGS)
+def test_the_tensors_are_the_vectors_as_floats_at_every_step(game, params):
+    spiel, rng = load(game, params), random.Random(3)
+    state, stream = spiel.new_initial_state(), DiceStream(3)
+    while not state.is_terminal():
+        for player in range(spiel.num_players()):
+            tensor = state.observation_tensor(player)
+            assert tensor == [float(v) for v in spiel.encode(state.arena, player)]
+            tensor[0] = 9.0  # a new list each time: changing it changes no later tensor
+            assert state.observation_tensor(player)[0] != 9.0
+        if state.is_chance_node():
+            state.apply_action(dice_stream_action(state, stream))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+
+
+def test_legal_actions_are_a_new_list_once_they_are_no_longer_remembered():
+    spiel, rng = load("sonnentau"), random.Random(4)
+    spiel.legal_ids.remembering = False  # as after many tuples the engine built anew
+    state, stream = spiel.new_initial_state(), DiceStream(4)
+    for _ in range(200):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_action(dice_stream_action(state, stream))
+            continue
+        legal = state.legal_actions()
+        assert legal == sorted(spiel.index.ids_of(state.arena.legal_actions()))
+        legal.append(-1)
+        assert state.legal_actions() == legal[:-1]
+        state.apply_action(rng.choice(legal[:-1]))
+
+
 def _replay_ids(game, params, seed):
     """The action ids of a game arena's referee played (greedy bots, arena's dice)."""
     spiel = load(game, params)

@@ -58,6 +58,7 @@ Observation = dict[str, npt.NDArray[Any]]
 RENDER_MODES = ("ansi", "human")
 REWARDS = ("points", "zero-sum")
 _MASK_CACHE_SIZE = 4096
+_I8 = np.dtype(np.int8)
 
 
 class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type information
@@ -270,7 +271,7 @@ def _mask(index: ActionIndex, legal: Sequence[Action]) -> tuple[npt.NDArray[np.i
         for number in index.ids_of(legal):
             flags[number] = 1
     ready = bytes(flags)
-    return np.frombuffer(ready, np.int8), ready
+    return np.frombuffer(ready, _I8), ready
 
 
 def _frozen(array: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:

@@ -30,8 +30,6 @@ Sonnentau (for ``k`` seats and a board of ``F`` fields; ``P = F + 3`` places)::
 from __future__ import annotations
 
 import functools
-import itertools
-import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -66,11 +64,15 @@ _SEASONS_TAIL = tuple(tuple(tuple(
     for phase in range(5))
 
 
+U8 = np.dtype(np.uint8)
+"""The vectors' dtype, made once: ``np.frombuffer`` is quicker given a dtype than a type."""
+
+
 def seasons_vector(state: SeasonsState, seat: int) -> Vector:
     """The Seasons position as seen from ``seat`` (layout in the module docstring)."""
     fields, dice = state.fields, state.dice
     tail = _SEASONS_TAIL[state.phase][state.seat == seat][len(dice)]
-    return np.frombuffer(bytes([*fields[seat], *fields[1 - seat], *dice]) + tail, np.uint8)
+    return np.frombuffer(bytes([*fields[seat], *fields[1 - seat], *dice]) + tail, U8)
 
 
 def seasons_high() -> Vector:
@@ -116,6 +118,8 @@ class _SonnentauParts:
             kind(bytes(n_fields))]
         self.turns_left = [kind(bytes((min(value, 255),))) for value in range(256 + 1)]
         self.dice: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
+        self.order = [[(seat + k) % seats for k in range(seats)] for seat in range(seats)]
+        """The seats in the order a seat sees them: itself first, then the next in turn."""
 
     def dice_part(self, dice: tuple[int, ...], left: tuple[int, ...]) -> Any:
         """The dice by slot, then the slots still to be played."""
@@ -126,11 +130,20 @@ class _SonnentauParts:
         part = self.dice[dice, left] = self.kind(bytes(out))
         return part
 
+    def places(self, state: SonnentauState, seat: int) -> list[int]:
+        """The places of the pieces as ``seat`` sees them: its own first, then the next seats'."""
+        pieces, places = state.pieces, []
+        for other in self.order[seat]:
+            places += pieces[other]
+        return places
+
     def of(self, state: SonnentauState, seat: int) -> list[Any]:
         """The parts of ``state``'s vector as seen from ``seat``, in order."""
-        pieces = state.pieces
-        return [*map(self.place.__getitem__, itertools.chain(*pieces[seat:], *pieces[:seat])),
-                *self.tail(state, seat)]
+        pieces, place, parts = state.pieces, self.place.__getitem__, []
+        for other in self.order[seat]:
+            parts += map(place, pieces[other])
+        parts += self.tail(state, seat)
+        return parts
 
     def tail(self, state: SonnentauState, seat: int) -> tuple[Any, Any, Any, Any]:
         """The parts after the pieces: the dice, the turn, the hit and the turns left."""
@@ -149,22 +162,24 @@ class SonnentauEncoding:
         self._bytes = _SonnentauParts(seats, n_fields, bytes)
         self._floats = _SonnentauParts(seats, n_fields, _floats)
         places = n_fields + 3
-        self._entry = [*range(n_fields), n_fields + 2, n_fields + 1, n_fields]
-        """The one-hot position of each place (START, HOME, HIT index from the end)."""
-        self._piece_starts = range(0, seats * PIECES * places, places)
-        self._no_pieces = [0.0] * (seats * PIECES * places)
+        entry = [*range(n_fields), n_fields + 2, n_fields + 1, n_fields]
+        self._cells = [[start + at for at in entry]
+                       for start in range(0, seats * PIECES * places, places)]
+        """Per piece (the observer's first), the position of its one for each place
+        (START, HOME, HIT index from the end)."""
+        self._pieces_size = seats * PIECES * places
 
     def vector(self, state: SonnentauState, seat: int) -> Vector:
         """The position as seen from ``seat`` (layout in the module docstring)."""
-        return np.frombuffer(b"".join(self._bytes.of(state, seat)), np.uint8)
+        return np.frombuffer(b"".join(self._bytes.of(state, seat)), U8)
 
     def floats(self, state: SonnentauState, seat: int) -> list[float]:
         """:meth:`vector` as a new list of floats (OpenSpiel's tensors).
 
-        The pieces' part is mostly zeros: a copy of zeros with a 1 set per piece
-        costs less than joining the pieces' one-hot lists of floats.
+        The pieces' part is mostly zeros: zeros with a 1 set per piece cost less
+        than joining the pieces' one-hot lists of floats.
         """
-        tensor = self._no_pieces[:]
+        tensor = [0.0] * self._pieces_size
         for at in self._piece_ones(state, seat):
             tensor[at] = 1.0
         for part in self._floats.tail(state, seat):
@@ -173,9 +188,7 @@ class SonnentauEncoding:
 
     def _piece_ones(self, state: SonnentauState, seat: int) -> Iterator[int]:
         """The positions of the pieces' ones, the observer's pieces first."""
-        pieces = state.pieces
-        places = map(self._entry.__getitem__, itertools.chain(*pieces[seat:], *pieces[:seat]))
-        return map(operator.add, self._piece_starts, places)
+        return map(list.__getitem__, self._cells, self._floats.places(state, seat))
 
 
 def _one_hot(size: int, at: int) -> bytes:

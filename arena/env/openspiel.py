@@ -142,6 +142,10 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no ty
         """The sorted ids of a tuple of legal actions (remembered: do not change the list)."""
         self._outcomes: dict[Hashable, list[tuple[int, float]]] = {}
         self._all_slots = tuple(range(len(self.index.rolls[0])))
+        self.roll_actions = dict(enumerate(self.index.roll_actions, self.index.n_decisions))
+        """The dice action of each chance id."""
+        self._full_roll: tuple[Any, list[tuple[int, float]]] = (None, [])
+        """The faces of a roll of every die and its outcomes, once met (the same at every one)."""
 
     def __deepcopy__(self, memo: Any) -> ArenaSpielGame:
         """The game itself: it never changes, and OpenSpiel deep-copies what a state holds."""
@@ -168,6 +172,13 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no ty
         recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
         return ArenaObserver(self, perfect_recall=recall)
 
+    def new_legal_ids(self, legal: Sequence[Action]) -> list[int]:
+        """A new list of the sorted ids of ``legal``; once :attr:`legal_ids` has found that
+        the engine builds its tuples anew (Sonnentau), built without asking it."""
+        if self.legal_ids.remembering:
+            return self.legal_ids(legal)[:]
+        return _sorted_ids(self.index, legal)
+
     def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
         """The chance ids and probabilities of the engine's ``chance_outcomes()`` at ``state``.
 
@@ -176,8 +187,11 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no ty
         shows the dice that stay as they are).
         """
         request = state.chance_request()
+        every_die = request.slots == self._all_slots
+        if every_die and request.faces == self._full_roll[0]:
+            return self._full_roll[1]
         key: Hashable = (request.slots, request.faces)
-        if request.slots != self._all_slots:
+        if not every_die:
             probe = state.chance_action([faces[0] for faces in request.faces])
             key = (request.slots, request.faces, str(probe))
         found = self._outcomes.get(key)
@@ -186,6 +200,8 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no ty
             found = [(id_of(dice), p) for dice, p in state.chance_outcomes()]
             if len(self._outcomes) < _CACHE_SIZE:
                 self._outcomes[key] = found
+        if every_die:
+            self._full_roll = (request.faces, found)
         return found
 
     def roll_id(self, state: State, slots: Sequence[int], values: Sequence[int]) -> int:
@@ -279,7 +295,7 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
         """The legal actions' ids (sorted), as pyspiel's ``legal_actions`` gives them."""
         current = self._player
         if current >= 0 and (player is None or player == current):
-            return self.spiel_game.legal_ids(self.position.state.legal_actions())[:]
+            return self.spiel_game.new_legal_ids(self.position.state.legal_actions())
         if player is None:  # a chance node or the end
             legal: list[int] = pyspiel.State.legal_actions(self)
         else:
@@ -293,12 +309,13 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
         return self.spiel_game.chance_outcomes(self.position.state)
 
     def _apply_action(self, action: int) -> None:
-        position, index = self.position, self.spiel_game.index
+        position, game = self.position, self.spiel_game
         state, history = position.state, position.history
         if self._player == _CHANCE:
-            state.apply(index.roll(action))
+            roll = game.roll_actions.get(action)
+            state.apply(game.index.roll(action) if roll is None else roll)  # unknown: raises
         else:
-            state.apply(index.decisions[action])
+            state.apply(game.index.decisions[action])
         history.append(action)
         if not len(history) % CHECKPOINT_EVERY:
             position.checkpoints[len(history)] = state.copy()
