@@ -139,7 +139,8 @@ class _SonnentauParts:
 
     def of(self, state: SonnentauState, seat: int) -> list[Any]:
         """The parts of ``state``'s vector as seen from ``seat``, in order."""
-        pieces, place, parts = state.pieces, self.place.__getitem__, []
+        pieces, place = state.pieces, self.place.__getitem__
+        parts: list[Any] = []
         for other in self.order[seat]:
             parts += map(place, pieces[other])
         parts += self.tail(state, seat)
