@@ -373,7 +373,10 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
 
         ``player`` defaults to the current player (seat 0 at a chance node or the end).
         """
-        return self.spiel_game.encode_floats(self.position.state, self._viewer(player))
+        game = self.spiel_game
+        if player is None or not 0 <= player < game.seats:
+            player = self._viewer(player)
+        return game.encode_floats(self.position.state, player)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         """The observation tensor: with perfect information, the position is all there is."""
@@ -391,7 +394,7 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
         return self.spiel_game.index.name(action)
 
     def is_terminal(self) -> bool:
-        return self.position.state.is_terminal
+        return self._player == _TERMINAL
 
     def returns(self) -> list[float]:
         state = self.position.state
