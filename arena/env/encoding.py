@@ -30,7 +30,7 @@ Sonnentau (for ``k`` seats and a board of ``F`` fields; ``P = F + 3`` places)::
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -181,15 +181,14 @@ class SonnentauEncoding:
         than joining the pieces' one-hot lists of floats.
         """
         tensor = [0.0] * self._pieces_size
-        for at in self._piece_ones(state, seat):
+        for at in map(list.__getitem__, self._cells, self._floats.places(state, seat)):
             tensor[at] = 1.0
-        for part in self._floats.tail(state, seat):
-            tensor += part
+        dice, turn, hit, turns_left = self._floats.tail(state, seat)
+        tensor += dice
+        tensor += turn
+        tensor += hit
+        tensor += turns_left
         return tensor
-
-    def _piece_ones(self, state: SonnentauState, seat: int) -> Iterator[int]:
-        """The positions of the pieces' ones, the observer's pieces first."""
-        return map(list.__getitem__, self._cells, self._floats.places(state, seat))
 
 
 def _one_hot(size: int, at: int) -> bytes:
