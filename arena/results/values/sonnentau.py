@@ -49,9 +49,8 @@ import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.games.base import State, ranks_from_scores
 from arena.games.sonnentau.board import Board, board_for_option
@@ -64,7 +63,7 @@ from arena.games.sonnentau.rules import (
 )
 from arena.results.standings import game_points
 
-VERSION = 1
+VERSION = 2
 NAME = f"sonnentau-race/{VERSION}"
 DATA_PATH = Path(__file__).with_name("sonnentau_race.json")
 SPARE = 0.1
@@ -76,13 +75,36 @@ FEATURES = ("race", "scaled_race", "doubles", "tempo", "exposure", "home", "star
 """The pairwise features, in the order of the shipped coefficients."""
 WIN = math.inf
 """The greedy play's score of a move that wins the game."""
+TIE = 1e-9
+"""Moves whose scores differ by less are equally good: the first in the board's order is
+played (rounding does not choose)."""
 CONTEXTS_KEPT = 64
+SEATS_KEPT = 100_000
+"""Seats' pieces whose race and counts are kept (a few megabytes)."""
 """Positions whose per-roll work is kept between calls (a game's last few chance nodes)."""
 
 Places = tuple[tuple[int, ...], ...]
 """Piece places per seat, each sorted: a field index, ``start`` (= the board's field
 count) or HOME."""
 Values = tuple[float, ...]
+
+
+class Context(NamedTuple):
+    """What :meth:`RollPlayer._best_step` needs of a position, whatever the die."""
+
+    occupant: dict[int, int]
+    """The seat on each occupied field."""
+    others: int
+    races: list[float]
+    total: float
+    home: int
+    costs: list[float]
+    """The exposed costs of the mover's pieces not home, sorted."""
+    sums: list[float]
+    """Their running sums from 0."""
+    movers: list[tuple[int, float, int]]
+    """Per piece that can move (one per field): its field, its exposed cost and where
+    that cost is in ``costs``."""
 
 
 # -- tables per board and dice variant ---------------------------------------------------------
@@ -114,6 +136,21 @@ class RaceTables:
                                if {board.final_circle, board.goal_straight} & set(
                                    board.tracks_at[f]))
         self._hits: dict[int, list[float]] = {}
+        self._seats: dict[tuple[int, ...], tuple[float, tuple[float, float, float]]] = {}
+
+    def seat(self, own: tuple[int, ...]) -> tuple[float, tuple[float, float, float]]:
+        """A seat's race and its counts (pieces home, off the start, on the final circle
+        or the goal straight), kept for the next positions with the same pieces."""
+        known = self._seats.get(own)
+        if known is None:
+            if len(self._seats) > SEATS_KEPT:
+                self._seats.clear()
+            home = own.count(HOME)
+            known = self._seats[own] = (
+                _race([self.cost[f] for f in own if f != HOME], home),
+                (float(home), float(sum(f != self.start for f in own)),
+                 float(sum(f in self.final for f in own))))
+        return known
 
     def _hops_from(self, field: int) -> dict[int, tuple[tuple[int, int], ...]]:
         """``hops[v]``: (destination, mask of fields passed) of every move of ``v``
@@ -207,8 +244,7 @@ def tables_for(board: Board, variant: str) -> RaceTables:
 # -- one position, one mover: the greedy play of any roll ---------------------------------------
 
 
-@dataclass(frozen=True)
-class Played:
+class Played(NamedTuple):
     """Where the greedy play of a roll ends: the places, each seat's race, what the
     mover's exposure adds to its race, and whether the roll was forfeited (no die
     could move) or won the game for the mover."""
@@ -239,7 +275,7 @@ class RollPlayer:
         self.seats = len(places)
         self.exposed = self._exposed_costs()
         self._steps: dict[tuple[Places, int], tuple[float, Places] | None] = {}
-        self._contexts: dict[Places, tuple[list[int], int, list[float], float]] = {}
+        self._contexts: dict[Places, Context] = {}
         self._plays: dict[tuple[Places, tuple[int, ...]], tuple[float, Places]] = {}
 
     def _exposed_costs(self) -> list[float]:
@@ -262,23 +298,20 @@ class RollPlayer:
         return self._played(self._play(self.places, left)[1], forfeited=False)
 
     def _played(self, places: Places, *, forfeited: bool) -> Played:
-        cost = self.t.cost
-        races = [_race([cost[f] for f in own if f != HOME], own.count(HOME)) for own in places]
+        seats = [self.t.seat(own) for own in places]
+        races = tuple(race for race, _ in seats)
         mine = places[self.mover]
-        exposure = _race([self.exposed[f] for f in mine if f != HOME], mine.count(HOME)) \
+        home = mine.count(HOME)
+        exposure = _race([self.exposed[f] for f in mine if f != HOME], home) \
             - races[self.mover]
-        won = mine.count(HOME) >= PIECES_TO_WIN
-        counts = tuple(self._counts(own) for own in places)
-        return Played(places, tuple(races), exposure, forfeited, won, counts)
-
-    def _counts(self, own: tuple[int, ...]) -> tuple[float, float, float]:
-        final = self.t.final
-        return (float(own.count(HOME)), float(sum(f != self.t.start for f in own)),
-                float(sum(f in final for f in own)))
+        return Played(places, races, exposure, forfeited, home >= PIECES_TO_WIN,
+                      tuple(counts for _, counts in seats))
 
     def _play(self, places: Places, left: tuple[int, ...]) -> tuple[float, Places]:
         """The best score and end of the dice ``left``: every order of the first die
         when two dice remain, the best single move first with more."""
+        if len(left) == 1:
+            return self.step(places, left[0]) or (self.score(places), places)
         key = (places, left)
         done = self._plays.get(key)
         if done is None:
@@ -293,7 +326,7 @@ class RollPlayer:
                 rest = left[:i] + left[i + 1:]
                 if step[0] != WIN and rest:
                     step = self._play(step[1], rest)
-                if step[0] > done[0]:
+                if step[0] > done[0] + TIE:
                     done = step
             if done[0] == -WIN:
                 done = (self.score(places), places)
@@ -305,7 +338,7 @@ class RollPlayer:
         best, index = -WIN, 0
         for i, v in enumerate(left):
             step = self.step(places, v)
-            if step is not None and step[0] > best:
+            if step is not None and step[0] > best + TIE:
                 best, index = step[0], i
         return index
 
@@ -326,64 +359,79 @@ class RollPlayer:
             self._steps[key] = self._best_step(places, v)
         return self._steps[key]
 
-    def _context(self, places: Places) -> tuple[list[int], int, list[float], float]:
+    def _context(self, places: Places) -> Context:
         """Of a position, kept for each die value: who occupies each field, the fields of
-        the other seats as a bit mask, each seat's race and the others' races together."""
+        the other seats as a bit mask, each seat's race, the others' races together, the
+        mover's pieces home, and each of its pieces that can move with the exposed costs
+        of the others (sorted, with their running sums)."""
         context = self._contexts.get(places)
         if context is None:
-            t, me, cost = self.t, self.mover, self.t.cost
-            occupant = [-1] * (t.n + 1)
+            t, me = self.t, self.mover
+            occupant = {f: seat for seat, own in enumerate(places) for f in own
+                        if 0 <= f < t.n}
             others = 0
-            for seat, own in enumerate(places):
-                for f in own:
-                    if 0 <= f < t.n:
-                        occupant[f] = seat
-                        if seat != me:
-                            others |= 1 << f
-            races = [_race([cost[f] for f in own if f != HOME], own.count(HOME))
-                     for own in places]
-            context = self._contexts[places] = (occupant, others, races, sum(races) - races[me])
+            for f, seat in occupant.items():
+                if seat != me:
+                    others |= 1 << f
+            races = [t.seat(own)[0] for own in places]
+            mine = places[me]
+            exposed = self.exposed
+            costs = sorted(exposed[f] for f in mine if f != HOME)
+            movers = [(origin, exposed[origin], bisect.bisect_left(costs, exposed[origin]))
+                      for i, origin in enumerate(mine)
+                      if origin != HOME and origin not in mine[:i]]
+            context = self._contexts[places] = Context(
+                occupant, others, races, sum(races) - races[me], mine.count(HOME), costs,
+                list(itertools.accumulate(costs, initial=0.0)), movers)
         return context
 
     def _best_step(self, places: Places, v: int) -> tuple[float, Places] | None:
         t, me, cost, exposed = self.t, self.mover, self.t.cost, self.exposed
-        occupant, others, races, total = self._context(places)
+        occupant, others, races, total, home, costs, sums, movers = self._context(places)
         scale = 1.0 / (self.seats - 1)
-        mine = places[me]
-        home = mine.count(HOME)
-        costs = [exposed[f] for f in mine if f != HOME]
+        base = total * scale
+        need = PIECES_TO_WIN - home
+        goal, hops = t.goal, t.hops
+        count = len(costs) - 1
         best: tuple[float, int, int, int] | None = None
-        for i, origin in enumerate(mine):
-            if origin == HOME or origin in mine[:i]:
-                continue
-            rest = costs[:]
-            rest.remove(exposed[origin])
-            rest.sort()
-            for dest, passed in t.hops[origin][v]:
+        for origin, own, at in movers:
+            # the race of the other pieces once one of exposed cost c joins them: their
+            # best ``need`` count fully, the others by SPARE (as _race counts them)
+            spread = sums[-1] - own
+            m = min(need, count)
+            kept = sums[m] if m <= at else sums[m + 1] - own
+            m = min(need - 1, count)
+            kept_less = sums[m] if m <= at else sums[m + 1] - own
+            bar = WIN if need > count else costs[need - 1] if need - 1 < at else costs[need]
+            for dest, passed in hops[origin][v]:
                 if passed & others:
                     continue
-                hit, target = occupant[dest], -1
-                if dest == t.goal:
-                    score = total * scale - _race(rest[:], home + 1) \
-                        if home + 1 < PIECES_TO_WIN else WIN
-                elif hit == -1:
-                    score = total * scale - _race_with(rest, exposed[dest], home)
+                hit, target = occupant.get(dest, -1), -1
+                if hit == -1 and dest != goal:
+                    c = exposed[dest]
+                    part = kept_less + c if c < bar else kept
+                    score = base - part - SPARE * (spread + c - part)
+                    if best is None or score > best[0] + TIE:
+                        best = (score, origin, dest, target)
+                    continue
+                rest = costs[:at] + costs[at + 1:]
+                if dest == goal:
+                    score = base - _race(rest, home + 1) if need > 1 else WIN
                 elif hit == me:
                     target = _first_free(t.own_order[dest], occupant, origin, t.n)
                     if target == HOME:
-                        score = WIN if home + 1 >= PIECES_TO_WIN \
-                            else total * scale - _race_with(rest, exposed[dest], home + 1)
+                        score = WIN if need <= 1 \
+                            else base - _race([*rest, exposed[dest]], home + 1)
                     else:
-                        score = total * scale - _race([*rest, exposed[dest], exposed[target]],
-                                                      home)
+                        score = base - _race([*rest, exposed[dest], exposed[target]], home)
                 else:
                     target = _first_free(t.other_order[dest], occupant, origin, t.n)
                     theirs = places[hit]
                     hurt = _race([cost[target if f == dest else f] for f in theirs if f != HOME],
                                  theirs.count(HOME))
-                    score = (total + hurt - races[hit]) * scale - _race_with(
-                        rest, exposed[dest], home)
-                if best is None or score > best[0]:
+                    score = (total + hurt - races[hit]) * scale - _race([*rest, exposed[dest]],
+                                                                        home)
+                if best is None or score > best[0] + TIE:
                     best = (score, origin, dest, target)
                     if score == WIN:
                         break
@@ -392,27 +440,24 @@ class RollPlayer:
         score, origin, dest, target = best
         return score, self._move(places, occupant, origin, dest, target)
 
-    def _move(self, places: Places, occupant: list[int], origin: int, dest: int,
+    def _move(self, places: Places, occupant: dict[int, int], origin: int, dest: int,
               target: int) -> Places:
         """The places after moving ``origin`` to ``dest``, a hit piece put on ``target``."""
-        t, me = self.t, self.mover
-        seats = [list(own) for own in places]
-        seats[me].remove(origin)
-        seats[me].append(HOME if dest == t.goal else dest)
-        hit = occupant[dest] if dest != t.goal else -1
+        me = self.mover
+        seats = list(places)
+        seats[me] = _replaced(places[me], origin, HOME if dest == self.t.goal else dest)
+        hit = occupant.get(dest, -1) if dest != self.t.goal else -1
         if hit != -1:
-            seats[hit].remove(dest)
-            seats[hit].append(target)
-        return tuple(tuple(sorted(own)) for own in seats)
+            seats[hit] = _replaced(seats[hit], dest, target)
+        return tuple(seats)
 
 
-def _race_with(ordered: list[float], cost: float, home: int) -> float:
-    """:func:`_race` of the sorted ``ordered`` with ``cost`` added (the same sums, in the
-    same order)."""
-    costs = ordered[:]
-    bisect.insort(costs, cost)
-    need = PIECES_TO_WIN - home
-    return sum(costs[:need]) + SPARE * sum(costs[need:])
+def _replaced(own: tuple[int, ...], old: int, new: int) -> tuple[int, ...]:
+    """The sorted places ``own`` with one piece moved from ``old`` to ``new``."""
+    pieces = list(own)
+    pieces.remove(old)
+    bisect.insort(pieces, new)
+    return tuple(pieces)
 
 
 def _race(costs: list[float], home: int) -> float:
@@ -422,10 +467,10 @@ def _race(costs: list[float], home: int) -> float:
     return sum(costs[:need]) + SPARE * sum(costs[need:])
 
 
-def _first_free(order: tuple[int, ...], occupant: list[int], vacated: int, n: int) -> int:
+def _first_free(order: tuple[int, ...], occupant: dict[int, int], vacated: int, n: int) -> int:
     """The first target of ``order`` that is free once a piece has left ``vacated``."""
     for target in order:
-        if target < 0 or target >= n or target == vacated or occupant[target] == -1:
+        if target < 0 or target >= n or target == vacated or target not in occupant:
             return target
     return n
 
