@@ -360,7 +360,7 @@ def test_after_play_this_process_accounts_newest_first_beside_the_running_accoun
         seen = []
         account_alongside(store, tid, accountant, progress=lambda done, total: seen.append(
             (done, total)))
-        assert not accountant._process.is_alive()
+        assert not accountant.alive
         kept = store.luck(tid, "seasons-expectimax/3")
         keys = [row.key for row in store.games(tid)]
         assert set(kept) == set(keys) and len(keys) == 40
@@ -384,7 +384,7 @@ def test_the_accounting_beside_a_running_accountant_stops_it_whatever_happens(tm
 
         with pytest.raises(KeyboardInterrupt):
             account_alongside(store, tid, accountant, progress=interrupted)
-        assert not accountant._process.is_alive()
+        assert not accountant.alive
 
 
 def test_arena_run_accounts_while_playing_where_its_report_will(tmp_path):
@@ -410,8 +410,7 @@ def test_the_accounting_while_playing_ends_quietly_on_a_failing_model(tmp_path, 
                        "        raise RuntimeError('boom')\n\n\nMODEL = Failing()\n")
     accountant = LuckWhilePlaying(config.db, tid, LuckSource(f"{failing}:MODEL"),
                                   niceness=0).start()
-    accountant._process.join(timeout=120)
-    ended_by_itself = not accountant._process.is_alive()
+    ended_by_itself = accountant.wait(timeout=120)
     accountant.stop()
     assert ended_by_itself
     assert "boom" not in capfd.readouterr().err
@@ -424,13 +423,42 @@ def test_the_accounting_while_playing_runs_at_the_lowest_cpu_priority(tmp_path):
 
     with Store(tmp_path / "arena.db"):
         pass
-    accountant = LuckWhilePlaying(tmp_path / "arena.db", 1).start()  # no games yet: it waits
-    try:
+    accountant = LuckWhilePlaying(tmp_path / "arena.db", 1, processes=2).start()  # no games
+    try:                                                                   # yet: they wait
         for _ in range(600):
-            niceness = os.getpriority(os.PRIO_PROCESS, accountant._process.pid)
-            if niceness == 19:
+            niceness = {os.getpriority(os.PRIO_PROCESS, pid) for pid in accountant.pids}
+            if niceness == {19}:
                 break
             time.sleep(0.1)
     finally:
         accountant.stop()
-    assert niceness == 19
+    assert niceness == {19} and len(accountant.pids) == 2
+
+
+def test_the_processes_accounting_while_playing_share_the_games_without_overlap(tmp_path):
+    """Each of n processes takes the games whose row number leaves its own remainder, so
+    together they take every game once; with two, both CPUs' idle time is used."""
+    from arena.results.luck_book import LuckWhilePlaying, _waiting
+
+    config = two_bot_config(tmp_path, games=7)
+    with Store(config.db) as store:
+        tid = run_tournament(config, store).tournament_id
+        keys = {row.key for row in store.games(tid)}
+        shares = [set(_waiting(store, tid, "seasons-expectimax/3", 100, share=(i, 3)))
+                  for i in range(3)]
+        assert set.union(*shares) == keys and sum(map(len, shares)) == len(keys)
+        assert all(shares)
+        accountant = LuckWhilePlaying(config.db, tid, niceness=0, processes=2).start()
+        try:
+            for _ in range(1200):
+                if set(store.luck(tid, "seasons-expectimax/3")) == keys:
+                    break
+                time.sleep(0.1)
+        finally:
+            accountant.stop()
+        kept = store.luck(tid, "seasons-expectimax/3")
+        assert set(kept) == keys and len(accountant.pids) == 2
+        model = model_for("seasons", {})
+        for key in keys:
+            assert kept[key] == pytest.approx(account(store.record(tid, key), model).luck,
+                                              abs=1e-12)

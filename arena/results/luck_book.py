@@ -16,6 +16,7 @@ import json
 import multiprocessing
 import os
 import signal
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -134,32 +135,53 @@ class LuckWhilePlaying:
     """
 
     LOWEST = 19
-    """The niceness of its process: the lowest CPU priority."""
+    """The niceness of its processes: the lowest CPU priority."""
 
     def __init__(self, db: str | os.PathLike[str], tournament: int,
-                 source: LuckSource | None = None, *, niceness: int = LOWEST) -> None:
+                 source: LuckSource | None = None, *, niceness: int = LOWEST,
+                 processes: int = 0) -> None:
         self.tournament = tournament
         self.source = source or LuckSource()
         context = multiprocessing.get_context("spawn")
         self._stop = context.Event()
-        self._process = context.Process(
+        count = processes or min(PROCESSES, os.cpu_count() or 1)
+        self._processes = [context.Process(
             target=account_while_playing, name="arena-luck",
             args=(os.fspath(db), tournament, self.source.spec, self._stop,
-                  niceness, os.getpid()),
-            daemon=True)
+                  niceness, os.getpid(), (share, count)),
+            daemon=True) for share in range(count)]
 
     def start(self) -> LuckWhilePlaying:
-        self._process.start()
+        for process in self._processes:
+            process.start()
         return self
 
     def stop(self) -> None:
-        if self._process.pid is None:
-            return
+        started = [process for process in self._processes if process.pid is not None]
         self._stop.set()
-        self._process.join(timeout=STOP_WAIT)
-        if self._process.is_alive():  # mid-game or still starting: its saved games are kept
-            self._process.terminate()
-            self._process.join()
+        for process in started:
+            process.join(timeout=STOP_WAIT)
+            if process.is_alive():  # mid-game or still starting: its saved games are kept
+                process.terminate()
+                process.join()
+
+    @property
+    def pids(self) -> list[int]:
+        """The process ids of its processes that have started."""
+        return [process.pid for process in self._processes if process.pid is not None]
+
+    @property
+    def alive(self) -> bool:
+        """Whether any of its processes still runs."""
+        return any(process.is_alive() for process in self._processes)
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for its processes to end by themselves (they do
+        on a failing model); whether they all have."""
+        deadline = time.monotonic() + timeout
+        for process in self._processes:
+            process.join(timeout=max(0.0, deadline - time.monotonic()))
+        return not self.alive
 
     def __enter__(self) -> LuckWhilePlaying:
         return self.start()
@@ -168,6 +190,9 @@ class LuckWhilePlaying:
         self.stop()
 
 
+PROCESSES = 2
+"""Processes that account while playing (at most one a CPU): one takes the idle time of
+one CPU at a time, and the games leave both idle at once now and then."""
 WAIT = 0.5
 """Seconds the accounting while playing waits for the next stored game."""
 STOP_WAIT = 1.0
@@ -177,14 +202,15 @@ WHILE_PLAYING_FROM = 50
 
 
 def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any,
-                          niceness: int, parent: int) -> None:
+                          niceness: int, parent: int, share: Share = (0, 1)) -> None:
     """The body of :class:`LuckWhilePlaying`'s process: account for each stored two-player
     game not yet accounted for, one at a time, until ``stop`` (an Event) is set.
 
     It never speaks: Ctrl-C is for the tournament (which then stops this process), and a
     game it cannot account for, or a failing model, ends it quietly; the accounting after
     play meets the same problem and reports it. It dies with the process ``parent`` that
-    started it, however that ends (SIGKILL included)."""
+    started it, however that ends (SIGKILL included). Of ``share`` = (i, n) it takes the
+    games whose row number leaves i when divided by n (n processes share the games)."""
     die_with_parent(signal.SIGKILL)
     if os.getppid() != parent:  # it ended before the line above
         return
@@ -192,10 +218,15 @@ def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any,
     with contextlib.suppress(OSError, AttributeError):
         os.nice(niceness)
     with contextlib.suppress(Exception):
-        _account_stored_games(db, tournament, LuckSource(spec), stop)
+        _account_stored_games(db, tournament, LuckSource(spec), stop, share)
 
 
-def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: Any) -> None:
+Share = tuple[int, int]
+"""(i, n): the games whose row number leaves i when divided by n."""
+
+
+def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: Any,
+                          share: Share) -> None:
     with Store(db) as store:
         while not store.db.execute(f"SELECT 1 FROM games WHERE {_TWO_SEATS} LIMIT 1",
                                    (tournament,)).fetchone():
@@ -205,7 +236,7 @@ def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: An
         if model is None:
             return
         while not stop.is_set():
-            waiting = _waiting(store, tournament, model.name, CHUNK)
+            waiting = _waiting(store, tournament, model.name, CHUNK, share=share)
             if not waiting:
                 stop.wait(WAIT)
             for key, text in store.records(tournament, waiting):
@@ -226,14 +257,14 @@ _TWO_SEATS = "tournament_id = ? AND json_array_length(seats) = 2"
 
 
 def _waiting(store: Store, tournament: int, model: str, limit: int, *,
-             newest: bool = False) -> list[str]:
+             newest: bool = False, share: Share = (0, 1)) -> list[str]:
     """Keys of stored two-player games not yet accounted for under ``model``, the oldest
-    (or the newest) first."""
+    (or the newest) first, of the ``share`` of them."""
     rows = store.db.execute(
-        f"SELECT key FROM games g WHERE {_TWO_SEATS} AND NOT EXISTS (SELECT 1 FROM luck l"
-        " WHERE l.tournament_id = g.tournament_id AND l.key = g.key AND l.model = ?)"
-        f" ORDER BY g.id {'DESC' if newest else 'ASC'} LIMIT ?",
-        (tournament, model, limit)).fetchall()
+        f"SELECT key FROM games g WHERE {_TWO_SEATS} AND g.id % ? = ? AND NOT EXISTS"
+        " (SELECT 1 FROM luck l WHERE l.tournament_id = g.tournament_id AND l.key = g.key"
+        f" AND l.model = ?) ORDER BY g.id {'DESC' if newest else 'ASC'} LIMIT ?",
+        (tournament, share[1], share[0], model, limit)).fetchall()
     return [key for (key,) in rows]
 
 
