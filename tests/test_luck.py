@@ -462,3 +462,19 @@ def test_the_processes_accounting_while_playing_share_the_games_without_overlap(
         for key in keys:
             assert kept[key] == pytest.approx(account(store.record(tid, key), model).luck,
                                               abs=1e-12)
+
+
+def test_told_to_end_the_accounting_while_playing_exits_on_its_own(tmp_path):
+    """`arena run` tells it to end a few games before the accounting after play is done,
+    so that it is not waited for at the end."""
+    from arena.results.luck_book import LuckWhilePlaying
+
+    with Store(tmp_path / "arena.db"):
+        pass
+    accountant = LuckWhilePlaying(tmp_path / "arena.db", 1, niceness=0).start()  # it waits
+    try:
+        assert not accountant.wait(timeout=0.5)
+        accountant.ending()
+        assert accountant.wait(timeout=60)
+    finally:
+        accountant.stop()

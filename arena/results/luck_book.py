@@ -107,8 +107,11 @@ def account_alongside(store: Store, tournament: int, running: LuckWhilePlaying, 
         game: str | None = None
         options: dict[str, Any] = {}
         while True:
+            left = _unaccounted(store, tournament, model.name)
             if progress is not None:
-                progress(total - unaccounted(store, tournament, source), total)
+                progress(total - left, total)
+            if left <= ENDING_AT:  # its processes end while this one does the last games
+                running.ending()
             newest = _waiting(store, tournament, model.name, ALONGSIDE_CHUNK, newest=True)
             if not newest:
                 return
@@ -121,7 +124,10 @@ def account_alongside(store: Store, tournament: int, running: LuckWhilePlaying, 
 
 
 ALONGSIDE_CHUNK = 4
-"""Games :func:`account_alongside` does between looks at what the other process did."""
+"""Games :func:`account_alongside` does between looks at what the other processes did."""
+ENDING_AT = 2 * ALONGSIDE_CHUNK
+"""Games left when :func:`account_alongside` tells the other processes to end: they finish
+the game in hand and exit meanwhile, so that none is waited for at the end."""
 
 
 class LuckWhilePlaying:
@@ -155,6 +161,10 @@ class LuckWhilePlaying:
         for process in self._processes:
             process.start()
         return self
+
+    def ending(self) -> None:
+        """Tell its processes to end after the game in hand, without waiting for them."""
+        self._stop.set()
 
     def stop(self) -> None:
         started = [process for process in self._processes if process.pid is not None]
@@ -272,14 +282,16 @@ def unaccounted(store: Store, tournament: int, source: LuckSource | None = None)
     """How many of the tournament's stored two-player games (those a report accounts for)
     are not yet accounted for under the model (0 where no value model fits its game)."""
     model = _tournament_model(store, tournament, source or LuckSource())
-    if model is None:
-        return 0
+    return 0 if model is None else _unaccounted(store, tournament, model.name)
+
+
+def _unaccounted(store: Store, tournament: int, model: str) -> int:
     total = store.db.execute(f"SELECT count(*) FROM games WHERE {_TWO_SEATS}",
                              (tournament,)).fetchone()[0]
     done = store.db.execute(
         "SELECT count(*) FROM luck l JOIN games g ON g.tournament_id = l.tournament_id"
         " AND g.key = l.key WHERE l.model = ? AND g.tournament_id = ?"
-        " AND json_array_length(g.seats) = 2", (model.name, tournament)).fetchone()[0]
+        " AND json_array_length(g.seats) = 2", (model, tournament)).fetchone()[0]
     return int(total) - int(done)
 
 
