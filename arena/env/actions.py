@@ -81,7 +81,8 @@ class ActionIndex:
     """Ids by ``id()`` of the index's own objects: the engine offers most of them itself,
     and an ``id()`` is far quicker to look up than an action's hash."""
     by_name: Mapping[str, int] = field(init=False, repr=False)
-    """Ids by canonical string, for the actions the engine builds anew each time."""
+    """Ids by canonical string, for equal actions that are not the index's own objects
+    (parsed from text, say)."""
 
     def __post_init__(self) -> None:
         ids = {action: i for i, action in enumerate(self.decisions)}

@@ -267,7 +267,7 @@ def _mask(index: ActionIndex, legal: Sequence[Action]) -> tuple[npt.NDArray[np.i
     try:
         for action in legal:
             flags[by_identity[id(action)]] = 1
-    except KeyError:  # an action the engine built anew: look it up by value
+    except KeyError:  # an equal action, not the index's own: look it up by value
         for number in index.ids_of(legal):
             flags[number] = 1
     ready = bytes(flags)

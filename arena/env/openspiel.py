@@ -216,7 +216,7 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no ty
 def _sorted_ids(index: ActionIndex, legal: Sequence[Action]) -> list[int]:
     try:
         return sorted(map(index.by_identity.__getitem__, map(id, legal)))
-    except KeyError:  # an action the engine built anew: look it up by value
+    except KeyError:  # an equal action, not the index's own: look it up by value
         return sorted(index.ids_of(legal))
 
 
