@@ -55,6 +55,8 @@ from arena.referee.match import resolve_game_options
 from arena.results.standings import game_points
 
 Observation = dict[str, npt.NDArray[Any]]
+Mask = tuple[npt.NDArray[np.int8], bytes]
+"""An action mask (read-only) and its bytes."""
 RENDER_MODES = ("ansi", "human")
 REWARDS = ("points", "zero-sum")
 _MASK_CACHE_SIZE = 4096
@@ -102,8 +104,8 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         self._decisions = self.index.decisions
         self._no_actions = _frozen(np.zeros(n, dtype=np.int8))
         self._no_flags = bytes(n)
-        self._masks = ByIdentity(functools.partial(_mask, self.index), _MASK_CACHE_SIZE)
-        self._mask_of: Callable[[Sequence[Action]], tuple[npt.NDArray[np.int8], bytes]]
+        self._masks = ByIdentity(functools.partial(_mask, n, self.index), _MASK_CACHE_SIZE)
+        self._mask_of: Callable[[Sequence[Action]], Mask]
         self._views: dict[str, Observation] = {}
         self._np_random: np.random.Generator | None = None
         self._np_random_seed: int | None = None
@@ -260,9 +262,9 @@ def _agent_iter(env: ArenaEnv, max_iter: int) -> Iterator[str]:
         yield env.agent_selection
 
 
-def _mask(index: ActionIndex, legal: Sequence[Action]) -> tuple[npt.NDArray[np.int8], bytes]:
-    """The mask of ``legal`` over ``index``'s decisions (read-only) and its bytes."""
-    flags = bytearray(index.n_decisions)
+def _mask(n: int, index: ActionIndex, legal: Sequence[Action]) -> Mask:
+    """The mask of ``legal`` over ``index``'s ``n`` decisions (read-only) and its bytes."""
+    flags = bytearray(n)
     by_identity = index.by_identity
     try:
         for action in legal:
