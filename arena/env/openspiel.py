@@ -61,6 +61,7 @@ from arena.env.actions import ActionIndex, ByIdentity, action_index
 from arena.env.encoding import encoder, float_encoder, vector_high
 from arena.games import find_game
 from arena.games.base import CHANCE_SEAT, TERMINAL_SEAT, Action, Game, Observation, State
+from arena.games.sonnentau.rules import ROLL, SonnentauState
 from arena.referee.dice import DiceStream
 from arena.referee.match import resolve_game_options
 from arena.referee.protocol import PlayerInfo
@@ -230,6 +231,14 @@ class SonnentauSpielGame(ArenaSpielGame):
     """``arena_sonnentau``."""
 
     arena_name = "sonnentau"
+
+    def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
+        """Every Sonnentau roll throws all the dice, so once met, the outcomes are known
+        without building the engine's dice request."""
+        faces, outcomes = self._full_roll
+        if isinstance(state, SonnentauState) and state.phase == ROLL and state.faces == faces:
+            return outcomes
+        return super().chance_outcomes(state)
 
 
 class Position:
