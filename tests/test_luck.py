@@ -423,45 +423,16 @@ def test_the_accounting_while_playing_runs_at_the_lowest_cpu_priority(tmp_path):
 
     with Store(tmp_path / "arena.db"):
         pass
-    accountant = LuckWhilePlaying(tmp_path / "arena.db", 1, processes=2).start()  # no games
-    try:                                                                   # yet: they wait
+    accountant = LuckWhilePlaying(tmp_path / "arena.db", 1).start()  # no games yet: it waits
+    try:
         for _ in range(600):
-            niceness = {os.getpriority(os.PRIO_PROCESS, pid) for pid in accountant.pids}
-            if niceness == {19}:
+            niceness = os.getpriority(os.PRIO_PROCESS, accountant.pid)
+            if niceness == 19:
                 break
             time.sleep(0.1)
     finally:
         accountant.stop()
-    assert niceness == {19} and len(accountant.pids) == 2
-
-
-def test_the_processes_accounting_while_playing_share_the_games_without_overlap(tmp_path):
-    """Each of n processes takes the games whose row number leaves its own remainder, so
-    together they take every game once; with two, both CPUs' idle time is used."""
-    from arena.results.luck_book import LuckWhilePlaying, _waiting
-
-    config = two_bot_config(tmp_path, games=7)
-    with Store(config.db) as store:
-        tid = run_tournament(config, store).tournament_id
-        keys = {row.key for row in store.games(tid)}
-        shares = [set(_waiting(store, tid, "seasons-expectimax/3", 100, share=(i, 3)))
-                  for i in range(3)]
-        assert set.union(*shares) == keys and sum(map(len, shares)) == len(keys)
-        assert all(shares)
-        accountant = LuckWhilePlaying(config.db, tid, niceness=0, processes=2).start()
-        try:
-            for _ in range(1200):
-                if set(store.luck(tid, "seasons-expectimax/3")) == keys:
-                    break
-                time.sleep(0.1)
-        finally:
-            accountant.stop()
-        kept = store.luck(tid, "seasons-expectimax/3")
-        assert set(kept) == keys and len(accountant.pids) == 2
-        model = model_for("seasons", {})
-        for key in keys:
-            assert kept[key] == pytest.approx(account(store.record(tid, key), model).luck,
-                                              abs=1e-12)
+    assert niceness == 19
 
 
 def test_told_to_end_the_accounting_while_playing_exits_on_its_own(tmp_path):

@@ -16,7 +16,6 @@ import json
 import multiprocessing
 import os
 import signal
-import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -110,7 +109,7 @@ def account_alongside(store: Store, tournament: int, running: LuckWhilePlaying, 
             left = _unaccounted(store, tournament, model.name)
             if progress is not None:
                 progress(total - left, total)
-            if left <= ENDING_AT:  # its processes end while this one does the last games
+            if left <= ENDING_AT:  # it ends while this process does the last games
                 running.ending()
             newest = _waiting(store, tournament, model.name, ALONGSIDE_CHUNK, newest=True)
             if not newest:
@@ -124,10 +123,10 @@ def account_alongside(store: Store, tournament: int, running: LuckWhilePlaying, 
 
 
 ALONGSIDE_CHUNK = 4
-"""Games :func:`account_alongside` does between looks at what the other processes did."""
+"""Games :func:`account_alongside` does between looks at what the other process did."""
 ENDING_AT = 2 * ALONGSIDE_CHUNK
-"""Games left when :func:`account_alongside` tells the other processes to end: they finish
-the game in hand and exit meanwhile, so that none is waited for at the end."""
+"""Games left when :func:`account_alongside` tells the other process to end: it finishes
+the game in hand and exits meanwhile, so that it is not waited for at the end."""
 
 
 class LuckWhilePlaying:
@@ -141,56 +140,50 @@ class LuckWhilePlaying:
     """
 
     LOWEST = 19
-    """The niceness of its processes: the lowest CPU priority."""
+    """The niceness of its process: the lowest CPU priority."""
 
     def __init__(self, db: str | os.PathLike[str], tournament: int,
-                 source: LuckSource | None = None, *, niceness: int = LOWEST,
-                 processes: int = 0) -> None:
+                 source: LuckSource | None = None, *, niceness: int = LOWEST) -> None:
         self.tournament = tournament
         self.source = source or LuckSource()
         context = multiprocessing.get_context("spawn")
         self._stop = context.Event()
-        count = processes or min(PROCESSES, os.cpu_count() or 1)
-        self._processes = [context.Process(
+        self._process = context.Process(
             target=account_while_playing, name="arena-luck",
             args=(os.fspath(db), tournament, self.source.spec, self._stop,
-                  niceness, os.getpid(), (share, count)),
-            daemon=True) for share in range(count)]
+                  niceness, os.getpid()),
+            daemon=True)
 
     def start(self) -> LuckWhilePlaying:
-        for process in self._processes:
-            process.start()
+        self._process.start()
         return self
 
     def ending(self) -> None:
-        """Tell its processes to end after the game in hand, without waiting for them."""
+        """Tell its process to end after the game in hand, without waiting for it."""
         self._stop.set()
 
     def stop(self) -> None:
-        started = [process for process in self._processes if process.pid is not None]
+        if self._process.pid is None:
+            return
         self._stop.set()
-        for process in started:
-            process.join(timeout=STOP_WAIT)
-            if process.is_alive():  # mid-game or still starting: its saved games are kept
-                process.terminate()
-                process.join()
+        self._process.join(timeout=STOP_WAIT)
+        if self._process.is_alive():  # mid-game or still starting: its saved games are kept
+            self._process.terminate()
+            self._process.join()
 
     @property
-    def pids(self) -> list[int]:
-        """The process ids of its processes that have started."""
-        return [process.pid for process in self._processes if process.pid is not None]
+    def pid(self) -> int | None:
+        """Its process's id, once started."""
+        return self._process.pid
 
     @property
     def alive(self) -> bool:
-        """Whether any of its processes still runs."""
-        return any(process.is_alive() for process in self._processes)
+        return self._process.is_alive()
 
     def wait(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for its processes to end by themselves (they do
-        on a failing model); whether they all have."""
-        deadline = time.monotonic() + timeout
-        for process in self._processes:
-            process.join(timeout=max(0.0, deadline - time.monotonic()))
+        """Wait up to ``timeout`` seconds for its process to end by itself (it does on a
+        failing model); whether it has."""
+        self._process.join(timeout=timeout)
         return not self.alive
 
     def __enter__(self) -> LuckWhilePlaying:
@@ -200,9 +193,6 @@ class LuckWhilePlaying:
         self.stop()
 
 
-PROCESSES = 2
-"""Processes that account while playing (at most one a CPU): one takes the idle time of
-one CPU at a time, and the games leave both idle at once now and then."""
 WAIT = 0.5
 """Seconds the accounting while playing waits for the next stored game."""
 STOP_WAIT = 1.0
@@ -212,15 +202,14 @@ WHILE_PLAYING_FROM = 50
 
 
 def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any,
-                          niceness: int, parent: int, share: Share = (0, 1)) -> None:
+                          niceness: int, parent: int) -> None:
     """The body of :class:`LuckWhilePlaying`'s process: account for each stored two-player
     game not yet accounted for, one at a time, until ``stop`` (an Event) is set.
 
     It never speaks: Ctrl-C is for the tournament (which then stops this process), and a
     game it cannot account for, or a failing model, ends it quietly; the accounting after
     play meets the same problem and reports it. It dies with the process ``parent`` that
-    started it, however that ends (SIGKILL included). Of ``share`` = (i, n) it takes the
-    games whose row number leaves i when divided by n (n processes share the games)."""
+    started it, however that ends (SIGKILL included)."""
     die_with_parent(signal.SIGKILL)
     if os.getppid() != parent:  # it ended before the line above
         return
@@ -228,15 +217,10 @@ def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any,
     with contextlib.suppress(OSError, AttributeError):
         os.nice(niceness)
     with contextlib.suppress(Exception):
-        _account_stored_games(db, tournament, LuckSource(spec), stop, share)
+        _account_stored_games(db, tournament, LuckSource(spec), stop)
 
 
-Share = tuple[int, int]
-"""(i, n): the games whose row number leaves i when divided by n."""
-
-
-def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: Any,
-                          share: Share) -> None:
+def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: Any) -> None:
     with Store(db) as store:
         while not store.db.execute(f"SELECT 1 FROM games WHERE {_TWO_SEATS} LIMIT 1",
                                    (tournament,)).fetchone():
@@ -246,7 +230,7 @@ def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: An
         if model is None:
             return
         while not stop.is_set():
-            waiting = _waiting(store, tournament, model.name, CHUNK, share=share)
+            waiting = _waiting(store, tournament, model.name, CHUNK)
             if not waiting:
                 stop.wait(WAIT)
             for key, text in store.records(tournament, waiting):
@@ -267,14 +251,14 @@ _TWO_SEATS = "tournament_id = ? AND json_array_length(seats) = 2"
 
 
 def _waiting(store: Store, tournament: int, model: str, limit: int, *,
-             newest: bool = False, share: Share = (0, 1)) -> list[str]:
+             newest: bool = False) -> list[str]:
     """Keys of stored two-player games not yet accounted for under ``model``, the oldest
-    (or the newest) first, of the ``share`` of them."""
+    (or the newest) first."""
     rows = store.db.execute(
-        f"SELECT key FROM games g WHERE {_TWO_SEATS} AND g.id % ? = ? AND NOT EXISTS"
-        " (SELECT 1 FROM luck l WHERE l.tournament_id = g.tournament_id AND l.key = g.key"
-        f" AND l.model = ?) ORDER BY g.id {'DESC' if newest else 'ASC'} LIMIT ?",
-        (tournament, share[1], share[0], model, limit)).fetchall()
+        f"SELECT key FROM games g WHERE {_TWO_SEATS} AND NOT EXISTS (SELECT 1 FROM luck l"
+        " WHERE l.tournament_id = g.tournament_id AND l.key = g.key AND l.model = ?)"
+        f" ORDER BY g.id {'DESC' if newest else 'ASC'} LIMIT ?",
+        (tournament, model, limit)).fetchall()
     return [key for (key,) in rows]
 
 
