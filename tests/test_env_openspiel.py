@@ -402,3 +402,52 @@ def test_shimmy_given_the_game_object_reloads_it_by_name_and_loses_its_parameter
     default = shimmy.OpenSpielCompatibilityV0(env=load("seasons"))
     default.reset(seed=1)
     assert default.game_state.get_game().num_players() == 2
+
+
+_CHECK_IN_A_NEW_PROCESS = """
+import pickle, sys
+from arena.env.actions import action_index
+from arena.env.openspiel import load
+game, params, actions, snapshots = pickle.load(sys.stdin.buffer)
+spiel = load(game, params)
+fresh = action_index(game, spiel.arena_options)
+table = {id(action): i for i, action in enumerate(fresh.decisions)}
+wrong = []
+for start, data in snapshots:
+    state = pickle.loads(data)
+    index = state.spiel_game.index
+    if index.by_identity != table:
+        wrong.append(f"state at {start}: identity table")
+    reference = spiel.new_initial_state()
+    for action in actions[:start]:
+        reference.apply_action(action)
+    for step in range(start, len(actions)):
+        legal = reference.arena.legal_actions()
+        if (index.ids_of(legal) != fresh.ids_of(legal) or state.history() != reference.history()
+                or (not reference.is_chance_node()
+                    and state.legal_actions() != reference.legal_actions())):
+            wrong.append(f"state from {start}: step {step}")
+        reference.apply_action(actions[step])
+        state.apply_action(actions[step])
+print(wrong)
+"""
+
+
+@pytest.mark.parametrize("game, params", PICKLE_CONFIGS)
+def test_states_unpickled_in_a_new_process_give_the_fresh_ids(game, params):
+    import pickle
+    import subprocess
+    import sys
+
+    state, rng = load(game, params).new_initial_state(), random.Random(4)
+    actions, snapshots = [], []
+    while not state.is_terminal():
+        if len(actions) in (0, 9, 26, 51):
+            snapshots.append((len(actions), pickle.dumps(state)))
+        actions.append(_random_action(state, rng))
+        state.apply_action(actions[-1])
+    assert len(snapshots) == 4
+    payload = pickle.dumps((game, params, actions, snapshots))
+    out = subprocess.run([sys.executable, "-c", _CHECK_IN_A_NEW_PROCESS], input=payload,
+                         capture_output=True, check=True).stdout
+    assert out.decode().strip() == "[]"

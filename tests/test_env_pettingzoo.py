@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-from arena.env.actions import ByIdentity, action_index, seasons_index, sonnentau_index
+from arena.env.actions import ActionIndex, ByIdentity, action_index, seasons_index, sonnentau_index
 from arena.games import find_game
 from arena.games.base import IllegalActionError
 from arena.games.seasons.rules import PLACE, REROLL, SeasonsState
@@ -318,3 +318,60 @@ def test_an_environment_pickled_at_every_step_plays_on_identically(game, options
         steps += 1
     assert steps > 50 and env.history == reference.history and not env.agents
     assert env.rewards == reference.rewards and env.infos == reference.infos
+
+
+_CHECK_IN_A_NEW_PROCESS = """
+import pickle, sys
+from arena.env import make_env
+from arena.env.actions import action_index
+game, options, seed, actions, index, direct, snapshots = pickle.load(sys.stdin.buffer)
+fresh = action_index(game, make_env(game, **options).options)
+table = {id(action): i for i, action in enumerate(fresh.decisions)}
+wrong = [] if index.by_identity == table else ["index: identity table"]
+if direct.by_identity != {id(action): i for i, action in enumerate(direct.decisions)}:
+    wrong.append("directly built index: identity table")
+for start, data in snapshots:
+    env = pickle.loads(data)
+    if env.index.by_identity != table:
+        wrong.append(f"env at {start}: identity table")
+    reference = make_env(game, **options)
+    reference.reset(seed=seed)
+    for action in actions[:start]:
+        reference.step(action)
+    for step in range(start, len(actions)):
+        legal = reference.arena_state.legal_actions()
+        expected = fresh.ids_of(legal)
+        mask = reference.observe(reference.agent_selection)["action_mask"]
+        if (index.ids_of(legal) != expected or env.index.ids_of(legal) != expected
+                or direct.ids_of(legal) != expected
+                or not (env.observe(env.agent_selection)["action_mask"] == mask).all()):
+            wrong.append(f"env from {start}: step {step}")
+        reference.step(actions[step])
+        env.step(actions[step])
+print(wrong)
+"""
+
+
+@pytest.mark.parametrize("game, options", [("seasons", {}),
+                                           ("sonnentau", {"seats": 3, "dice": "miwin"})])
+def test_an_index_and_an_environment_unpickled_in_a_new_process_give_the_fresh_ids(game,
+                                                                                  options):
+    import pickle
+
+    env, rng, seed = make_env(game, **options), random.Random(4), 5
+    env.reset(seed=seed)
+    actions, snapshots = [], []
+    while env.agents:
+        if len(actions) in (0, 9, 26, 51):
+            snapshots.append((len(actions), pickle.dumps(env)))
+        observation, _, terminated, truncated, _ = env.last()
+        ids = observation["action_mask"].nonzero()[0]
+        action = None if terminated or truncated else int(ids[rng.randrange(len(ids))])
+        env.step(action)
+        actions.append(action)
+    assert len(snapshots) == 4
+    direct = ActionIndex(game, env.index.decisions, env.index.rolls)
+    payload = pickle.dumps((game, options, seed, actions, env.index, direct, snapshots))
+    out = subprocess.run([sys.executable, "-c", _CHECK_IN_A_NEW_PROCESS], input=payload,
+                         capture_output=True, check=True).stdout
+    assert out.decode().strip() == "[]"

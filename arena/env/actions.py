@@ -83,6 +83,9 @@ class ActionIndex:
     by_name: Mapping[str, int] = field(init=False, repr=False)
     """Ids by canonical string, for equal actions that are not the index's own objects
     (parsed from text, say)."""
+    made_by: tuple[Callable[..., ActionIndex], tuple[str, ...]] | None = field(
+        init=False, default=None, repr=False)
+    """The factory and arguments that made this index (``None``: built directly)."""
 
     def __post_init__(self) -> None:
         ids = {action: i for i, action in enumerate(self.decisions)}
@@ -94,6 +97,13 @@ class ActionIndex:
         object.__setattr__(self, "by_name", {str(a): i for i, a in enumerate(self.decisions)})
         object.__setattr__(self, "roll_ids", {v: base + k for k, v in enumerate(self.rolls)})
         object.__setattr__(self, "roll_actions", tuple(map(dice_action, self.rolls)))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the call that makes it, so that an unpickled index is made in the
+        loading process, its :attr:`by_identity` keyed by that process's objects."""
+        if self.made_by is not None:
+            return self.made_by
+        return type(self), (self.game, self.decisions, self.rolls)
 
     @property
     def n_decisions(self) -> int:
@@ -156,7 +166,12 @@ class ActionIndex:
 def seasons_index() -> ActionIndex:
     """Seasons of the Sun: 8 re-roll choices, 11 placements, 216 rolls."""
     rolls = tuple(itertools.product(DIE_FACES, repeat=N_DICE))
-    return ActionIndex("seasons", (*ALL_REROLLS, *PLACES), rolls)
+    return _made_by(ActionIndex("seasons", (*ALL_REROLLS, *PLACES), rolls), seasons_index)
+
+
+def _made_by(index: ActionIndex, factory: Callable[..., ActionIndex], *args: str) -> ActionIndex:
+    object.__setattr__(index, "made_by", (factory, args))
+    return index
 
 
 def sonnentau_decisions(board: Board, slots: int = SONNENTAU_SLOTS) -> tuple[Action, ...]:
@@ -196,7 +211,8 @@ def _entries(board: Board, slot: int, piece: int) -> list[Action]:
 def sonnentau_index(board: str = "", dice: str = "standard") -> ActionIndex:
     """Sonnentau on the board file ``board`` ("" for the default board) with ``dice``."""
     rolls = tuple(itertools.product(*DICE_VARIANTS[dice]))
-    return ActionIndex("sonnentau", sonnentau_decisions(board_for_option(board)), rolls)
+    index = ActionIndex("sonnentau", sonnentau_decisions(board_for_option(board)), rolls)
+    return _made_by(index, sonnentau_index, board, dice)
 
 
 def action_index(game: str, options: Mapping[str, Any] | None = None) -> ActionIndex:
