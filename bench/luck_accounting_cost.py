@@ -6,11 +6,15 @@ does, with its workers and the accounting while playing
 the report does (:func:`~arena.results.luck_book.tournament_luck`, the tournament's
 worker count), and prints:
 
-* play: the seconds the games took (wall clock);
+* play: the seconds the games took (wall clock), with the accounting while playing, and
+  once more without any accounting (a second scratch database, played first);
 * accounting: the seconds the user waits for it after the games, how many games were
   accounted for while playing, and the ratio to play (goal ≤ 0.25); as ``arena run``
   does it, on two workers or fewer beside the accounting while playing
   (:func:`~arena.results.luck_book.account_alongside`), else in a pool;
+* the whole cost: the seconds the run takes with its accounting, while and after play,
+  beyond playing alone, against playing alone (the accounting while playing takes CPU
+  time the games would not use, but on a small machine it still delays them);
 * after play only: the same accounting again with nothing done while playing (what a
   report of an already played tournament costs), and its ratio to play;
 * the work: the CPU seconds of accounting every game in this process, per game, and
@@ -20,9 +24,9 @@ worker count), and prints:
 The machine's load (1-minute average) is printed before and after: on a shared machine
 every figure varies with it, and the accounting while playing takes only idle CPU time.
 
-Run from the repository root (about 2 minutes on a quiet 2-core machine)::
+Run from the repository root (about a minute and a half on a quiet 2-core machine)::
 
-    nice -n 15 .venv/bin/python bench/luck_accounting_cost.py [--only demo|sonnentau]
+    .venv/bin/python bench/luck_accounting_cost.py [--only demo|sonnentau]
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ GOAL = 0.25
 @dataclass(frozen=True)
 class Cost:
     games: int
+    play_alone: float
     play: float
     after_play: float
     while_playing: int
@@ -66,6 +71,11 @@ class Cost:
 
 
 def measure(path: Path, folder: Path) -> Cost:
+    alone = load_config(path, db=str(folder / "alone.db"), output=str(folder / "alone"))
+    with Store(alone.db) as store:
+        started = time.perf_counter()
+        run_tournament(alone, store, Progress())
+        play_alone = time.perf_counter() - started
     config = load_config(path, db=str(folder / "arena.db"), output=str(folder / "out"))
     with Store(config.db) as store:
         accountant: list[LuckWhilePlaying] = []
@@ -88,7 +98,8 @@ def measure(path: Path, folder: Path) -> Cost:
         store.db.execute("DELETE FROM luck")
         after_play_only = _account(store, report.tournament_id, keys, config)
         cpu = _cpu(store, report.tournament_id, keys)
-    return Cost(len(keys), play, after_play, while_playing, after_play_only, cpu, play_cpu)
+    return Cost(len(keys), play_alone, play, after_play, while_playing, after_play_only, cpu,
+                play_cpu)
 
 
 def _used_cpu() -> float:
@@ -129,10 +140,13 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             cost = measure(path, Path(folder))
         print(f"{name} ({path.relative_to(ROOT)}): {cost.games} games")
-        print(f"  play {cost.play:.1f} s")
+        print(f"  play {cost.play:.1f} s ({cost.play_alone:.1f} s without accounting)")
         print(f"  accounting after play {cost.after_play:.1f} s ({cost.while_playing} of "
               f"{cost.games} games accounted for while playing): "
               f"ratio {cost.after_play / cost.play:.2f} (goal <= {GOAL})")
+        whole = cost.play + cost.after_play - cost.play_alone
+        print(f"  whole cost: {whole:.1f} s beyond playing alone: ratio "
+              f"{whole / cost.play_alone:.2f}")
         print(f"  accounting after play only {cost.after_play_only:.1f} s: ratio "
               f"{cost.after_play_only / cost.play:.2f}")
         print(f"  work: accounting {cost.cpu:.1f} CPU s in one process "
