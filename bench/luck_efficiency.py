@@ -38,7 +38,7 @@ Run from the repository root (about 15 minutes with 2 workers at 400 sets;
 ``--keep FILE.npz`` keeps the played sets and reuses them)::
 
     .venv/bin/python bench/luck_efficiency.py [--pairs 400] [--workers 2] [--seed 18]
-        [--keep sets.npz]
+        [--games seasons|sonnentau] [--only 'label text'] [--keep sets.npz]
 """
 
 from __future__ import annotations
@@ -369,6 +369,8 @@ def main() -> None:
     parser.add_argument("--sprt-cap", type=int, default=5_000, help="sets per test at most")
     parser.add_argument("--games", nargs="+", default=["seasons", "sonnentau"],
                         choices=["seasons", "sonnentau"])
+    parser.add_argument("--only", metavar="TEXT",
+                        help="only the pairings whose label has TEXT (e.g. 'without expectimax')")
     parser.add_argument("--keep", type=Path, metavar="FILE.npz",
                         help="keep the played sets in this file, and reuse them from it")
     args = parser.parse_args()
@@ -388,7 +390,7 @@ def main() -> None:
             tasks = [(game, args.seed * 1_000_003 + i, options) for i in range(args.random_games)]
             report_random_luck(game, pool.map(random_luck, tasks, chunksize=8))
         for index, pairing in enumerate(PAIRINGS):
-            if pairing.game not in args.games:
+            if pairing.game not in args.games or (args.only and args.only not in pairing.label):
                 continue
             if model_for(pairing.game, dict(pairing.options)) is None:
                 print(f"\n{pairing.game}: {pairing.label}: no value model; skipped")
