@@ -22,7 +22,8 @@ worker count), and prints:
   that depends less on the machine's load than the wall-clock ones.
 
 The machine's load (1-minute average) is printed before and after: on a shared machine
-every figure varies with it, and the accounting while playing takes only idle CPU time.
+every figure varies with it, and the accounting while playing takes CPU time the games
+leave idle.
 
 Run from the repository root (about a minute and a half on a quiet 2-core machine)::
 

@@ -139,10 +139,7 @@ class _SonnentauParts:
 
     def of(self, state: SonnentauState, seat: int) -> list[Any]:
         """The parts of ``state``'s vector as seen from ``seat``, in order."""
-        pieces, place = state.pieces, self.place.__getitem__
-        parts: list[Any] = []
-        for other in self.order[seat]:
-            parts += map(place, pieces[other])
+        parts: list[Any] = list(map(self.place.__getitem__, self.places(state, seat)))
         parts += self.tail(state, seat)
         return parts
 

@@ -79,9 +79,9 @@ TIE = 1e-9
 """Moves whose scores differ by less are equally good: the first in the board's order is
 played (rounding does not choose)."""
 CONTEXTS_KEPT = 64
+"""Positions whose per-roll work is kept between calls (a game's last few chance nodes)."""
 SEATS_KEPT = 100_000
 """Seats' pieces whose race and counts are kept (a few megabytes)."""
-"""Positions whose per-roll work is kept between calls (a game's last few chance nodes)."""
 
 Places = tuple[tuple[int, ...], ...]
 """Piece places per seat, each sorted: a field index, ``start`` (= the board's field
@@ -386,51 +386,29 @@ class RollPlayer:
         return context
 
     def _best_step(self, places: Places, v: int) -> tuple[float, Places] | None:
-        t, me, cost, exposed = self.t, self.mover, self.t.cost, self.exposed
-        occupant, others, races, total, home, costs, sums, movers = self._context(places)
-        scale = 1.0 / (self.seats - 1)
-        base = total * scale
+        context = self._context(places)
+        occupant, others, _, total, home, costs, sums, movers = context
+        base = total * (1.0 / (self.seats - 1))
         need = PIECES_TO_WIN - home
-        goal, hops = t.goal, t.hops
+        goal, hops, exposed = self.t.goal, self.t.hops, self.exposed
         count = len(costs) - 1
         best: tuple[float, int, int, int] | None = None
         for origin, own, at in movers:
             # the race of the other pieces once one of exposed cost c joins them: their
             # best ``need`` count fully, the others by SPARE (as _race counts them)
             spread = sums[-1] - own
-            m = min(need, count)
-            kept = sums[m] if m <= at else sums[m + 1] - own
-            m = min(need - 1, count)
-            kept_less = sums[m] if m <= at else sums[m + 1] - own
+            kept = _sum_without(sums, at, own, min(need, count))
+            kept_less = _sum_without(sums, at, own, min(need - 1, count))
             bar = WIN if need > count else costs[need - 1] if need - 1 < at else costs[need]
             for dest, passed in hops[origin][v]:
                 if passed & others:
                     continue
-                hit, target = occupant.get(dest, -1), -1
-                if hit == -1 and dest != goal:
+                if dest != goal and dest not in occupant:
                     c = exposed[dest]
                     part = kept_less + c if c < bar else kept
-                    score = base - part - SPARE * (spread + c - part)
-                    if best is None or score > best[0] + TIE:
-                        best = (score, origin, dest, target)
-                    continue
-                rest = costs[:at] + costs[at + 1:]
-                if dest == goal:
-                    score = base - _race(rest, home + 1) if need > 1 else WIN
-                elif hit == me:
-                    target = _first_free(t.own_order[dest], occupant, origin, t.n)
-                    if target == HOME:
-                        score = WIN if need <= 1 \
-                            else base - _race([*rest, exposed[dest]], home + 1)
-                    else:
-                        score = base - _race([*rest, exposed[dest], exposed[target]], home)
+                    score, target = base - part - SPARE * (spread + c - part), -1
                 else:
-                    target = _first_free(t.other_order[dest], occupant, origin, t.n)
-                    theirs = places[hit]
-                    hurt = _race([cost[target if f == dest else f] for f in theirs if f != HOME],
-                                 theirs.count(HOME))
-                    score = (total + hurt - races[hit]) * scale - _race([*rest, exposed[dest]],
-                                                                        home)
+                    score, target = self._score_otherwise(places, context, origin, at, dest)
                 if best is None or score > best[0] + TIE:
                     best = (score, origin, dest, target)
                     if score == WIN:
@@ -439,6 +417,31 @@ class RollPlayer:
             return None
         score, origin, dest, target = best
         return score, self._move(places, occupant, origin, dest, target)
+
+    def _score_otherwise(self, places: Places, context: Context, origin: int, at: int,
+                         dest: int) -> tuple[float, int]:
+        """:meth:`_best_step`'s score of a move into the goal or onto a piece, and where the
+        hit piece goes (-1: none)."""
+        t, me, exposed = self.t, self.mover, self.exposed
+        occupant, _, races, total, home, costs, _, _ = context
+        scale = 1.0 / (self.seats - 1)
+        rest = costs[:at] + costs[at + 1:]
+        if dest == t.goal:
+            return (total * scale - _race(rest, home + 1) if home + 1 < PIECES_TO_WIN
+                    else WIN), -1
+        hit = occupant[dest]
+        if hit == me:
+            target = _first_free(t.own_order[dest], occupant, origin, t.n)
+            if target == HOME:
+                return (WIN if home + 1 >= PIECES_TO_WIN
+                        else total * scale - _race([*rest, exposed[dest]], home + 1)), target
+            return total * scale - _race([*rest, exposed[dest], exposed[target]], home), target
+        target = _first_free(t.other_order[dest], occupant, origin, t.n)
+        theirs = places[hit]
+        hurt = _race([t.cost[target if f == dest else f] for f in theirs if f != HOME],
+                     theirs.count(HOME))
+        return ((total + hurt - races[hit]) * scale - _race([*rest, exposed[dest]], home),
+                target)
 
     def _move(self, places: Places, occupant: dict[int, int], origin: int, dest: int,
               target: int) -> Places:
@@ -458,6 +461,12 @@ def _replaced(own: tuple[int, ...], old: int, new: int) -> tuple[int, ...]:
     pieces.remove(old)
     bisect.insort(pieces, new)
     return tuple(pieces)
+
+
+def _sum_without(sums: list[float], at: int, cost: float, m: int) -> float:
+    """The sum of the ``m`` smallest of sorted costs (``sums`` their running sums) once
+    ``cost``, the one at ``at``, is taken out."""
+    return sums[m] if m <= at else sums[m + 1] - cost
 
 
 def _race(costs: list[float], home: int) -> float:
