@@ -2,6 +2,7 @@
 
 import multiprocessing
 import os
+import signal
 import time
 
 import pytest
@@ -63,6 +64,20 @@ def test_leaving_early_stops_busy_workers_at_once():
             pass
     assert time.monotonic() - started < 10
     assert multiprocessing.active_children() == []
+
+
+def test_a_sigterm_while_the_worker_finalizes_does_not_cut_the_cleanup_short(tmp_path):
+    # A Ctrl-C's stop sends the worker None, then SIGTERM if it is still busy: that
+    # SIGTERM can land in the finalizer, which closes the bots and deletes their folders.
+    def finalize():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.05)
+        (tmp_path / str(os.getpid())).write_text("closed")
+
+    results = list(run_unordered(abs, range(4), 2, initializer=remember, initargs=(0,),
+                                 finalizer=finalize))
+    assert sorted(results) == [0, 1, 2, 3]
+    assert len(list(tmp_path.iterdir())) == 2
 
 
 def _with_deadline(results, seconds):

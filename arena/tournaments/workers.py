@@ -260,6 +260,9 @@ def _serve(connection: Connection, parent_ends: list[Connection], parent: int, s
             _beacon.busy()
             connection.send(reply)
     finally:
+        # Whether told to stop or terminated, the worker is on its way out: a SIGTERM
+        # now (a Ctrl-C's, or the parent's death) must not cut its bots' cleanup short.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         finalizer()
 
 
