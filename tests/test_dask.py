@@ -1,5 +1,6 @@
 """The Dask executor gives exactly the results of the local one."""
 
+import collections
 import json
 
 import pytest
@@ -63,6 +64,52 @@ def test_a_dask_task_carries_about_a_second_of_games():
     assert quick.games_per_task() == MAX_GAMES_PER_TASK
 
 
+class _Running:
+    """Dask's ``as_completed`` as ``_results`` uses it, the tasks finishing in the order sent."""
+
+    def __init__(self):
+        self.queue = collections.deque()
+
+    def add(self, future):
+        self.queue.append(future)
+
+    def is_empty(self):
+        return not self.queue
+
+    def __next__(self):
+        return self.queue.popleft()
+
+
+@pytest.mark.parametrize("durations", [0.5, 0.01])  # a game a task; many games a task
+def test_dask_tasks_give_each_worker_one_game_of_each_set(durations):
+    from types import SimpleNamespace
+
+    from arena.tournaments.dask_executor import _results
+    from arena.tournaments.tasks import GameResult
+
+    played = collections.defaultdict(list)
+
+    class Future:
+        def __init__(self, games):
+            self.games = games
+
+        def result(self):
+            return [GameResult(None, None, durations)] * len(self.games)
+
+    def submit(games, worker):
+        played[worker] += [game.seed for game in games]
+        return Future(games)
+
+    client = SimpleNamespace(nthreads=lambda: {"a": 1, "b": 1})
+    # A round-robin's order: the two seat orders of a set one after the other.
+    tasks = [SimpleNamespace(seed=seed, key=f"{seed}-o{order}")
+             for seed in range(40) for order in (0, 1)]
+    results = list(_results(client, _Running(), iter(tasks), submit, set()))
+    assert len(results) == 80
+    assert sorted(played["a"] + played["b"]) == sorted(task.seed for task in tasks)
+    assert len(set(played["a"])) == len(played["a"]) and set(played["a"]) == set(played["b"])
+
+
 def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, root, monkeypatch):
     from click.testing import CliRunner
 
@@ -120,7 +167,7 @@ def test_on_dask_no_instance_plays_two_games_of_a_set(tmp_path, root, monkeypatc
     check_log(log, games)
 
 
-def test_on_dask_a_worker_gets_one_game_of_each_set_so_each_bot_starts_once_a_worker(
+def test_on_dask_a_worker_gets_one_game_of_each_set_so_bots_start_about_once_a_worker(
         tmp_path, root, monkeypatch, cluster):
     from test_instances import check_log, spy_entries
 
@@ -144,5 +191,9 @@ def test_on_dask_a_worker_gets_one_game_of_each_set_so_each_bot_starts_once_a_wo
         start = json.loads(line)
         instances.setdefault(bot_of[start["seed"]], set()).add(start["instance"])
     assert sorted(instances) == [0, 1, 2]
-    assert {bot: len(started) for bot, started in instances.items()} == dict.fromkeys(
-        instances, 2), "two workers: each bot should start once on each"
+    # On a quiet machine each bot starts once on each of the two workers. A worker with
+    # nothing to do takes a game on dice it has had rather than wait, and Dask may move
+    # a task to the other worker: each costs one more start (the spreading itself is
+    # checked exactly above, without the timing of a cluster).
+    starts = {bot: len(started) for bot, started in instances.items()}
+    assert all(2 <= count <= 4 for count in starts.values()), starts
