@@ -48,6 +48,7 @@ from arena.bots.loading import split_spec
 from arena.bots.names import identity_problem, shown
 from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import Observation, Outcome
+from arena.interrupts import release_in_child, signals_held_while_forking
 from arena.referee.protocol import STDERR_MARK, PlayerFailure, PlayerInfo, printable
 from arena.referee.record import CRASH, TIMEOUT
 
@@ -133,6 +134,7 @@ def child_setup(limits: Limits, parent: int) -> None:
     die_with_parent(signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before the line above: no signal comes
         os._exit(124)
+    release_in_child()
 
 
 class ProcessPlayer:
@@ -217,10 +219,11 @@ class ProcessPlayer:
             if key in os.environ:
                 env[key] = os.environ[key]
         parent = os.getpid()
-        return subprocess.Popen(
-            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-            cwd=folder, env=env, start_new_session=True,
-            preexec_fn=lambda: child_setup(self.limits, parent))
+        with signals_held_while_forking():
+            return subprocess.Popen(
+                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                cwd=folder, env=env, start_new_session=True,
+                preexec_fn=lambda: child_setup(self.limits, parent))
 
     @property
     def cpu_pid(self) -> int | None:

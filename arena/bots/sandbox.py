@@ -62,6 +62,7 @@ from arena.bots.process import (
 )
 from arena.games import find_game
 from arena.games.base import ArenaError
+from arena.interrupts import signals_held_while_forking
 from arena.referee.protocol import PlayerInfo
 
 BWRAP = "bwrap"
@@ -241,10 +242,12 @@ class SandboxLaunch:
         passed = (info_write,) if seccomp is None else (info_write, seccomp)
         parent = os.getpid()
         try:  # the memory group's fd is open in the child until its exec, and no longer
-            process = subprocess.Popen(
-                self.argv(staged, info_write, seccomp), stdin=stdin, stdout=stdout,
-                stderr=stderr, cwd="/", env={"PATH": SANDBOX_PATH}, start_new_session=True,
-                pass_fds=passed, preexec_fn=lambda: self.preexec(staged, parent))
+            with signals_held_while_forking():
+                process = subprocess.Popen(
+                    self.argv(staged, info_write, seccomp), stdin=stdin, stdout=stdout,
+                    stderr=stderr, cwd="/", env={"PATH": SANDBOX_PATH},
+                    start_new_session=True, pass_fds=passed,
+                    preexec_fn=lambda: self.preexec(staged, parent))
         except BaseException:
             os.close(info_read)
             raise

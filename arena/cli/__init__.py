@@ -10,7 +10,7 @@ bars) when they run, so that ``arena --help`` and quick commands start fast.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -30,6 +30,8 @@ class ArenaGroup(click.Group):
             if not output_gone():
                 raise
             reader_left()
+        except KeyboardInterrupt:
+            interrupted()
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -38,6 +40,14 @@ class ArenaGroup(click.Group):
             if not output_gone():  # a connection that broke: an error like any other
                 raise click.ClickException(str(exc)) from None
             reader_left()
+        except KeyboardInterrupt:  # before a command's own answer to Ctrl-C, or it has none
+            interrupted()
+
+
+def interrupted() -> NoReturn:
+    """A Ctrl-C that no command answered: one line, and the status of a SIGINT."""
+    sys.stderr.write("\ninterrupted\n")
+    raise SystemExit(130)
 
 
 @click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shlex
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -124,8 +125,16 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
                            "run the same command again to resume", err=True)
                 raise SystemExit(130) from None
             bar.close()
-            _finish(bar.run.config if bar.run else config, store, report, luck=luck,
-                    progress=progress, accountant=accountant)
+            finished = bar.run.config if bar.run else config
+            try:
+                _finish(finished, store, report, luck=luck, progress=progress,
+                        accountant=accountant)
+            except KeyboardInterrupt:
+                echo(f"\ninterrupted: all {report.total} games are kept in {config.db}; "
+                     f"arena report {shlex.quote(finished.name)} --db {shlex.quote(config.db)} "
+                     "writes the report",
+                     err=True)
+                raise SystemExit(130) from None
     finally:
         accountant.stop()
         close_logging()

@@ -24,6 +24,7 @@ from typing import Any
 
 from arena.bots.strays import die_with_parent
 from arena.games.base import ArenaError
+from arena.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.referee.record import GameRecord
 from arena.results.luck import LuckError, ValueModel, account
 from arena.results.store import Store
@@ -155,7 +156,8 @@ class LuckWhilePlaying:
             daemon=True)
 
     def start(self) -> LuckWhilePlaying:
-        self._process.start()
+        with children_deaf_to_ctrl_c():
+            self._process.start()
         return self
 
     def ending(self) -> None:
@@ -210,10 +212,10 @@ def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any,
     game it cannot account for, or a failing model, ends it quietly; the accounting after
     play meets the same problem and reports it. It dies with the process ``parent`` that
     started it, however that ends (SIGKILL included)."""
+    deaf_to_ctrl_c()
     die_with_parent(signal.SIGKILL)
     if os.getppid() != parent:  # it ended before the line above
         return
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):
         os.nice(niceness)
     with contextlib.suppress(Exception):
@@ -301,10 +303,12 @@ def _in_pool(batches: Iterator[list[tuple[str, str]]], spec: str | None, game: s
     """The batches accounted for by ``count`` spawned processes, a few batches in flight
     at a time (the records are not all read into memory at once)."""
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=count, mp_context=context,
+                             initializer=deaf_to_ctrl_c) as pool:
         flight: deque[Future[dict[str, tuple[float, ...]]]] = deque()
         for batch in batches:
-            flight.append(pool.submit(account_texts, batch, spec, game, dict(options)))
+            with children_deaf_to_ctrl_c():  # a submit may start the pool's processes
+                flight.append(pool.submit(account_texts, batch, spec, game, dict(options)))
             if len(flight) >= 2 * count:
                 yield flight.popleft().result()
         while flight:

@@ -34,6 +34,7 @@ from typing import Any
 from starlette.applications import Starlette
 
 from arena.games.base import ArenaError
+from arena.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.referee.protocol import printable
 from arena.server.app import create_app
 from arena.server.config import ServeConfig
@@ -68,8 +69,8 @@ def run_one_ladder(path: str, lines: LadderLines | None = None, verbose: bool = 
     from arena.tournaments.ladder import LadderControl, run_ladder
     from arena.tournaments.ladder_config import load_ladder_config
 
+    deaf_to_ctrl_c()  # the server stops it, with SIGTERM
     die_with_parent(signal.SIGTERM)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops it, with SIGTERM
     control = LadderControl()
 
     def stop(number: int, frame: object) -> None:
@@ -155,7 +156,8 @@ class Ladders:
     def _start(self, ladder: LadderProcess) -> None:
         process = _SPAWN.Process(target=run_one_ladder, name=f"ladder {ladder.name}",
                                  args=(ladder.path, self.lines, self.verbose), daemon=False)
-        process.start()
+        with children_deaf_to_ctrl_c():
+            process.start()
         ladder.process, ladder.started = process, time.monotonic()
         ladder.why, ladder.state = "", "running"
         log.info("ladder %s runs in process %s", ladder.name, process.pid)

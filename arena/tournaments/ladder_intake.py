@@ -45,6 +45,7 @@ from arena.bots.process import Limits
 from arena.bots.strays import die_with_parent
 from arena.bots.validation import validate
 from arena.games.base import ArenaError
+from arena.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.results.ladder_book import (
     ACTIVE,
     ERROR,
@@ -192,7 +193,8 @@ class Validator:
                 self.current = submission.id
                 self.process = _SPAWN.Process(target=validate_submission, daemon=True, args=(
                     str(self.store.path), self.tid, submission.id, self.intake))
-                self.process.start()
+                with children_deaf_to_ctrl_c():
+                    self.process.start()
                 notes.append(f"submission {submission.id}: validating")
         return notes
 
@@ -235,8 +237,8 @@ _SPAWN = multiprocessing.get_context("spawn")
 def validate_submission(db: str, tournament: int, submission_id: int, intake: Intake) -> None:
     """In a process of its own: validate the submission and record the verdict — ``error``
     with its log, or ``validated`` with its registered revision."""
+    deaf_to_ctrl_c()  # the ladder decides when to stop it
     die_with_parent(signal.SIGKILL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the ladder decides when to stop it
     with Store(db) as store:
         book = LadderBook(store, tournament)
         _judge(book, intake, book.submission(submission_id))

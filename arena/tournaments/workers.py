@@ -28,6 +28,7 @@ import math
 import multiprocessing
 import os
 import signal
+import sys
 import time
 import traceback
 from collections import deque
@@ -40,6 +41,7 @@ from typing import Any, Generic, TypeVar
 from arena.bots.process import running_bots
 from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import ArenaError
+from arena.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 
 QUEUED_PER_WORKER = 2
 LOOKAHEAD_PER_WORKER = 16
@@ -226,7 +228,8 @@ class _Pool(Generic[T]):
         process = self.context.Process(target=_serve, daemon=True, args=(
             child_end, parent_ends, os.getpid(), slot, self.deadlines, self.seats,
             self.initializer, self.initargs, self.function, self.finalizer))
-        process.start()
+        with children_deaf_to_ctrl_c():
+            process.start()
         with contextlib.suppress(OSError):  # the worker does it too; whichever comes first
             os.setpgid(process.pid, process.pid)
         child_end.close()
@@ -240,6 +243,7 @@ def _serve(connection: Connection, parent_ends: list[Connection], parent: int, s
     # A worker whose parent dies, even by SIGKILL, must not live on with its bots:
     # the kernel sends it SIGTERM, which runs the finalizer on the way out, and
     # with the parent's pipe ends closed here a read sees the parent gone as EOF.
+    deaf_to_ctrl_c()  # the parent stops it; it leaves the terminal's process group below
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     die_with_parent(signal.SIGTERM)
     if os.getppid() != parent:
@@ -249,9 +253,10 @@ def _serve(connection: Connection, parent_ends: list[Connection], parent: int, s
         end.close()
     global _beacon
     _beacon = Beacon(deadlines, seats, slot)
+    sys.unraisablehook = _note_a_dropped_exit
     initializer(*initargs)
     try:
-        while (task := _next_task(connection)) is not None:
+        while not _dropped_exit and (task := _next_task(connection)) is not None:
             _beacon.busy()
             try:
                 reply: tuple[str, Any] = ("ok", function(task))
@@ -272,6 +277,20 @@ def _next_task(connection: Connection) -> Any:
         return connection.recv()
     except EOFError:
         return None
+
+
+_dropped_exit = False
+"""Whether the exit on SIGTERM was raised where Python drops exceptions (a ``__del__``, a
+garbage collector's callback): the worker then ends after its task."""
+
+
+def _note_a_dropped_exit(unraisable: Any) -> None:
+    if unraisable.exc_type is SystemExit and getattr(unraisable.exc_value, "code", None) == (
+            128 + signal.SIGTERM):
+        global _dropped_exit
+        _dropped_exit = True
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def _exit_on_sigterm(signal_number: int, frame: Any) -> None:

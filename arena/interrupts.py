@@ -1,0 +1,67 @@
+"""Ctrl-C is answered once, by the process the user started.
+
+A Ctrl-C at a terminal sends SIGINT to every process of the foreground process
+group: ``arena`` and, unless they left the group, the processes it started. Those
+(game workers, the luck accounting, ladders, validations) are stopped by their
+parent, which says once what was kept; one that took the SIGINT itself would print
+a ``KeyboardInterrupt`` traceback, above all while it is still starting (a spawned
+process imports for a second before it can set a handler).
+
+So a child is started with SIGINT blocked (:func:`children_deaf_to_ctrl_c`: the
+signal mask is inherited through fork and exec, and a Ctrl-C meanwhile waits for
+the parent, which is not lost), and the child ignores it, then unblocks it, first
+thing (:func:`deaf_to_ctrl_c`).
+
+A fork that runs Python in the child (``subprocess.Popen`` with ``preexec_fn``, as
+bots are started) runs Python's fork hooks around it, where an exception that a
+signal handler raises (Ctrl-C's ``KeyboardInterrupt``, a worker's exit on SIGTERM)
+is printed as "Exception ignored" and dropped. Such a fork holds those signals
+(:func:`signals_held_while_forking`): they come once it is done. The child gets
+the default dispositions, unblocked, before its program starts
+(:func:`release_in_child`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Iterator
+
+_SIGINT = {signal.SIGINT}
+HELD_WHILE_FORKING = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+@contextlib.contextmanager
+def children_deaf_to_ctrl_c() -> Iterator[None]:
+    """Processes started within are born with SIGINT blocked (see the module docstring)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGINT)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def deaf_to_ctrl_c() -> None:
+    """In a child's main thread: ignore SIGINT (a Ctrl-C that came while it started is
+    dropped), then unblock it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGINT)
+
+
+@contextlib.contextmanager
+def signals_held_while_forking() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the processes started within have forked (see the
+    module docstring); their children must call :func:`release_in_child`."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_WHILE_FORKING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def release_in_child() -> None:
+    """In a child between fork and exec: SIGINT and SIGTERM as a new program expects them,
+    by default and unblocked (a parent's ignored Ctrl-C is not the child's)."""
+    for number in HELD_WHILE_FORKING:
+        signal.signal(number, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_WHILE_FORKING)
