@@ -7,9 +7,9 @@ parent, which says once what was kept; one that took the SIGINT itself would pri
 a ``KeyboardInterrupt`` traceback, above all while it is still starting (a spawned
 process imports for a second before it can set a handler).
 
-So a child is started with SIGINT blocked (:func:`children_deaf_to_ctrl_c`: the
-signal mask is inherited through fork and exec, and a Ctrl-C meanwhile waits for
-the parent, which is not lost), and the child ignores it, then unblocks it, first
+So a child is started with SIGINT blocked and ignored (:func:`children_deaf_to_ctrl_c`:
+both are inherited through fork and exec, and a Ctrl-C meanwhile waits for the
+parent, which is not lost), and the child ignores it, then unblocks it, first
 thing (:func:`deaf_to_ctrl_c`).
 
 A fork that runs Python in the child (``subprocess.Popen`` with ``preexec_fn``, as
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import threading
 from collections.abc import Iterator
 
 _SIGINT = {signal.SIGINT}
@@ -33,11 +34,23 @@ HELD_WHILE_FORKING = frozenset({signal.SIGINT, signal.SIGTERM})
 
 @contextlib.contextmanager
 def children_deaf_to_ctrl_c() -> Iterator[None]:
-    """Processes started within are born with SIGINT blocked (see the module docstring)."""
+    """Processes started within are born with SIGINT blocked and, when started from the
+    main thread, ignored (see the module docstring).
+
+    Ignored matters for a spawned child: Python then installs no handler of its own, and
+    a library may unblock SIGINT while the child still imports (multiprocessing's resource
+    tracker does). Blocked, a Ctrl-C meanwhile stays pending for this process (Linux
+    never drops a blocked signal as ignored), and comes to its own handler once that is
+    back."""
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGINT)
+    handler = None
+    if threading.current_thread() is threading.main_thread():
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 

@@ -17,7 +17,9 @@ from arena.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 
 
 def _wait_then_go_deaf(ready, go):
-    # Stands for a child still importing when the Ctrl-C comes: no handler of its own yet.
+    # Stands for a child still importing when the Ctrl-C comes: no handler of its own yet,
+    # and a library that unblocks SIGINT (multiprocessing's resource tracker does).
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     ready.set()
     go.wait(30)
     deaf_to_ctrl_c()
