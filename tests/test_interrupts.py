@@ -12,8 +12,8 @@ import time
 from click.testing import CliRunner
 from test_tournament import GREEDY, RANDOM
 
+from arena.bots.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.cli import cli
-from arena.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 
 
 def _wait_then_go_deaf(ready, go):
@@ -180,7 +180,7 @@ def test_a_bot_starts_with_sigint_and_sigterm_neither_blocked_nor_ignored(root, 
 
 
 def test_a_signal_during_a_bot_fork_comes_after_it():
-    from arena.interrupts import signals_held_while_forking
+    from arena.bots.interrupts import signals_held_while_forking
 
     caught = []
     previous = signal.signal(signal.SIGTERM, lambda number, frame: caught.append(number))

@@ -44,11 +44,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.bots.interrupts import release_in_child, signals_held_while_forking
 from arena.bots.loading import split_spec
 from arena.bots.names import identity_problem, shown
 from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import Observation, Outcome
-from arena.interrupts import release_in_child, signals_held_while_forking
 from arena.referee.protocol import STDERR_MARK, PlayerFailure, PlayerInfo, printable
 from arena.referee.record import CRASH, TIMEOUT
 

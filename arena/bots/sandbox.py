@@ -50,6 +50,7 @@ from arena.bots import syscall_filter
 from arena.bots.bundles import spec_at
 from arena.bots.cgroups import BotGroups, namespace_cpu_seconds, pid_namespace, signal_namespace
 from arena.bots.files import MAX_PROGRAM_BYTES, BotEntry, BotTree, read_bot, read_bot_file
+from arena.bots.interrupts import signals_held_while_forking
 from arena.bots.kernel import bind_mount, libc, unshare_mounts
 from arena.bots.loading import split_spec
 from arena.bots.process import (
@@ -62,7 +63,6 @@ from arena.bots.process import (
 )
 from arena.games import find_game
 from arena.games.base import ArenaError
-from arena.interrupts import signals_held_while_forking
 from arena.referee.protocol import PlayerInfo
 
 BWRAP = "bwrap"

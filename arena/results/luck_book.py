@@ -22,9 +22,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from arena.bots.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.bots.strays import die_with_parent
 from arena.games.base import ArenaError
-from arena.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.referee.record import GameRecord
 from arena.results.luck import LuckError, ValueModel, account
 from arena.results.store import Store

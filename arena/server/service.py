@@ -33,8 +33,8 @@ from typing import Any
 
 from starlette.applications import Starlette
 
+from arena.bots.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.games.base import ArenaError
-from arena.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.referee.protocol import printable
 from arena.server.app import create_app
 from arena.server.config import ServeConfig

@@ -40,12 +40,12 @@ from pathlib import Path
 from arena.bots.bundles import Bundle
 from arena.bots.files import read_bot_file, read_bot_folder
 from arena.bots.identity import BotEntry, entrant
+from arena.bots.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.bots.isolation import SANDBOX
 from arena.bots.process import Limits
 from arena.bots.strays import die_with_parent
 from arena.bots.validation import validate
 from arena.games.base import ArenaError
-from arena.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.results.ladder_book import (
     ACTIVE,
     ERROR,

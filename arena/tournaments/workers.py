@@ -38,10 +38,10 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, Generic, TypeVar
 
+from arena.bots.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.bots.process import running_bots
 from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import ArenaError
-from arena.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 
 QUEUED_PER_WORKER = 2
 LOOKAHEAD_PER_WORKER = 16
