@@ -216,3 +216,22 @@ def test_a_worker_whose_exit_on_sigterm_was_dropped_ends_after_its_task(tmp_path
     assert sorted(results) == list(range(6))
     assert len(list(tmp_path.iterdir())) == 2  # the terminated worker and its successor
     assert "Exception ignored" not in capfd.readouterr().err
+
+
+def test_a_ctrl_c_during_a_match_shows_the_games_finished_so_far(monkeypatch):
+    import arena.tournaments.matches as matches
+
+    played = matches.play_match
+
+    def cut_short(*args, **kwargs):
+        for index, result in enumerate(played(*args, **kwargs)):
+            if index == 3:
+                raise KeyboardInterrupt
+            yield result
+
+    monkeypatch.setattr(matches, "play_match", cut_short)
+    result = CliRunner().invoke(cli, ["play", "seasons", "greedy", "random", "--games", "10",
+                                      "--workers", "1", "--isolation", "none"])
+    assert result.exit_code == 130
+    assert "3 games of Seasons of the Sun, seed 0" in result.output
+    assert "greedy@1.0" in result.output and "interrupted after 3 of 10 games" in result.output

@@ -7,7 +7,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import click
 
@@ -198,11 +198,19 @@ def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
 
     summary = MatchSummary(bot_labels(players), len(players))
     progress = progress_bar(count) if bar else None
-    for order, record in results:
-        _save(out, record)
-        summary.add(order, record)
-        if progress is not None:
-            progress.update(1)
+    done = 0
+    try:
+        for order, record in results:
+            _save(out, record)
+            summary.add(order, record)
+            done += 1
+            if progress is not None:
+                progress.update(1)
+    except KeyboardInterrupt:
+        if not bar:  # a person's game: abandoned
+            raise
+        _close(results)
+        _interrupted(game, len(players), seed, count, done, summary, progress)
     if progress is not None:
         progress.close()
     _show_totals(game, len(players), seed, count, summary)
@@ -225,15 +233,40 @@ def show_summary_of_workers(game: Game, specs: Sequence[str], players: Sequence[
                                     seed, count, options, workers=workers or os.cpu_count() or 1,
                                     time_limit=time_limit)
     progress = progress_bar(count)
-    for index, order, record in results:
-        summary.add(order, record)
-        waiting[index] = record
-        while written in waiting:
-            _save(out, waiting.pop(written))
-            written += 1
-        progress.update(1)
+    done = 0
+    try:
+        for index, order, record in results:
+            summary.add(order, record)
+            done += 1
+            waiting[index] = record
+            while written in waiting:
+                _save(out, waiting.pop(written))
+                written += 1
+            progress.update(1)
+    except KeyboardInterrupt:
+        _close(results)  # the workers stop, and their bots with them
+        _interrupted(game, len(players), seed, count, done, summary, progress)
     progress.close()
     _show_totals(game, len(players), seed, count, summary)
+
+
+def _close(results: Iterator[Any]) -> None:
+    close = getattr(results, "close", None)
+    if close is not None:
+        close()
+
+
+def _interrupted(game: Game, seats: int, seed: int, count: int, done: int, summary: Any,
+                 progress: Any) -> NoReturn:
+    """Ctrl-C during a match: the totals of the games finished so far, as cutechess shows
+    them, and the status of a SIGINT."""
+    if progress is not None:
+        progress.close()
+    echo("", err=True)
+    if done:
+        _show_totals(game, seats, seed, done, summary)
+    echo(f"interrupted after {done} of {count} games", err=True)
+    raise SystemExit(130)
 
 
 def _show_totals(game: Game, seats: int, seed: int, count: int, summary: Any) -> None:
