@@ -10,7 +10,7 @@ import threading
 import time
 
 from click.testing import CliRunner
-from test_tournament import GREEDY, RANDOM
+from test_tournament import GREEDY, RANDOM, count_games
 
 from arena.bots.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.cli import cli
@@ -235,3 +235,23 @@ def test_a_ctrl_c_during_a_match_shows_the_games_finished_so_far(monkeypatch):
     assert result.exit_code == 130
     assert "3 games of Seasons of the Sun, seed 0" in result.output
     assert "greedy@1.0" in result.output and "interrupted after 3 of 10 games" in result.output
+
+
+def test_a_sigterm_to_a_run_is_answered_as_a_ctrl_c_with_its_own_status(tmp_path, root):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: termed\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
+                    "games_per_pairing: 300\nworkers: 2\n")
+    db = tmp_path / "t.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(path), "--no-progress", "--db", str(db),
+         "--output", str(tmp_path / "out")], cwd=root, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while count_games(db) < 50 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.terminate()  # a supervisor's stop, or timeout(1)
+    _out, err = process.communicate(timeout=30)
+    assert process.returncode == 143, err
+    assert err.strip().startswith("interrupted: ") and "run the same command again" in err
+    assert "Traceback" not in err and "leaked" not in err, err
+    assert 50 <= count_games(db) < 600

@@ -78,3 +78,28 @@ def release_in_child() -> None:
     for number in HELD_WHILE_FORKING:
         signal.signal(number, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_WHILE_FORKING)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM to the command the user started (a supervisor's stop, ``timeout``): answered
+    as a Ctrl-C is, with the same cleanup and message, and the status of a SIGTERM."""
+
+    exit_code = 128 + signal.SIGTERM
+
+
+def stop_on_sigterm() -> None:
+    """In the command's main thread: the first SIGTERM raises :class:`Terminated`; a second
+    one ends the process at once."""
+
+    def terminated(number: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, terminated)
+
+
+def interrupt_status(stop: BaseException) -> int:
+    """The exit status for a command stopped by ``stop``: 130 for a Ctrl-C, 143 for a
+    SIGTERM, or the status a person's abandoned game carries."""
+    status = getattr(stop, "exit_code", 130)
+    return status if isinstance(status, int) else 130

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
+from arena.bots.interrupts import interrupt_status, stop_on_sigterm
 from arena.cli import bots, export, ladder, play, results, run, serve
 from arena.cli.common import output_gone, reader_left
 
@@ -30,8 +31,8 @@ class ArenaGroup(click.Group):
             if not output_gone():
                 raise
             reader_left()
-        except KeyboardInterrupt:
-            interrupted()
+        except KeyboardInterrupt as stop:
+            interrupted(stop)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -40,14 +41,14 @@ class ArenaGroup(click.Group):
             if not output_gone():  # a connection that broke: an error like any other
                 raise click.ClickException(str(exc)) from None
             reader_left()
-        except KeyboardInterrupt:  # before a command's own answer to Ctrl-C, or it has none
-            interrupted()
+        except KeyboardInterrupt as stop:  # before a command's own answer, or it has none
+            interrupted(stop)
 
 
-def interrupted() -> NoReturn:
-    """A Ctrl-C that no command answered: one line, and the status of a SIGINT."""
+def interrupted(stop: KeyboardInterrupt) -> NoReturn:
+    """A Ctrl-C (or SIGTERM) that no command answered: one line, and the signal's status."""
     sys.stderr.write("\ninterrupted\n")
-    raise SystemExit(130)
+    raise SystemExit(interrupt_status(stop))
 
 
 @click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -65,6 +66,7 @@ for command in (play.games, play.play, play.board, run.run, results.ratings, res
 def main() -> None:
     """The ``arena`` command. Output still buffered at exit is written before Python's own
     last flush, so that a reader gone by then ends it quietly too."""
+    stop_on_sigterm()
     try:
         cli(prog_name="arena")
     except SystemExit as done:

@@ -13,6 +13,7 @@ import click
 
 from arena.bots.human import HUMAN_SPEC, GameAbandoned, HumanPlayer, Terminal
 from arena.bots.instances import InstancePool, stop_bot
+from arena.bots.interrupts import interrupt_status
 from arena.bots.isolation import ISOLATIONS, start_bot
 from arena.bots.loading import ENTRY_POINT_GROUP, BotNotFoundError
 from arena.bots.shipped import shipped_hint, shipped_spec
@@ -151,7 +152,7 @@ def _abandon(stop: KeyboardInterrupt) -> None:
     """A person stopped the game (Ctrl-C or the end of the input): one line, no traceback."""
     reason = stop.reason if isinstance(stop, GameAbandoned) else ""
     echo("\ngame abandoned" + (f": {reason}" if reason else ""), err=True)
-    raise SystemExit(stop.exit_code if isinstance(stop, GameAbandoned) else 130) from None
+    raise SystemExit(interrupt_status(stop)) from None
 
 
 def _save(out: IO[str] | None, record: GameRecord) -> None:
@@ -206,11 +207,11 @@ def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
             done += 1
             if progress is not None:
                 progress.update(1)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         if not bar:  # a person's game: abandoned
             raise
         _close(results)
-        _interrupted(game, len(players), seed, count, done, summary, progress)
+        _interrupted(game, len(players), seed, count, done, summary, progress, stop)
     if progress is not None:
         progress.close()
     _show_totals(game, len(players), seed, count, summary)
@@ -243,9 +244,9 @@ def show_summary_of_workers(game: Game, specs: Sequence[str], players: Sequence[
                 _save(out, waiting.pop(written))
                 written += 1
             progress.update(1)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         _close(results)  # the workers stop, and their bots with them
-        _interrupted(game, len(players), seed, count, done, summary, progress)
+        _interrupted(game, len(players), seed, count, done, summary, progress, stop)
     progress.close()
     _show_totals(game, len(players), seed, count, summary)
 
@@ -257,16 +258,16 @@ def _close(results: Iterator[Any]) -> None:
 
 
 def _interrupted(game: Game, seats: int, seed: int, count: int, done: int, summary: Any,
-                 progress: Any) -> NoReturn:
-    """Ctrl-C during a match: the totals of the games finished so far, as cutechess shows
-    them, and the status of a SIGINT."""
+                 progress: Any, stop: KeyboardInterrupt) -> NoReturn:
+    """Ctrl-C (or SIGTERM) during a match: the totals of the games finished so far, as
+    cutechess shows them, and the signal's status."""
     if progress is not None:
         progress.close()
     echo("", err=True)
     if done:
         _show_totals(game, seats, seed, done, summary)
     echo(f"interrupted after {done} of {count} games", err=True)
-    raise SystemExit(130)
+    raise SystemExit(interrupt_status(stop))
 
 
 def _show_totals(game: Game, seats: int, seed: int, count: int, summary: Any) -> None:

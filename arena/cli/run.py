@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from arena.bots.interrupts import interrupt_status
 from arena.cli.common import echo, reports_errors, terminal_width
 from arena.results.standings import legend_lines, table_lines, wrap
 from arena.results.store import Store
@@ -117,24 +118,24 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
         with Store(config.db) as store:
             try:
                 report = run_tournament(config, store, bar)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as stop:
                 bar.close()
                 name = bar.run.config.name if bar.run else config.name
                 done = store.finished_count(name)
                 echo(f"\ninterrupted: {done} finished games are kept in {config.db}; "
                            "run the same command again to resume", err=True)
-                raise SystemExit(130) from None
+                raise SystemExit(interrupt_status(stop)) from None
             bar.close()
             finished = bar.run.config if bar.run else config
             try:
                 _finish(finished, store, report, luck=luck, progress=progress,
                         accountant=accountant)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as stop:
                 echo(f"\ninterrupted: all {report.total} games are kept in {config.db}; "
                      f"arena report {shlex.quote(finished.name)} --db {shlex.quote(config.db)} "
                      "writes the report",
                      err=True)
-                raise SystemExit(130) from None
+                raise SystemExit(interrupt_status(stop)) from None
     finally:
         accountant.stop()
         close_logging()
