@@ -10,7 +10,7 @@ import threading
 import time
 
 from click.testing import CliRunner
-from test_tournament import GREEDY, RANDOM, count_games
+from test_tournament import GREEDY, RANDOM, count_games, long_run
 
 from arena.bots.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.cli import cli
@@ -49,17 +49,22 @@ def test_a_child_started_deaf_drops_a_ctrl_c_that_came_while_it_started():
         assert _start_child(context, deaf=False) != 0, method  # KeyboardInterrupt
 
 
-def test_the_parent_gets_a_ctrl_c_that_came_while_it_started_a_child():
+def _held_until_the_block_ends(number, holding):
+    """Whether signal ``number``, sent within ``holding``, comes only after it, and then."""
     caught = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
+    previous = signal.signal(number, lambda got, frame: caught.append(got))
     try:
-        with children_deaf_to_ctrl_c():
+        with holding():
             # To this thread: another thread of the process (pytest's) would take it at once.
-            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
-            assert caught == []
-        assert caught == [signal.SIGINT]
+            signal.pthread_kill(threading.get_ident(), number)
+            held = caught == []
+        return held and caught == [number]
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.signal(number, previous)
+
+
+def test_the_parent_gets_a_ctrl_c_that_came_while_it_started_a_child():
+    assert _held_until_the_block_ends(signal.SIGINT, children_deaf_to_ctrl_c)
 
 
 def _spawned_child(pid):
@@ -77,14 +82,7 @@ def _spawned_child(pid):
 
 
 def test_a_ctrl_c_to_the_whole_process_group_is_answered_once(tmp_path, root):
-    path = tmp_path / "t.yaml"
-    path.write_text(f"name: grouped\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
-                    "games_per_pairing: 300\nworkers: 2\n")
-    db = tmp_path / "g.db"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(path), "--no-progress", "--db", str(db),
-         "--output", str(tmp_path / "out")], cwd=root, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process, _db = long_run(tmp_path, root, "grouped", own_session=True)
     deadline = time.monotonic() + 60
     # The luck accounting's process, just spawned: it is still importing, with no handler.
     while _spawned_child(process.pid) is None and time.monotonic() < deadline:
@@ -182,15 +180,8 @@ def test_a_bot_starts_with_sigint_and_sigterm_neither_blocked_nor_ignored(root, 
 def test_a_signal_during_a_bot_fork_comes_after_it():
     from arena.bots.interrupts import signals_held_while_forking
 
-    caught = []
-    previous = signal.signal(signal.SIGTERM, lambda number, frame: caught.append(number))
-    try:
-        with signals_held_while_forking():
-            signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
-            assert caught == []
-        assert caught == [signal.SIGTERM]
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    for number in (signal.SIGTERM, signal.SIGINT):
+        assert _held_until_the_block_ends(number, signals_held_while_forking)
 
 
 class _TerminatedWhileCollected:
@@ -238,14 +229,7 @@ def test_a_ctrl_c_during_a_match_shows_the_games_finished_so_far(monkeypatch):
 
 
 def test_a_sigterm_to_a_run_is_answered_as_a_ctrl_c_with_its_own_status(tmp_path, root):
-    path = tmp_path / "t.yaml"
-    path.write_text(f"name: termed\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
-                    "games_per_pairing: 300\nworkers: 2\n")
-    db = tmp_path / "t.db"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(path), "--no-progress", "--db", str(db),
-         "--output", str(tmp_path / "out")], cwd=root, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process, db = long_run(tmp_path, root, "termed", own_session=True)
     deadline = time.monotonic() + 60
     while count_games(db) < 50 and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -279,15 +279,21 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path, root):
     assert results(killed_db, "killed") == results(clean_db, "killed")
 
 
-def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path, root):
+def long_run(tmp_path, root, name, *, own_session=False):
+    """(``arena run`` of 600 games started as a subprocess, its database)."""
     path = tmp_path / "t.yaml"
-    path.write_text(f"name: interrupted\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
+    path.write_text(f"name: {name}\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
                     "games_per_pairing: 300\nworkers: 2\n")
-    db = tmp_path / "i.db"
+    db = tmp_path / f"{name}.db"
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "run", str(path), "--no-progress", "--db", str(db),
          "--output", str(tmp_path / "out")], cwd=root, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True, start_new_session=own_session)
+    return process, db
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path, root):
+    process, db = long_run(tmp_path, root, "interrupted")
     deadline = time.monotonic() + 60
     while count_games(db) < 50 and time.monotonic() < deadline:
         time.sleep(0.05)
