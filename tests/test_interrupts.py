@@ -239,3 +239,25 @@ def test_a_sigterm_to_a_run_is_answered_as_a_ctrl_c_with_its_own_status(tmp_path
     assert err.strip().startswith("interrupted: ") and "run the same command again" in err
     assert "Traceback" not in err and "leaked" not in err, err
     assert 50 <= count_games(db) < 600
+
+
+def test_a_ctrl_c_while_compare_plays_says_the_games_are_kept(tmp_path, monkeypatch):
+    import arena.tournaments.matches as matches
+
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: met\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
+                    "games_per_pairing: 2\nisolation: none\n")
+    db = tmp_path / "m.db"
+    played = CliRunner().invoke(cli, ["run", str(path), "--no-progress", "--db", str(db),
+                                      "--output", str(tmp_path / "out")])
+    assert played.exit_code == 0, played.output
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(matches, "play_comparison", interrupted)
+    result = CliRunner().invoke(cli, ["compare", "greedy", "random", "--games", "4", "--db",
+                                      str(db), "--no-progress"])
+    assert result.exit_code == 130
+    assert f"interrupted: the finished games are kept in {db}; run the same command" in (
+        result.output)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from arena.bots.interrupts import interrupt_status
 from arena.cli.common import (
     DB_OPTION,
     SYSTEM_OPTION,
@@ -290,6 +291,11 @@ def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, 
         result = play_comparison(store, game, first, second, pairs=pairs or SPRT_MAX_PAIRS,
                                  seed=seed, workers=workers, db=db, settings=settings,
                                  progress=bar, luck=luck)
+    except KeyboardInterrupt as stop:
+        bar.close()
+        echo(f"\ninterrupted: the finished games are kept in {db}; run the same command "
+             "again to resume", err=True)
+        raise SystemExit(interrupt_status(stop)) from None
     finally:
         bar.close()
     return result.lines()
