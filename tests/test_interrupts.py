@@ -1,6 +1,7 @@
 """A Ctrl-C at a terminal reaches every process of the foreground group: arena answers it
 once, with status 130 and one line, whenever it comes; no child prints a traceback."""
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -70,15 +71,19 @@ def test_the_parent_gets_a_ctrl_c_that_came_while_it_started_a_child():
 def _spawned_child(pid):
     """A child of ``pid`` that multiprocessing spawned (still starting, or running)."""
     for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as children:
-            for child in children.read().split():
-                try:
-                    with open(f"/proc/{child}/cmdline", "rb") as cmdline:
-                        if b"spawn_main" in cmdline.read():
-                            return int(child)
-                except FileNotFoundError:
-                    continue
+        for child in _read(f"/proc/{pid}/task/{task}/children").split():
+            if b"spawn_main" in _read(f"/proc/{child}/cmdline", "rb"):
+                return int(child)
     return None
+
+
+def _read(path, mode="r"):
+    """A file of /proc, or nothing if its thread or process has just ended."""
+    try:
+        with open(path, mode) as file:
+            return file.read()
+    except OSError:  # ENOENT, or ESRCH for a thread that ended
+        return b"" if "b" in mode else ""
 
 
 def test_a_ctrl_c_to_the_whole_process_group_is_answered_once(tmp_path, root):
@@ -89,6 +94,9 @@ def test_a_ctrl_c_to_the_whole_process_group_is_answered_once(tmp_path, root):
         time.sleep(0.005)
     time.sleep(0.1)  # past the interpreter's start, into the imports
     os.killpg(process.pid, signal.SIGINT)  # as a terminal sends it, to every process
+    time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGINT)  # an impatient second one changes nothing
     _out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err

@@ -87,14 +87,25 @@ class Terminated(KeyboardInterrupt):
     exit_code = 128 + signal.SIGTERM
 
 
-def stop_on_sigterm() -> None:
-    """In the command's main thread: the first SIGTERM raises :class:`Terminated`; a second
-    one ends the process at once."""
+def answer_signals_once() -> None:
+    """In the command's main thread: the first Ctrl-C raises ``KeyboardInterrupt``, the
+    first SIGTERM :class:`Terminated`; from then on both are ignored while the command
+    winds up (its cleanup is bounded in time), so an impatient second Ctrl-C neither cuts
+    the cleanup short nor prints a second answer."""
+
+    def ignore_both() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    def interrupted(number: int, frame: object) -> None:
+        ignore_both()
+        raise KeyboardInterrupt
 
     def terminated(number: int, frame: object) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        ignore_both()
         raise Terminated
 
+    signal.signal(signal.SIGINT, interrupted)
     signal.signal(signal.SIGTERM, terminated)
 
 

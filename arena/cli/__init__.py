@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
-from arena.bots.interrupts import interrupt_status, stop_on_sigterm
+from arena.bots.interrupts import answer_signals_once, interrupt_status
 from arena.cli import bots, export, ladder, play, results, run, serve
 from arena.cli.common import output_gone, reader_left
 
@@ -66,7 +66,7 @@ for command in (play.games, play.play, play.board, run.run, results.ratings, res
 def main() -> None:
     """The ``arena`` command. Output still buffered at exit is written before Python's own
     last flush, so that a reader gone by then ends it quietly too."""
-    stop_on_sigterm()
+    answer_signals_once()
     try:
         cli(prog_name="arena")
     except SystemExit as done:
