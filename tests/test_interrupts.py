@@ -118,30 +118,34 @@ def test_a_ctrl_c_while_the_command_line_loads_ends_it_quietly(root):
     assert (done.returncode, done.stderr) == (130, "")
 
 
+def _interrupted(*args, **kwargs):
+    raise KeyboardInterrupt
+
+
 def test_a_ctrl_c_before_a_command_answers_it_is_one_line(tmp_path, monkeypatch):
     import arena.cli.run as run
 
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(run, "load_config", interrupted)
+    monkeypatch.setattr(run, "load_config", _interrupted)
     result = CliRunner().invoke(cli, ["run", str(tmp_path / "t.yaml")])
     assert result.exit_code == 130 and result.output.strip() == "interrupted"
+
+
+def _short_run(tmp_path, name):
+    """``arena run`` of 4 games in this process: (its result, its database)."""
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: {name}\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
+                    "games_per_pairing: 2\nisolation: none\n")
+    db = tmp_path / f"{name}.db"
+    result = CliRunner().invoke(cli, ["run", str(path), "--no-progress", "--db", str(db),
+                                      "--output", str(tmp_path / "out")])
+    return result, db
 
 
 def test_a_ctrl_c_after_the_games_says_how_to_write_the_report(tmp_path, monkeypatch):
     import arena.cli.run as run
 
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(run, "_finish", interrupted)
-    path = tmp_path / "t.yaml"
-    path.write_text(f"name: cut\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
-                    "games_per_pairing: 2\nisolation: none\n")
-    db = tmp_path / "c.db"
-    result = CliRunner().invoke(cli, ["run", str(path), "--no-progress", "--db", str(db),
-                                      "--output", str(tmp_path / "out")])
+    monkeypatch.setattr(run, "_finish", _interrupted)
+    result, db = _short_run(tmp_path, "cut")
     assert result.exit_code == 130
     assert f"interrupted: all 4 games are kept in {db}; arena report cut --db {db}" in (
         result.output)
@@ -252,18 +256,9 @@ def test_a_sigterm_to_a_run_is_answered_as_a_ctrl_c_with_its_own_status(tmp_path
 def test_a_ctrl_c_while_compare_plays_says_the_games_are_kept(tmp_path, monkeypatch):
     import arena.tournaments.matches as matches
 
-    path = tmp_path / "t.yaml"
-    path.write_text(f"name: met\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
-                    "games_per_pairing: 2\nisolation: none\n")
-    db = tmp_path / "m.db"
-    played = CliRunner().invoke(cli, ["run", str(path), "--no-progress", "--db", str(db),
-                                      "--output", str(tmp_path / "out")])
+    played, db = _short_run(tmp_path, "met")
     assert played.exit_code == 0, played.output
-
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(matches, "play_comparison", interrupted)
+    monkeypatch.setattr(matches, "play_comparison", _interrupted)
     result = CliRunner().invoke(cli, ["compare", "greedy", "random", "--games", "4", "--db",
                                       str(db), "--no-progress"])
     assert result.exit_code == 130
