@@ -139,7 +139,7 @@ def measure(spec: str, sets: int, seed: int, workers: int) -> str:
     points = [row[0] for row in rows]
     adjusted = luck_adjusted(points, [row[1] for row in rows])
     low, high = adjusted_interval(adjusted)
-    mean = sum(adjusted.units) / len(adjusted.units)
+    mean = adjusted.mean
     cpu = sum(row[2] for row in rows) / sets
     return (f"{spec:>28} vs expectimax, {sets} sets: raw {100 * sum(points) / sets:.1f}%, "
             f"luck-adjusted {100 * mean:.1f}% (95% {100 * low:.1f}-{100 * high:.1f}), "

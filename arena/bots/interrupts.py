@@ -112,5 +112,4 @@ def answer_signals_once() -> None:
 def interrupt_status(stop: BaseException) -> int:
     """The exit status for a command stopped by ``stop``: 130 for a Ctrl-C, 143 for a
     SIGTERM, or the status a person's abandoned game carries."""
-    status = getattr(stop, "exit_code", 130)
-    return status if isinstance(status, int) else 130
+    return int(getattr(stop, "exit_code", 130))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -191,7 +191,7 @@ def refuse_other_games(game: Game, specs: Sequence[str], players: Sequence[Playe
 
 
 def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
-                 results: Iterator[tuple[list[int], GameRecord]], out: IO[str] | None,
+                 results: Generator[tuple[list[int], GameRecord], None, None], out: IO[str] | None,
                  *, bar: bool = True) -> None:
     """Several games: results per bot and per seat, with a progress bar (games done and
     games per second) while they play, unless a person plays them."""
@@ -210,7 +210,7 @@ def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
     except KeyboardInterrupt as stop:
         if not bar:  # a person's game: abandoned
             raise
-        _close(results)
+        results.close()
         _interrupted(game, len(players), seed, count, done, summary, progress, stop)
     if progress is not None:
         progress.close()
@@ -245,16 +245,10 @@ def show_summary_of_workers(game: Game, specs: Sequence[str], players: Sequence[
                 written += 1
             progress.update(1)
     except KeyboardInterrupt as stop:
-        _close(results)  # the workers stop, and their bots with them
+        results.close()  # the workers stop, and their bots with them
         _interrupted(game, len(players), seed, count, done, summary, progress, stop)
     progress.close()
     _show_totals(game, len(players), seed, count, summary)
-
-
-def _close(results: Iterator[Any]) -> None:
-    close = getattr(results, "close", None)
-    if close is not None:
-        close()
 
 
 def _interrupted(game: Game, seats: int, seed: int, count: int, done: int, summary: Any,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,7 +70,7 @@ def rotation(index: int, seats: int) -> list[int]:
 def play_match(game: Game | str, players: Sequence[Player], seed: int, games: int,
                options: Mapping[str, Any] | None = None, *, time_limit: float | None = None,
                on_move: Callable[[State, Move], None] | None = None,
-               ) -> Iterator[tuple[list[int], GameRecord]]:
+               ) -> Generator[tuple[list[int], GameRecord], None, None]:
     """Yield (bot index of each seat, record) for each game, as it is played.
 
     ``on_move(state, move)``, if given, sees every move of every game as it is made, the
@@ -91,7 +91,7 @@ def play_match(game: Game | str, players: Sequence[Player], seed: int, games: in
 def play_match_in_workers(game: str, specs: Sequence[str], isolation: str, seed: int,
                           games: int, options: Mapping[str, Any], *, workers: int,
                           time_limit: float | None = None,
-                          ) -> Iterator[tuple[int, list[int], GameRecord]]:
+                          ) -> Generator[tuple[int, list[int], GameRecord], None, None]:
     """The games of :func:`play_match` (the same seeds and seats, so the same results),
     played by ``workers`` worker processes, each with bot processes of its own; yield
     (game index, bot index of each seat, record) as each game finishes, in any order."""
