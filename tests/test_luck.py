@@ -255,6 +255,31 @@ def test_the_models_array_programme_gives_the_bots_own_tables():
         assert values == pytest.approx(expected, abs=1e-12) and sectors == where
 
 
+def test_the_models_endgame_search_gives_the_bots_own_values():
+    """The model's endgame values a roll's outcomes together (NumPy); the bot's one at a
+    time: the same chances and placements."""
+    from arena.games.seasons.evaluation import Endgame, Evaluation, endgame_size
+    from arena.games.seasons.rules import SECTOR_VALUES
+    from arena.results.values.seasons import ArrayEvaluation
+
+    rng = random.Random(4)
+    bot, model = Endgame(Evaluation()), Endgame(ArrayEvaluation())
+    searched = 0
+    while searched < 12:
+        sectors = rng.sample(range(11), rng.randint(2, 4))
+        open_ = tuple(sorted((s, rng.choice([0, 0, rng.randint(3, 18)]),
+                              rng.choice([0, 0, rng.randint(3, 18)])) for s in sectors))
+        if all(m for _, m, _ in open_) or endgame_size(open_) > 2000:
+            continue
+        decided = 120 - sum(SECTOR_VALUES[s] for s in sectors)
+        points = rng.randint(0, decided)
+        expected, where = bot.best_by_total(open_, points)
+        values, chosen = model.best_by_total(open_, points)
+        assert values == pytest.approx(expected, abs=1e-12) and chosen == where
+        assert model.turn(open_, points) == pytest.approx(bot.turn(open_, points), abs=1e-12)
+        searched += 1
+
+
 def test_the_share_of_luck_taken_out_is_fitted_on_the_other_half_and_stays_unbiased():
     from arena.results.stats import CROSS_FIT_FROM, luck_adjusted
 

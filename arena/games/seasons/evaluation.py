@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache, lru_cache
 from itertools import combinations, product
 from operator import itemgetter
@@ -32,7 +32,8 @@ OpenSectors = tuple[tuple[int, int, int], ...]
 
 N_SECTORS = len(SECTORS)
 TOTALS = range(3, 19)
-HALF_POINTS = sum(SECTOR_VALUES) / 2  # 60: more wins, exactly 60 is a draw
+_ALL_POINTS = sum(SECTOR_VALUES)
+HALF_POINTS = _ALL_POINTS / 2  # 60: more wins, exactly 60 is a draw
 SLOT_SUBSETS: tuple[tuple[int, ...], ...] = tuple(
     slots for k in range(4) for slots in combinations(range(3), k))
 
@@ -135,6 +136,23 @@ def optimal_distribution(value: tuple[float, ...]) -> tuple[float, ...]:
 def beats(sector: int, total: int, other: int) -> bool:
     """Whether ``total`` wins ``sector`` against a different total ``other``."""
     return (total > other) == IS_MAX[sector]
+
+
+def _outcomes(sector: int, other: int) -> tuple[tuple[bool, ...], bool, bool]:
+    wins = tuple(beats(sector, t, other) for t in TOTALS)
+    others = [won for t, won in zip(TOTALS, wins, strict=True) if t != other]
+    return wins, any(others), not all(others)
+
+
+def _not_needed(_: list[float]) -> float:
+    """The chance of an outcome no total leads to (never read)."""
+    return 0.0
+
+
+_OUTCOMES = tuple(tuple(_outcomes(sector, other) for other in range(19))
+                  for sector in range(N_SECTORS))
+"""Per sector and the opponent's total there: whether each total 3..18 beats it (the one
+equal to it neutralises instead), whether some total beats it and whether some loses."""
 
 
 @cache
@@ -283,6 +301,10 @@ class Evaluation:
         """:func:`turn_value`, the one the searches call (a subclass may compute it faster)."""
         return turn_value(value)
 
+    def turn_values(self, values: Sequence[Sequence[float]]) -> list[float]:
+        """:meth:`turn_value` of each row (a subclass may compute them together)."""
+        return [self.turn_value(value) for value in values]
+
     def win_chance(self, mean: float, variance: float) -> float:
         """Chance of more than 60 points (60 counts half), plus a tie-breaking nudge by points."""
         z = (mean - HALF_POINTS) / math.sqrt(variance + self.variance_floor)
@@ -393,13 +415,32 @@ class Endgame:
         known = self.memo.get(key)
         if known is not None:
             return known
+        self._check_deadline()
+        value = self.evaluation.turn_value(self.best_by_total(open_, points)[0])
+        self._remember(key, value)
+        return value
+
+    def turns(self, positions: list[tuple[OpenSectors, int]]) -> list[float]:
+        """:meth:`turn` of each ``(open, points)``, the new ones' values computed together
+        (:meth:`Evaluation.turn_values`)."""
+        found = list(map(self.memo.get, positions))
+        missing = [i for i, value in enumerate(found) if value is None]
+        if missing:
+            self._check_deadline()
+            rows = [self.best_by_total(*positions[i])[0] for i in missing]
+            for i, value in zip(missing, self.evaluation.turn_values(rows), strict=True):
+                found[i] = value
+                self._remember(positions[i], value)
+        return found  # type: ignore[return-value]  # every None was filled in
+
+    def _check_deadline(self) -> None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise OutOfTime
-        value = self.evaluation.turn_value(self.best_by_total(open_, points)[0])
+
+    def _remember(self, key: tuple[OpenSectors, int], value: float) -> None:
         if len(self.memo) > self.MEMO_LIMIT:
             self.memo.clear()
         self.memo[key] = value
-        return value
 
     def best(self, open_: OpenSectors, points: int, t: int) -> tuple[float, int]:
         """(my chance of winning, index into ``open_``) of the best placement of total ``t``."""
@@ -415,38 +456,83 @@ class Endgame:
         """:meth:`best` for every total at once: (chance by total, index by total).
 
         A placement against the opponent's total has three outcomes whatever the
-        total (won, lost, neutralised), so each is searched once, not once a total.
+        total (won, lost, neutralised), so each is searched once, not once a total; the
+        positions that follow the placements are valued together (:meth:`turns`).
         """
-        values, where = [0.0] * 3 + [-1.0] * 16, [0] * 19
-        for k, (_, m, _) in enumerate(open_):
+        rows: list[tuple[int, Callable[[list[float]], list[float]]]] = []
+        follow: list[tuple[OpenSectors, int]] = []
+        given_out = _ALL_POINTS - sum(SECTOR_VALUES[s] for s, _, _ in open_)
+        for k, (_, m, other) in enumerate(open_):
             if not m:
-                row = self.after_by_total(open_, points, k)
-                for t in TOTALS:
-                    if row[t] > values[t]:
-                        values[t], where[t] = row[t], k
+                make = (self._lead(open_, k, given_out - points, follow) if not other else
+                        self._against(open_, points, k, given_out, follow))
+                rows.append((k, make))
+        chances = self.turns(follow)
+        values, where = [0.0] * 3 + [-1.0] * 16, [0] * 19
+        for k, make in rows:
+            row = make(chances)
+            for t in TOTALS:
+                if row[t] > values[t]:
+                    values[t], where[t] = row[t], k
         return values, where
 
-    def after_by_total(self, open_: OpenSectors, points: int, k: int) -> list[float]:
-        """:meth:`after` of every total, indexed by total."""
+    @staticmethod
+    def _lead(open_: OpenSectors, k: int, theirs: int, follow: list[tuple[OpenSectors, int]]
+              ) -> Callable[[list[float]], list[float]]:
+        """Leading in the empty sector ``open_[k]`` with each total: the opponent rolls
+        next (its ``theirs`` points). Adds the positions to ``follow``; returns how to make
+        the row from their chances."""
+        sector = open_[k][0]
+        swapped = swap(open_)
+        head, tail = swapped[:k], swapped[k + 1:]
+        first = len(follow)
+        follow += [((*head, (sector, 0, t), *tail), theirs) for t in TOTALS]
+        return lambda chances: [0.0, 0.0, 0.0] + [1.0 - c for c in chances[first:first + 16]]
+
+    def _against(self, open_: OpenSectors, points: int, k: int, given_out: int,
+                 follow: list[tuple[OpenSectors, int]]) -> Callable[[list[float]], list[float]]:
+        """Placing against the opponent's total in ``open_[k]``: won, lost or neutralised.
+        Adds the positions that follow to ``follow``; returns how to make the row."""
         sector, _, other = open_[k]
-        if not other:
-            return [self.after(open_, points, k, t) if t >= 3 else 0.0 for t in range(19)]
-        outcome: dict[bool, float] = {}
-        row = [0.0] * 19
-        for t in TOTALS:
-            if t == other:
-                row[t] = self.after(open_, points, k, t)
-                continue
-            won = beats(sector, t, other)
-            if won not in outcome:
-                outcome[won] = self.after(open_, points, k, t)
-            row[t] = outcome[won]
-        return row
+        value = SECTOR_VALUES[sector]
+        rest = open_[:k] + open_[k + 1:]
+        wins, some_win, some_loss = _OUTCOMES[sector][other]
+        won = self._decided(rest, points + value, given_out + value, True, follow) \
+            if some_win else _not_needed
+        lost = self._decided(rest, points, given_out + value, False, follow) \
+            if some_loss else _not_needed
+        neutral = self.estimate((*open_[:k], (sector, 0, 0), *open_[k + 1:]), points)
+
+        def make(chances: list[float]) -> list[float]:
+            if_won, if_lost = won(chances), lost(chances)
+            row = [0.0, 0.0, 0.0] + [if_won if w else if_lost for w in wins]
+            row[other] = neutral
+            return row
+
+        return make
+
+    @staticmethod
+    def _decided(rest: OpenSectors, points: int, given_out: int, won: bool,
+                 follow: list[tuple[OpenSectors, int]]) -> Callable[[list[float]], float]:
+        """My chance once a sector is decided (``won`` by me or not): ``rest`` is still
+        open, ``given_out`` points are decided, ``points`` of them mine. The position that
+        follows is added to ``follow``; the chance is read from the chances given back."""
+        if not rest:
+            final = 1.0 if points > HALF_POINTS else 0.5 if points == HALF_POINTS else 0.0
+            return lambda _: final
+        at = len(follow)
+        i_can_move = any(not m for _, m, _ in rest)
+        they_can_move = any(not o for _, _, o in rest)
+        if (won and i_can_move) or not they_can_move:
+            follow.append((rest, points))
+            return lambda chances: chances[at]
+        follow.append((swap(rest), given_out - points))
+        return lambda chances: 1.0 - chances[at]
 
     def after(self, open_: OpenSectors, points: int, k: int, t: int) -> float:
         """My chance of winning after placing ``t`` in ``open_[k]``."""
         sector, _, other = open_[k]
-        decided = sum(SECTOR_VALUES) - sum(SECTOR_VALUES[s] for s, _, _ in open_)
+        decided = _ALL_POINTS - sum(SECTOR_VALUES[s] for s, _, _ in open_)
         if other == t:  # neutralised: the evaluation judges the re-opened position
             reopened = (*open_[:k], (sector, 0, 0), *open_[k + 1:])
             return self.estimate(reopened, points)
@@ -454,16 +540,11 @@ class Endgame:
             rest = (*open_[:k], (sector, t, 0), *open_[k + 1:])
             return 1.0 - self.turn(swap(rest), decided - points)
         won = beats(sector, t, other)
-        points += SECTOR_VALUES[sector] if won else 0
-        decided += SECTOR_VALUES[sector]
-        rest = open_[:k] + open_[k + 1:]
-        if not rest:
-            return 1.0 if points > HALF_POINTS else 0.5 if points == HALF_POINTS else 0.0
-        i_can_move = any(not m for _, m, _ in rest)
-        they_can_move = any(not o for _, _, o in rest)
-        if (won and i_can_move) or not they_can_move:
-            return self.turn(rest, points)
-        return 1.0 - self.turn(swap(rest), decided - points)
+        value = SECTOR_VALUES[sector]
+        follow: list[tuple[OpenSectors, int]] = []
+        chance = self._decided(open_[:k] + open_[k + 1:], points + value if won else points,
+                               decided + value, won, follow)
+        return chance([self.turn(*position) for position in follow])
 
     def estimate(self, open_: OpenSectors, points: int) -> float:
         """The evaluation's chance of winning for an open position (after a neutralisation)."""

@@ -24,6 +24,7 @@ accounting a game cheaper than playing it with the expectimax bot.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
 from typing import Any
@@ -41,10 +42,8 @@ from arena.games.seasons.evaluation import (
     Evaluation,
     Fields,
     Planner,
-    RowKey,
     Table,
     beats,
-    normal_cdf,
     reroll_values,
 )
 from arena.games.seasons.rules import PLACE, REROLL, REROLL_ROLL, ROLL, SECTOR_VALUES, SeasonsState
@@ -108,7 +107,6 @@ class SeasonsValues:
 Array = npt.NDArray[np.float64]
 
 _VALUES = np.array(SECTOR_VALUES, dtype=float)
-_VALUES_SQUARED = _VALUES * _VALUES
 _COLUMNS = np.arange(16)
 _WINS = np.array([[[float(other and other != t and beats(s, t, other)) for t in TOTALS]
                    for other in range(19)] for s in range(N_SECTORS)])
@@ -161,48 +159,57 @@ class ArrayEvaluation(Evaluation):
     def turn_value(self, value: Sequence[float]) -> float:
         return float(turn_values(np.asarray(value, dtype=float)[None, :19])[0])
 
+    def turn_values(self, values: Sequence[Sequence[float]]) -> list[float]:
+        return turn_values(np.array(values, dtype=float)[:, :19]).tolist()  # type: ignore[no-any-return]
+
     def placement_table(self, mine: Fields, theirs: Fields) -> Table:
         """:meth:`Evaluation.placement_table`, every total and open sector in a few array
         operations."""
         n_mine, n_theirs = mine.count(0), theirs.count(0)
-        chances = np.array([self.sector_chance(s, mine, theirs, n_mine, n_theirs)
-                            for s in range(N_SECTORS)])
-        spreads = _VALUES_SQUARED * chances * (1.0 - chances)
-        full = np.array(mine) != 0
-        fixed_points = float((_VALUES * chances)[full].sum())
-        variance = float(spreads.sum())
+        chances = [self.sector_chance(s, mine, theirs, n_mine, n_theirs)
+                   for s in range(N_SECTORS)]
         open_list = [s for s in range(N_SECTORS) if not mine[s]]
-        open_sectors = np.array(open_list)
-        keys, rows = zip(*(self.gain_row(s, theirs[s], n_theirs) for s in open_list),
-                         strict=True)
-        gains = np.array(rows)[:, 3:19]
-        rest = np.array(self.future_without_each(keys))
-        values = _VALUES[open_sectors][:, None]
-        others = np.array([theirs[s] for s in open_list])[:, None]
-        points = fixed_points + gains + rest[:, None]
-        points = points - np.where(others == 0, self.lead_penalty * values, 0.0)
+        fixed_points = variance = 0.0
+        for sector, p in enumerate(chances):
+            value = SECTOR_VALUES[sector]
+            if mine[sector]:
+                fixed_points += value * p
+            variance += value * value * p * (1.0 - p)
+        keys = tuple(self.gain_row(s, theirs[s], n_theirs)[0] for s in open_list)
+        rows = np.array([self._rows[key] for key in keys])
+        rest = self._future_without_each(rows)
+        gains = rows[:, 3:19]
+        values = _VALUES[open_list][:, None]
+        opened = np.array([chances[s] for s in open_list])[:, None]
+        points = gains + (rest + fixed_points)[:, None]
+        lead_penalty = [self.lead_penalty * SECTOR_VALUES[s] if not theirs[s] else 0.0
+                        for s in open_list]
+        points -= np.array(lead_penalty)[:, None]
         if self.tempo:
-            points = points + self.tempo * _WINS[open_sectors, others[:, 0]]
+            points = points + self.tempo * _WINS[open_list, [theirs[s] for s in open_list]]
         after = gains / values
-        spread = variance - (spreads[open_sectors][:, None] - values * values * after * (1 - after))
-        z = (points - HALF_POINTS) / np.sqrt(spread + self.variance_floor)
-        scores = np.reshape([normal_cdf(x) for x in z.ravel().tolist()], z.shape) + points * 1e-4
+        spread = (variance + self.variance_floor) - values * values * (
+            opened * (1.0 - opened) - after * (1.0 - after))
+        z = (points - HALF_POINTS) / np.sqrt(spread) / math.sqrt(2.0)
+        erf = np.array(list(map(math.erf, z.ravel().tolist()))).reshape(z.shape)
+        scores = 0.5 * (1.0 + erf) + points * 1e-4  # normal_cdf's arithmetic, row at once
         best = scores.argmax(axis=0)
         table = [0.0] * 3 + scores[best, _COLUMNS].tolist()
-        where = [0] * 3 + open_sectors[best].tolist()
+        where = [0] * 3 + [open_list[k] for k in best.tolist()]
         return table, where
 
-    def future_without_each(self, keys: tuple[RowKey, ...]) -> list[float]:
+    @staticmethod
+    def _future_without_each(rows: Array) -> Array:
         """Every proper subset's future points, level by level (subsets of one field, then
-        two, ...); those of the fields without each one of them are returned."""
-        n = len(keys)
-        rows = np.array([self._rows[key] for key in keys])
+        two, ...), from the fields' gain rows; those of the fields without each one of them
+        are returned."""
+        n = len(rows)
         future = np.zeros(1 << n)
         for masks, members, without in _levels(n):
-            shifted = rows[members] + future[without][:, :, None]
+            shifted = rows[members]
+            shifted += future[without][:, :, None]
             future[masks] = turn_values(shifted.max(axis=1))
-        full = (1 << n) - 1
-        return [float(future[full ^ (1 << j)]) for j in range(n)]
+        return future[_WITHOUT_EACH[n]]
 
 
 Level = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]
@@ -219,6 +226,11 @@ def _levels(n: int) -> tuple[Level, ...]:
         masks = (1 << members).sum(axis=1)
         levels.append((masks, members, masks[:, None] ^ (1 << members)))
     return tuple(levels)
+
+
+_WITHOUT_EACH = [np.array([((1 << n) - 1) ^ (1 << j) for j in range(n)], dtype=np.int64)
+                 for n in range(N_SECTORS + 1)]
+"""For ``n`` fields, the masks of the subsets without each one of them."""
 
 
 def _seasons(state: State) -> SeasonsState:
