@@ -37,14 +37,12 @@ from arena.games.seasons.evaluation import (
     HALF_POINTS,
     N_SECTORS,
     ROLLS,
-    SUM_DISTRIBUTION,
     TOTALS,
     Evaluation,
     Fields,
     Planner,
     Table,
     beats,
-    reroll_values,
 )
 from arena.games.seasons.rules import PLACE, REROLL, REROLL_ROLL, ROLL, SECTOR_VALUES, SeasonsState
 from arena.results.standings import game_points
@@ -68,6 +66,7 @@ class SeasonsValues:
         self._planner.endgame.evaluation = self._planner.evaluation
         self._table = lru_cache(maxsize=65_536)(self._fresh_table)
         self._turn_value = lru_cache(maxsize=4096)(self._planner.evaluation.turn_value)
+        self._expectations = lru_cache(maxsize=256)(_expectations)
 
     def values(self, state: State) -> tuple[float, float]:
         seasons = _seasons(state)
@@ -86,10 +85,13 @@ class SeasonsValues:
         if state.phase == PLACE:
             return table[state.total]
         if state.phase == REROLL:
-            return max(reroll_values(state.dice, table).values())
+            a, b, c = state.dice
+            e = self._expectations(table)
+            return max(e[a + b + c], e[19 + a + b], e[19 + a + c], e[19 + b + c], e[32 + a],
+                       e[32 + b], e[32 + c], e[39])
         if state.phase == REROLL_ROLL:
             kept = sum(d for slot, d in enumerate(state.dice) if slot not in state.pending)
-            return sum(p * table[kept + s] for s, p in SUM_DISTRIBUTION[len(state.pending)])
+            return self._expectations(table)[_FIRST_OF[len(state.pending)] + kept]
         if state.phase == ROLL:
             return self._turn_value(table)
         raise ValueError(f"no value for a state in phase {state.phase}")
@@ -105,6 +107,17 @@ class SeasonsValues:
 
 
 Array = npt.NDArray[np.float64]
+
+
+def _expectations(table: tuple[float, ...]) -> list[float]:
+    """The 40 expectations of :func:`rerolled_expectations` of a table, as
+    :func:`turn_values` computes them: the table's totals, then a kept sum with one, two or
+    three dice re-rolled."""
+    return (_REROLLED_BY_ROW @ np.asarray(table, dtype=float)[:19]).tolist()  # type: ignore[no-any-return]
+
+
+_FIRST_OF = (0, 19, 32, 39)
+"""Where the expectations with 0, 1, 2 or 3 dice re-rolled start (indexed by kept sum)."""
 
 _VALUES = np.array(SECTOR_VALUES, dtype=float)
 _COLUMNS = np.arange(16)
