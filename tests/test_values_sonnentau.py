@@ -119,6 +119,21 @@ def test_the_mean_luck_of_random_games_is_zero(dice, games, turns):
     assert statistics.stdev(luck) > 0.05
 
 
+def test_the_luck_scale_counts_that_share_of_every_rolls_change_of_value():
+    shipped = model("standard")
+    assert 0.0 < shipped.luck_scale < 1.0
+    whole = SonnentauRaceModel("standard", 2, shipped.weights)
+    record = play_game(GAME, [load_bot(HEURISTIC).player, load_bot(SEARCH).player], 5,
+                       {"dice": "standard"})
+    counted = account(record, shipped, keep_rolls=True)
+    all_of_it = account(record, whole, keep_rolls=True)
+    assert all_of_it.luck[0] != 0.0
+    for scaled, full in zip(counted.rolls, all_of_it.rolls, strict=True):
+        assert scaled.luck == pytest.approx(tuple(shipped.luck_scale * x for x in full.luck))
+    with pytest.raises(ValueError, match="luck_scale"):
+        SonnentauRaceModel("standard", 2, shipped.weights, luck_scale=0.0)
+
+
 @pytest.mark.stress
 def test_the_luck_explains_much_of_heuristic_against_search():
     """Game by game: the duplicate pairs' figure needs hundreds of pairs to settle."""
@@ -133,3 +148,31 @@ def test_the_luck_explains_much_of_heuristic_against_search():
             raw.append(luck.points[heuristic_seat])
             adjusted.append(luck.adjusted[heuristic_seat])
     assert statistics.pvariance(adjusted) < 0.7 * statistics.pvariance(raw)
+
+
+def test_the_fitting_tool_tunes_the_luck_arena_accounts():
+    """Stage 2 of tools/fit_sonnentau_values.py minimises the variance left by the luck
+    it computes from each chance node's rolls; that luck is arena's own."""
+    import importlib.util
+    from pathlib import Path
+
+    import numpy as np
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "fit_sonnentau_values.py"
+    spec = importlib.util.spec_from_file_location("fit_sonnentau_values", path)
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    weights = [-0.1, 1.2, 0.9, 0.2, 0.05, 0.3, 0.1, 0.2]
+    values = SonnentauRaceModel("standard", 2, weights, luck_scale=0.6)
+    players = [load_bot(HEURISTIC).player, load_bot(HEURISTIC).player]
+    compared = 0
+    for seed in range(20):
+        record = play_game(GAME, players, seed, {"dice": "standard"})
+        nodes = tool.chance_nodes(record, values)
+        if any(((fixed > 0.0) & (fixed < 1.0)).any() for _, _, fixed, _ in nodes):
+            continue  # a forfeited roll stands for its chance node there: not exact
+        luck = tool.Sample(np.array([0.5]), [nodes]).luck(np.array(weights), 0.6)
+        assert luck[0] == pytest.approx(account(record, values).luck[0], abs=1e-9)
+        compared += 1
+    assert compared >= 3

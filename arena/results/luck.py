@@ -40,6 +40,10 @@ class ValueModel(Protocol):
     exact ``Σ p · values(after)`` over ``state.chance_outcomes()``, computed
     faster than by enumerating the rolls. An inexact one biases every adjusted
     result, so the shipped models are tested against the enumeration.
+
+    And it may define ``luck_scale``: the share of each roll's change of value that
+    counts as luck (1 when absent). Any constant keeps the luck's expectation zero; a
+    model whose changes overstate how far a roll moves the outcome takes less of them.
     """
 
     name: str
@@ -102,6 +106,7 @@ def account(record: GameRecord, model: ValueModel, *, keep_rolls: bool = False) 
     game = find_game(record.game)
     state = game.initial_state(record.options)
     seats = len(record.seats)
+    scale = float(getattr(model, "luck_scale", 1.0))
     luck = [0.0] * seats
     rolls: list[ChanceLuck] = []
     index = 0
@@ -114,7 +119,7 @@ def account(record: GameRecord, model: ValueModel, *, keep_rolls: bool = False) 
             expected = expected_values(model, state)
             state.apply(action)
             actual = model.values(state)
-            shares = tuple(a - e for a, e in zip(actual, expected, strict=True))
+            shares = tuple(scale * (a - e) for a, e in zip(actual, expected, strict=True))
             for seat, share in enumerate(shares):
                 luck[seat] += share
             if keep_rolls:

@@ -29,6 +29,10 @@ mean of its pairwise chances, which sums to what ``game_points`` sums to.
 The coefficients, per dice variant and seat count, were fitted by logistic
 regression on seeded self-play of the shipped bots on the default board
 (``tools/fit_sonnentau_values.py``) and are shipped in ``sonnentau_race.json``.
+Those for two seats were then tuned for what luck accounting needs: luck that
+moves with the outcome, so that a duplicate set's points minus its luck vary as
+little as possible (on duplicate sets of pairs of the shipped bots, other games
+than any the benchmarks measure).
 The model accepts any board (the race is measured in dice, so it carries
 over), but only the default board's fit has been measured.
 
@@ -63,7 +67,7 @@ from arena.games.sonnentau.rules import (
 )
 from arena.results.standings import game_points
 
-VERSION = 2
+VERSION = 3
 NAME = f"sonnentau-race/{VERSION}"
 DATA_PATH = Path(__file__).with_name("sonnentau_race.json")
 SPARE = 0.1
@@ -522,9 +526,15 @@ def _outcome_points(home: Sequence[int]) -> Values:
 class SonnentauRaceModel:
     """The race model for one dice variant and seat count (see the module docstring)."""
 
-    def __init__(self, variant: str, seats: int, weights: Sequence[float]) -> None:
+    def __init__(self, variant: str, seats: int, weights: Sequence[float],
+                 luck_scale: float = 1.0) -> None:
         if len(weights) != len(FEATURES):
             raise ValueError(f"expected {len(FEATURES)} coefficients, got {len(weights)}")
+        if not 0.0 < luck_scale <= 1.0:
+            raise ValueError(f"luck_scale must be in (0, 1], not {luck_scale}")
+        self.luck_scale = luck_scale
+        """The share of each roll's change of value that luck accounting counts (see
+        :class:`arena.results.luck.ValueModel`)."""
         self.name = NAME
         self.variant = variant
         self.seats = seats
@@ -677,13 +687,15 @@ def _logistic(z: float) -> float:
 # -- loading -----------------------------------------------------------------------------------
 
 
-def load_weights(path: Path = DATA_PATH) -> dict[str, list[float]]:
-    """The shipped coefficients: ``"<dice>/<seats>"`` → one per feature."""
+def load_weights(path: Path = DATA_PATH) -> dict[str, tuple[list[float], float]]:
+    """The shipped fits: ``"<dice>/<seats>"`` → (one coefficient per feature, the luck
+    scale)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     if data.get("features") != list(FEATURES):
         raise ValueError(f"{path}: fitted for features {data.get('features')}, "
                          f"the model has {list(FEATURES)}")
-    return {key: [float(w) for w in fit["weights"]] for key, fit in data["models"].items()}
+    return {key: ([float(w) for w in fit["weights"]], float(fit.get("luck_scale", 1.0)))
+            for key, fit in data["models"].items()}
 
 
 def model_for(options: Mapping[str, Any]) -> SonnentauRaceModel | None:
@@ -691,8 +703,8 @@ def model_for(options: Mapping[str, Any]) -> SonnentauRaceModel | None:
     coefficients for. Any board is accepted (a custom one is loaded to check it)."""
     variant = str(options.get("dice", "standard"))
     seats = int(options.get("seats", 2))
-    weights = load_weights().get(f"{variant}/{seats}")
-    if weights is None:
+    fit = load_weights().get(f"{variant}/{seats}")
+    if fit is None:
         return None
     board_for_option(str(options.get("board", "")))
-    return SonnentauRaceModel(variant, seats, weights)
+    return SonnentauRaceModel(variant, seats, *fit)
