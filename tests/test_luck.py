@@ -332,6 +332,44 @@ def test_a_failing_value_model_is_one_line_naming_it(records):
         account(records[0], Broken())
 
 
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_a_value_that_is_not_a_finite_number_is_refused_naming_the_model(records, shipped, bad):
+    class NotANumber:
+        name = "not-a-number/1"
+
+        def values(self, state):
+            return (0.5, 0.5) if state.is_terminal else (bad, 0.5)
+
+    with pytest.raises(LuckError, match=r"'not-a-number/1' gave a value that is not a finite"):
+        account(records[0], NotANumber())
+
+
+@pytest.mark.parametrize("scale", [0, -0.5, math.nan, math.inf, "0.5", True, None])
+def test_a_luck_scale_must_be_a_number_above_zero(records, shipped, scale):
+    class Scaled:
+        name = "scaled/1"
+        luck_scale = scale
+
+        def values(self, state):
+            return shipped.values(state)
+
+    with pytest.raises(LuckError, match=r"'scaled/1': luck_scale must be a number above 0"):
+        account(records[0], Scaled())
+
+
+def test_a_luck_scale_counts_that_share_of_the_luck(records, shipped):
+    class Half:
+        name = "half/1"
+        luck_scale = 0.5
+
+        def values(self, state):
+            return shipped.values(state)
+
+    whole = account(records[0], shipped)
+    assert whole.luck[0] != 0.0
+    assert account(records[0], Half()).luck == pytest.approx(tuple(x / 2 for x in whole.luck))
+
+
 def test_games_are_accounted_for_while_the_tournament_is_played(tmp_path):
     from arena.results.luck_book import LuckWhilePlaying
     from arena.tournaments.runner import Progress, round_robin_tasks

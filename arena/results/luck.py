@@ -14,6 +14,7 @@ asked again. A value model is any object with ``name`` and ``values(state)``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -98,6 +99,16 @@ def enumerated_expectation(model: ValueModel, state: State) -> tuple[float, ...]
     return tuple(total)
 
 
+def luck_scale(model: ValueModel) -> float:
+    """The share of each roll's change of value that ``model`` counts as luck."""
+    scale = getattr(model, "luck_scale", 1.0)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) \
+            or not 0.0 < scale < math.inf:
+        raise LuckError(f"value model {model.name!r}: luck_scale must be a number above 0, "
+                        f"not {scale!r}")
+    return float(scale)
+
+
 def account(record: GameRecord, model: ValueModel, *, keep_rolls: bool = False) -> LuckAccount:
     """The luck of every roll of ``record`` under ``model``, summed per seat.
 
@@ -106,7 +117,7 @@ def account(record: GameRecord, model: ValueModel, *, keep_rolls: bool = False) 
     game = find_game(record.game)
     state = game.initial_state(record.options)
     seats = len(record.seats)
-    scale = float(getattr(model, "luck_scale", 1.0))
+    scale = luck_scale(model)
     luck = [0.0] * seats
     rolls: list[ChanceLuck] = []
     index = 0
@@ -120,10 +131,15 @@ def account(record: GameRecord, model: ValueModel, *, keep_rolls: bool = False) 
             state.apply(action)
             actual = model.values(state)
             shares = tuple(scale * (a - e) for a, e in zip(actual, expected, strict=True))
+            if not all(math.isfinite(share) for share in shares):
+                raise LuckError(f"game {record.seed}: value model {model.name!r} gave a value "
+                                f"that is not a finite number at move {index + 1}")
             for seat, share in enumerate(shares):
                 luck[seat] += share
             if keep_rolls:
                 rolls.append(ChanceLuck(index, shares))
+    except LuckError:
+        raise
     except ValueError as exc:  # the record does not replay, or the model's seats are off
         raise LuckError(f"game {record.seed}: cannot account for its luck ({exc})") from None
     except Exception as exc:  # a user's model failed: one line that names it
