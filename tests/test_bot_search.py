@@ -17,6 +17,7 @@ from arena.games.base import Observation
 from arena.games.sonnentau.rules import HIT, MOVE, RELOCATE, SonnentauState, parse_action
 from arena.referee.match import play_game
 from arena.referee.protocol import PlayerInfo
+from arena.tournaments.ladder_config import load_ladder_config
 from arena.tournaments.matches import play_match
 
 GAME = find_game("sonnentau")
@@ -204,3 +205,21 @@ def test_under_a_tight_time_limit_it_plays_whole_games_without_a_timeout(dice):
                        {"dice": dice}, time_limit=1.0)
     assert [s.status for s in record.seats] == ["ok", "ok"]
     assert record.termination == "normal"
+
+
+def test_the_ladders_tuned_search_plays_with_the_weights_its_config_gives():
+    """The Sonnentau ladder's top reference is search with other weights: the config's
+    entry loads with them, and they change the moves it plays on the same dice."""
+    config = load_ladder_config("configs/sonnentau-ladder.yaml")
+    tuned = next(bot for bot in config.play.bots if bot.name == "search-tuned")
+    assert tuned.spec == SEARCH and tuned.params
+    player = load_bot(tuned.spec, tuned.params).player
+    assert {k: player.weights[k] for k in tuned.params} == tuned.params
+    heuristic = load_bot(HEURISTIC).player
+
+    def moves(bot, seed):
+        record = play_game(GAME, [bot, heuristic], seed, config.play.options)
+        assert [s.status for s in record.seats] == ["ok", "ok"]
+        return [m.action for m in record.moves]
+
+    assert any(moves(player, seed) != moves(search_bot(), seed) for seed in range(3))
