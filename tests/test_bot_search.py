@@ -3,6 +3,7 @@ reproducible, finds the original's shortcut examples, and beats the heuristic bo
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 
@@ -17,6 +18,8 @@ from arena.games.base import Observation
 from arena.games.sonnentau.rules import HIT, MOVE, RELOCATE, SonnentauState, parse_action
 from arena.referee.match import play_game
 from arena.referee.protocol import PlayerInfo
+from arena.results.luck import account
+from arena.results.values import model_for
 from arena.tournaments.ladder_config import load_ladder_config
 from arena.tournaments.matches import play_match
 
@@ -223,3 +226,34 @@ def test_the_ladders_tuned_search_plays_with_the_weights_its_config_gives():
         return [m.action for m in record.moves]
 
     assert any(moves(player, seed) != moves(search_bot(), seed) for seed in range(3))
+
+
+def _tuning_tool():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "tune_sonnentau_search.py"
+    spec = importlib.util.spec_from_file_location("tune_sonnentau_search", path)
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_the_tuning_tool_plays_duplicate_sets_and_takes_out_their_luck():
+    """A set is both seat orders on one seed: the defaults against themselves score one
+    half with no luck, and the tuned weights' sets are their games' points and luck."""
+    tool = _tuning_tool()
+    assert tool.play_set(({}, 11, "standard")) == pytest.approx((0.5, 0.0), abs=1e-12)
+    params = {"spare": 1.2, "shortcut": 0.4, "exposure": 0.6}
+    sets = [tool.play_set((params, seed, "standard")) for seed in (11, 12, 13)]
+    model = model_for("sonnentau", {"dice": "standard"})
+    tuned, plain = search_bot(**params), search_bot()
+    points = luck = 0.0
+    for seat, players in ((0, [tuned, plain]), (1, [plain, tuned])):
+        result = account(play_game(GAME, players, 11, {"dice": "standard"}), model)
+        points, luck = points + result.points[seat] / 2, luck + result.luck[seat] / 2
+    assert sets[0] == pytest.approx((points, luck), abs=1e-12)
+    assert sets[0] != pytest.approx((0.5, 0.0))
+    line = tool.summary(params, sets, 1.0)
+    assert line.startswith(json.dumps(params)) and "3 sets" in line
