@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -426,3 +427,29 @@ def test_a_refused_submissions_log_names_the_file_as_it_was_submitted(tmp_path):
         refused = newcomer_of(LadderBook(store, 1))
     assert refused.status == ERROR and 'File "crashy.py", line 5, in act' in refused.log
     assert "staged" not in refused.log and str(tmp_path) not in refused.log
+
+
+@pytest.mark.usefixtures("at_root")
+def test_ladder_status_fits_80_columns_with_long_names(tmp_path, monkeypatch):
+    """The entrants' table reached 95 columns with the Sonnentau ladder's shipped names: a
+    table too wide gives each entrant's numbers a line below its name, the final standing
+    too."""
+    long = "a-bot-with-a-long-descriptive-name"
+    data = {**ladder_data(tmp_path, final_games=4), "isolation": "none"}
+    data["bots"] = [*data["bots"][:2], {"spec": "bots/seasons/greedy.py",  # type: ignore[index]
+                                        "name": long, "params": {"rerolls": False}}]
+    run_rounds(data, 2)
+    db = str(tmp_path / "arena.db")
+    CliRunner().invoke(cli, ["ladder", "freeze", "ladder", "--db", db])
+    run_rounds(data, 100)
+    monkeypatch.setenv("COLUMNS", "80")
+    result = CliRunner().invoke(cli, ["ladder", "status", "ladder", "--db", db])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(map(len, lines)) <= 80, result.output
+    standing = lines.index(next(line for line in lines if line.startswith("final standing")))
+    for table in (lines[:standing], lines[standing:]):
+        at = next(i for i, line in enumerate(table) if f"{long}@1.0+" in line)
+        assert "games" not in table[at] and re.fullmatch(r"\s+\d+( +-?\d+\.\d\d){3}|"
+                                                         r"\s+(-?\d+\.\d\d +){3}\d+",
+                                                         table[at + 1]), result.output

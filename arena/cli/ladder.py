@@ -17,6 +17,7 @@ from arena.cli.common import (
     open_store,
     progress_bar,
     reports_errors,
+    terminal_width,
 )
 from arena.games.base import ArenaError
 from arena.results.store import Store
@@ -87,7 +88,7 @@ def _show_status(store: Store, name: str) -> None:
     from arena.tournaments.ladder import find_ladder
     from arena.tournaments.ladder_status import status_lines
 
-    for line in status_lines(store, find_ladder(store, name)):
+    for line in status_lines(store, find_ladder(store, name), terminal_width()):
         echo(line)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime
 import math
 import textwrap
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +22,7 @@ from arena.cli.common import (
 from arena.games import find_game
 from arena.games.base import ArenaError
 from arena.results.ratings import SYSTEMS, RatingSettings
-from arena.results.standings import wrap
+from arena.results.standings import text_table, wrap
 
 if TYPE_CHECKING:
     from arena.results.luck_book import LuckSource
@@ -36,40 +35,6 @@ POOL_OPTION = click.option(
     "--pool", is_flag=True,
     help="Rate all variants of a game together (default: each variant, i.e. number of "
     "players and options such as the dice, on its own).")
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
-          width: int | None = None) -> list[str]:
-    """A plain table, its columns as wide as their widest cell (long names fit); the
-    first ``text_columns`` columns are text, left-aligned, the others numbers. A table
-    wider than ``width`` (default: the terminal's) gives each row two lines: its text,
-    then its numbers below, indented."""
-    width = terminal_width() if width is None else width
-    lines = _plain(headers, rows, text_columns, "  ")
-    if max(map(len, lines)) <= width:
-        return lines
-    texts = _plain(headers[:text_columns], [row[:text_columns] for row in rows],
-                   text_columns, "  ")
-    numbers = _plain(headers[text_columns:], [row[text_columns:] for row in rows], 0,
-                     "      ")
-    return [line for pair in zip(texts, numbers, strict=True) for line in pair
-            if line.strip()]
-
-
-def _plain(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
-           indent: str) -> list[str]:
-    """Columns as wide as their widest cell and two spaces apart, under a rule of dashes
-    (tabulate would pad each header by two more)."""
-    cells = [[str(cell) for cell in row] for row in (headers, *rows)]
-    widths = [max(len(row[column]) for row in cells) for column in range(len(headers))]
-
-    def line(row: Sequence[str]) -> str:
-        return indent + "  ".join(
-            cell.ljust(width) if column < text_columns else cell.rjust(width)
-            for column, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip()
-
-    return [line(cells[0]), indent + "  ".join("-" * width for width in widths),
-            *(line(row) for row in cells[1:])]
 
 
 def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
@@ -98,10 +63,11 @@ def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
              "profile-likelihood intervals, corrected for the duplicate sets)",
              f"  the earlier seat's advantage: {result.seat_advantage:+.0f} Elo "
              f"({low:+.0f} to {high:+.0f})"]
-    lines += table(["#", "bot", "elo", "95% low", "95% high", "games"],
-                   [[place, labels.get(bot, "?"), f"{result.elo[bot]:.0f}",
-                     f"{result.low[bot]:.0f}", f"{result.high[bot]:.0f}", result.games[bot]]
-                    for place, bot in enumerate(result.order(), 1)], 2)
+    lines += text_table(["#", "bot", "elo", "95% low", "95% high", "games"],
+                        [[place, labels.get(bot, "?"), f"{result.elo[bot]:.0f}",
+                          f"{result.low[bot]:.0f}", f"{result.high[bot]:.0f}",
+                          result.games[bot]]
+                         for place, bot in enumerate(result.order(), 1)], 2, terminal_width())
     return lines
 
 
@@ -146,13 +112,13 @@ def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str
             for variant in game_variants(store, name, pool):
                 rows = leaderboard(store, name, RatingSettings(system=system), variant)
                 echo(f"{heading(name, variant)} ({system}, {len(rows)} bots)")
-                for line in table(
+                for line in text_table(
                         ["#", "bot", "mu", "sigma", "mu-3sigma", "games", "wins", "draws",
                          "losses"],
                         [[place, row.bot.label, f"{row.rating.mu:.2f}",
                           f"{row.rating.sigma:.2f}", f"{row.rating.conservative:.2f}",
                           row.tally.games, row.tally.wins, row.tally.draws, row.tally.losses]
-                         for place, row in enumerate(rows, 1)], 2):
+                         for place, row in enumerate(rows, 1)], 2, terminal_width()):
                     echo(line)
             waiting = never_played(store, name)
             if waiting:
@@ -186,12 +152,13 @@ def history(name: str, game_name: str | None, pool: bool, db: str, system: str) 
                     continue
                 shown += 1
                 echo(f"{name} in {heading(game, variant)} ({system})")
-                for line in table(
+                for line in text_table(
                         ["version", "tournament", "when", "mu", "sigma", "mu-3sigma",
                          "games"],
                         [[row.version, row.tournament, _when(row.finished),
                           f"{row.rating.mu:.2f}", f"{row.rating.sigma:.2f}",
-                          f"{row.rating.conservative:.2f}", row.games] for row in rows], 3):
+                          f"{row.rating.conservative:.2f}", row.games] for row in rows], 3,
+                        terminal_width()):
                     echo(line)
         if not shown:
             raise ArenaError(f"bot {name!r} has no rated games in {db}")

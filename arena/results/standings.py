@@ -200,3 +200,36 @@ def legend_lines(seats: int, width: int = TABLE_WIDTH) -> list[str]:
     return wrap(counted + "; score: points per game as a percentage; mean score: the game's "
                 "own score (Seasons: points on the board; Sonnentau: pieces brought home); "
                 "mean rank: 1 is first", width)
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
+               width: int = TABLE_WIDTH) -> list[str]:
+    """A plain table, its columns as wide as their widest cell (long names fit); the
+    first ``text_columns`` columns are text, left-aligned, the others numbers. A table
+    wider than ``width`` gives each row two lines: its text, then its numbers below,
+    indented."""
+    lines = _plain(headers, rows, text_columns, "  ")
+    if max(map(len, lines)) <= width:
+        return lines
+    texts = _plain(headers[:text_columns], [row[:text_columns] for row in rows],
+                   text_columns, "  ")
+    numbers = _plain(headers[text_columns:], [row[text_columns:] for row in rows], 0,
+                     "      ")
+    return [line for pair in zip(texts, numbers, strict=True) for line in pair
+            if line.strip()]
+
+
+def _plain(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
+           indent: str) -> list[str]:
+    """Columns as wide as their widest cell and two spaces apart, under a rule of dashes
+    (tabulate would pad each header by two more)."""
+    cells = [[str(cell) for cell in row] for row in (headers, *rows)]
+    widths = [max(len(row[column]) for row in cells) for column in range(len(headers))]
+
+    def line(row: Sequence[str]) -> str:
+        return indent + "  ".join(
+            cell.ljust(width) if column < text_columns else cell.rjust(width)
+            for column, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip()
+
+    return [line(cells[0]), indent + "  ".join("-" * width for width in widths),
+            *(line(row) for row in cells[1:])]

@@ -9,8 +9,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from tabulate import tabulate
-
 from arena.results.ladder_book import (
     ACTIVE,
     COMPLETE,
@@ -23,6 +21,7 @@ from arena.results.ladder_book import (
     LadderBook,
     Submission,
 )
+from arena.results.standings import TABLE_WIDTH, text_table
 from arena.results.store import Store, TournamentRow
 from arena.tournaments.ladder import ratings_of
 
@@ -62,7 +61,9 @@ def entrant_lines(store: Store, row: TournamentRow) -> list[EntrantLine]:
                                           else -1e9), e.submission.id))
 
 
-def status_lines(store: Store, row: TournamentRow) -> list[str]:
+def status_lines(store: Store, row: TournamentRow, width: int = TABLE_WIDTH) -> list[str]:
+    """The ladder's state, its entrants' table and (frozen) its final standing, in lines
+    of at most ``width`` characters where the names allow it."""
     book = LadderBook(store, row.id)
     games = book.games_after(0)[0]
     per_hour = book.games_since(time.time() - 3600)
@@ -73,18 +74,17 @@ def status_lines(store: Store, row: TournamentRow) -> list[str]:
     lines = [f"ladder {row.name}: {row.game}, {PHASES.get(row.status, row.status)}",
              f"{book.round_count()} rounds, {games} games, {per_hour} in the last hour",
              "entrants: " + ", ".join(f"{n} {status}" for status, n in counts.items() if n)]
-    table = [[line.submission.id, line.label, line.submission.status, line.games,
-              _number(line.mu), _number(line.sigma), _number(line.conservative),
-              line.submission.source] for line in entrants]
-    lines += tabulate(table, headers=["id", "bot", "status", "games", "mu", "sigma",
-                                      "mu-3sigma", "from"],
-                      disable_numparse=True).splitlines()
+    table = [[line.submission.id, line.label, line.submission.status,
+              line.submission.source, line.games, _number(line.mu), _number(line.sigma),
+              _number(line.conservative)] for line in entrants]
+    lines += text_table(["id", "bot", "status", "from", "games", "mu", "sigma", "mu-3sigma"],
+                        table, 4, width)
     for line in entrants:
         if line.submission.status == ERROR:
             lines.append(f"submission {line.submission.id} ({line.submission.source}):")
             lines += [f"  {text}" for text in line.submission.log.splitlines()[:LOG_LINES]]
     if row.status in (FROZEN, COMPLETE):
-        lines += final_standing_lines(store, row)
+        lines += final_standing_lines(store, row, width)
     return lines
 
 
@@ -99,13 +99,13 @@ def final_standing(store: Store, row: TournamentRow) -> list[tuple[str, float, f
             for p, rating in ratings.leaderboard() if p in labels]
 
 
-def final_standing_lines(store: Store, row: TournamentRow) -> list[str]:
+def final_standing_lines(store: Store, row: TournamentRow,
+                         width: int = TABLE_WIDTH) -> list[str]:
     title = "final standing" if row.status == COMPLETE else "final standing so far"
     rows = [[place, label, f"{mu:.2f}", f"{sigma:.2f}", f"{mu - 3 * sigma:.2f}", games]
             for place, (label, mu, sigma, games) in enumerate(final_standing(store, row), 1)]
     return [f"{title} (all games among the frozen bots):",
-            *tabulate(rows, headers=["#", "bot", "mu", "sigma", "mu-3sigma", "games"],
-                      disable_numparse=True).splitlines()]
+            *text_table(["#", "bot", "mu", "sigma", "mu-3sigma", "games"], rows, 2, width)]
 
 
 def _number(value: float | None) -> str:
