@@ -453,3 +453,21 @@ def test_ladder_status_fits_80_columns_with_long_names(tmp_path, monkeypatch):
         assert "games" not in table[at] and re.fullmatch(r"\s+\d+( +-?\d+\.\d\d){3}|"
                                                          r"\s+(-?\d+\.\d\d +){3}\d+",
                                                          table[at + 1]), result.output
+
+
+@pytest.mark.usefixtures("at_root")
+def test_ladder_run_wraps_its_notes_between_words_to_80_columns(tmp_path, monkeypatch):
+    """The ladder's first note reached 186 columns and its last line 98 (a long name and
+    a submissions folder are ordinary)."""
+    data = {**ladder_data(tmp_path), "isolation": "none",
+            "name": "the-nightly-ladder-of-the-long-names"}
+    (tmp_path / "ladder.yaml").write_text(yaml.safe_dump(data))
+    monkeypatch.setenv("COLUMNS", "80")
+    result = CliRunner().invoke(cli, ["ladder", "run", str(tmp_path / "ladder.yaml"),
+                                      "--rounds", "1", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(map(len, lines)) <= 80, result.output
+    text = " ".join(result.output.split())
+    assert "submissions by `arena submit --ladder the-nightly-ladder-of-the-long-names`" in text
+    assert "run the same command again to resume" in text

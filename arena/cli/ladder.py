@@ -52,6 +52,7 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
     """Run the ladder of CONFIG until stopped (Ctrl-C finishes the games being played;
     running it again resumes)."""
     from arena.cli.console import close_logging, setup_logging
+    from arena.results.standings import wrap
     from arena.tournaments.ladder import LadderControl, run_ladder
     from arena.tournaments.ladder_config import load_ladder_config
 
@@ -66,8 +67,10 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
             from arena.results.ladder_book import LadderBook
 
             games = LadderBook(store, _id(store, config.name)).games_after(0)[0]
-            echo(f"ladder {config.name!r} stopped: {games} games in {config.play.db}; run "
-                 "the same command again to resume")
+            for line in wrap(f"ladder {config.name!r} stopped: {games} games in "
+                             f"{config.play.db}; run the same command again to resume",
+                             terminal_width()):
+                echo(line)
             _show_status(store, config.name)
     except KeyboardInterrupt:
         view.close()
@@ -130,8 +133,17 @@ class LadderView(BarLines):
     def progress(self) -> Any:
         from arena.tournaments.ladder import LadderProgress
 
-        return LadderProgress(note=self.write, game_done=self._game_done,
+        return LadderProgress(note=self._note, game_done=self._game_done,
                               round_done=self._round_done)
+
+    def _note(self, text: str) -> None:
+        """A note of the ladder's, its prose wrapped between words to the terminal."""
+        from arena.results.standings import wrap
+
+        width = terminal_width()
+        for paragraph in text.splitlines() or [""]:
+            for line in wrap(paragraph, width) or [""]:
+                self.write(line)
 
     def _game_done(self, result: GameResult, labels: list[str]) -> None:
         from arena.cli.console import result_line
