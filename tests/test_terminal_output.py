@@ -252,3 +252,29 @@ def test_an_interim_table_of_32_bots_shows_the_best_ten_in_16_lines_at_most(monk
     ProgressBar(enabled=False).write_standings("standings after round 1:", results[:4])
     assert few.getvalue().splitlines() == ["standings after round 1:",
                                            *table_lines(results[:4], seats=False)]
+
+
+def test_games_and_submit_wrap_their_prose_to_80_columns(tmp_path, monkeypatch):
+    """`arena games` printed option lines of up to 124 columns and `arena submit` one of
+    194; the words stay whole and in order."""
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    monkeypatch.setenv("COLUMNS", "80")
+    db = tmp_path / "arena.db"
+    ladder = {"name": "the-nightly-ladder-of-the-long-names", "game": "seasons", "seed": 1,
+              "db": str(db), "bots": [str(ROOT / "bots/seasons/random_bot.py"),
+                                      str(ROOT / "bots/seasons/greedy.py")]}
+    with Store(db) as store:
+        store.create_tournament(parse_ladder_config(ladder), [])
+    listed = CliRunner().invoke(cli, ["games"])
+    submitted = CliRunner().invoke(cli, ["submit", "--ladder", ladder["name"],
+                                         str(ROOT / "bots/seasons/greedy.py"), "--db", str(db)])
+    for result in (listed, submitted):
+        assert result.exit_code == 0, result.output
+        assert max(map(len, result.output.splitlines())) <= 80, result.output
+    assert ("dice: two six-sided dice, or the three Miwin dice III, IV, V"
+            in " ".join(listed.output.split()))
+    assert (f"`arena ladder status {ladder['name']}` shows how it fares"
+            in " ".join(submitted.output.split()))

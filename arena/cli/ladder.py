@@ -230,6 +230,10 @@ def submit_to_ladder(spec: str, name: str, db: str) -> None:
             raise ArenaError(f"ladder {row.name!r} is {row.status}: it takes no submissions")
         submission = stage(LadderBook(store, row.id), ladder_home(store, row.name), Path(spec),
                            "arena submit")
-    echo(f"submission {submission} queued for ladder {row.name!r}: the running ladder "
-         "validates it and, if it is valid, lets it join at the round after; "
-         f"`arena ladder status {row.name}` shows how it fares")
+    from arena.results.standings import wrap
+
+    for line in wrap(f"submission {submission} queued for ladder {row.name!r}: the running "
+                     "ladder validates it and, if it is valid, lets it join at the round "
+                     f"after; `arena ladder status {row.name}` shows how it fares",
+                     terminal_width()):
+        echo(line)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -36,8 +37,12 @@ def games() -> None:
         echo(f"{name}: {info.title} ({seats} players)")
         for option in info.options:
             choices = f", one of {', '.join(map(str, option.choices))}" if option.choices else ""
-            echo(f"  --option {option.name}=… (default {option.default}{choices}): "
-                       f"{option.help}")
+            default = option.default if option.default != "" else '""'
+            echo(f"  --option {option.name}=… (default {default}{choices})")
+            for line in textwrap.wrap(option.help, terminal_width(), initial_indent=" " * 6,
+                                      subsequent_indent=" " * 6, break_long_words=False,
+                                      break_on_hyphens=False):
+                echo(line)
 
 
 @click.command()
