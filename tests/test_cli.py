@@ -235,7 +235,10 @@ def test_sonnentau_games_with_two_and_four_bots_are_identical_per_seed(run, dice
     first, second = run(*args), run(*args)
     assert first.exit_code == 0, first.output
     assert first.output == second.output
-    assert first.output.splitlines()[-1].startswith("Result: ")
+    lines = first.output.splitlines()
+    result = max(i for i, line in enumerate(lines) if line.startswith("Result: "))
+    assert all(line.startswith("    ") for line in lines[result + 1:])  # its wrapped rest
+    assert max(map(len, lines)) <= 80
     if dice == "miwin":
         assert "rolls " in first.output
 

@@ -278,3 +278,32 @@ def test_games_and_submit_wrap_their_prose_to_80_columns(tmp_path, monkeypatch):
             in " ".join(listed.output.split()))
     assert (f"`arena ladder status {ladder['name']}` shows how it fares"
             in " ".join(submitted.output.split()))
+
+
+def test_a_game_log_and_a_dry_run_wrap_to_80_columns_losing_no_word(monkeypatch):
+    """A Sonnentau turn of the log reached 121 columns, the dry run's first line 91: each
+    is wrapped between words, its rest indented under it."""
+    from click.testing import CliRunner
+
+    from arena.bots.loading import load_bot
+    from arena.cli import cli
+    from arena.referee.match import play_game
+    from arena.referee.record import game_log
+    from arena.tournaments.config import load_config
+    from arena.tournaments.runner import schedule_preview
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "80")
+    played = CliRunner().invoke(cli, ["play", "sonnentau", "search", "heuristic", "--seed", "5"])
+    players = [load_bot(f"bots/sonnentau/{name}.py").player for name in ("search", "heuristic")]
+    log = game_log(play_game("sonnentau", players, 5))
+    preview = CliRunner().invoke(cli, ["run", "configs/sonnentau-round-robin.yaml",
+                                       "--dry-run"])
+    lines = schedule_preview(load_config("configs/sonnentau-round-robin.yaml"))
+    for result, unwrapped in ((played, log), (preview, lines)):
+        assert result.exit_code == 0, result.output
+        assert max(map(len, result.output.splitlines())) <= 80, result.output
+        assert max(map(len, unwrapped)) > 80  # there was something to wrap
+        assert " ".join(" ".join(unwrapped).split()) in " ".join(result.output.split())
+    turns = [line for line in played.output.splitlines() if line[:1].isdigit()]
+    assert len(turns) == sum(line[:1].isdigit() for line in log)

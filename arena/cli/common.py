@@ -9,6 +9,7 @@ import select
 import shutil
 import sqlite3
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -71,6 +72,18 @@ def terminal_width(*, err: bool = False) -> int:
     columns = shutil.get_terminal_size((TERMINAL_WIDTH, 24)).columns
     return max(20, columns if is_terminal(sys.stderr if err else sys.stdout)
                else min(columns, TERMINAL_WIDTH))
+
+
+def echo_wrapped(text: str, *, indent: str = "", err: bool = False) -> None:
+    """Print ``text`` in lines of the terminal's width, broken between words; lines after
+    the first keep the first's indentation plus ``indent``. A word longer than a line (a
+    path) keeps a line of its own."""
+    lead = text[:len(text) - len(text.lstrip(" "))]
+    lines = textwrap.wrap(text, max(20, terminal_width(err=err)),
+                          subsequent_indent=lead + indent, break_long_words=False,
+                          break_on_hyphens=False)
+    for line in lines or [""]:
+        echo(line, err=err)
 
 
 def is_terminal(stream: Any) -> bool:

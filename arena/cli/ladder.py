@@ -14,6 +14,7 @@ from arena.cli.common import (
     DB_OPTION,
     BarLines,
     echo,
+    echo_wrapped,
     open_store,
     progress_bar,
     reports_errors,
@@ -52,7 +53,6 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
     """Run the ladder of CONFIG until stopped (Ctrl-C finishes the games being played;
     running it again resumes)."""
     from arena.cli.console import close_logging, setup_logging
-    from arena.results.standings import wrap
     from arena.tournaments.ladder import LadderControl, run_ladder
     from arena.tournaments.ladder_config import load_ladder_config
 
@@ -67,10 +67,8 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
             from arena.results.ladder_book import LadderBook
 
             games = LadderBook(store, _id(store, config.name)).games_after(0)[0]
-            for line in wrap(f"ladder {config.name!r} stopped: {games} games in "
-                             f"{config.play.db}; run the same command again to resume",
-                             terminal_width()):
-                echo(line)
+            echo_wrapped(f"ladder {config.name!r} stopped: {games} games in "
+                         f"{config.play.db}; run the same command again to resume")
             _show_status(store, config.name)
     except KeyboardInterrupt:
         view.close()
@@ -204,8 +202,8 @@ def ladder_freeze(name: str, db: str) -> None:
     with open_store(db) as store:
         row = freeze(store, name)
         games = row.config.get("ladder", {}).get("final_games", 0)
-        echo(f"ladder {name!r} is frozen: it takes no more submissions, and plays {games} "
-             "final games among its active bots at its next round")
+        echo_wrapped(f"ladder {name!r} is frozen: it takes no more submissions, and plays "
+                     f"{games} final games among its active bots at its next round")
 
 
 def only_ladder(store: Store, name: str | None) -> Any:
@@ -230,10 +228,6 @@ def submit_to_ladder(spec: str, name: str, db: str) -> None:
             raise ArenaError(f"ladder {row.name!r} is {row.status}: it takes no submissions")
         submission = stage(LadderBook(store, row.id), ladder_home(store, row.name), Path(spec),
                            "arena submit")
-    from arena.results.standings import wrap
-
-    for line in wrap(f"submission {submission} queued for ladder {row.name!r}: the running "
-                     "ladder validates it and, if it is valid, lets it join at the round "
-                     f"after; `arena ladder status {row.name}` shows how it fares",
-                     terminal_width()):
-        echo(line)
+    echo_wrapped(f"submission {submission} queued for ladder {row.name!r}: the running "
+                 "ladder validates it and, if it is valid, lets it join at the round "
+                 f"after; `arena ladder status {row.name}` shows how it fares")

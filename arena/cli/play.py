@@ -18,7 +18,14 @@ from arena.bots.interrupts import interrupt_status
 from arena.bots.isolation import ISOLATIONS, start_bot
 from arena.bots.loading import ENTRY_POINT_GROUP, BotNotFoundError
 from arena.bots.shipped import shipped_hint, shipped_spec
-from arena.cli.common import echo, parse_option, progress_bar, reports_errors, terminal_width
+from arena.cli.common import (
+    echo,
+    echo_wrapped,
+    parse_option,
+    progress_bar,
+    reports_errors,
+    terminal_width,
+)
 from arena.games import GAMES, find_game
 from arena.games.base import ArenaError, Game
 from arena.referee.match import resolve_game_options
@@ -174,9 +181,9 @@ def show_game(game: Game, record: GameRecord, *, watched: bool = False) -> None:
         lines = lines[-1:]
     else:
         names = ", ".join(f"seat {i}: {s.name}@{s.version}" for i, s in enumerate(record.seats))
-        echo(f"{game.info.title}, seed {record.seed} ({names})")
+        echo_wrapped(f"{game.info.title}, seed {record.seed} ({names})", indent="    ")
     for line in lines:
-        echo(line)
+        echo_wrapped(line, indent="    ")
     for seat, status in enumerate(record.seats):
         if status.status != OK:
             first, *rest = failure_excerpt(status.detail) or [""]
