@@ -284,7 +284,7 @@ def test_arena_submit_server_uploads_through_the_api(client, site, tmp_path, mon
                                       "--token", site["tokens"]["alice"], "--ladder", "league"])
     assert result.exit_code == 0, result.output
     assert "queued at http://arena.test" in result.output
-    page = re.search(r"follow it at http://arena\.test(/submissions/\d+) ", result.output)
+    page = re.search(r"follow it at\s+http://arena\.test(/submissions/\d+) ", result.output)
     assert page, result.output
     signed_in(client, site["tokens"]["alice"])
     assert client.get(page[1]).status_code == 200  # a page a signed-in browser opens

@@ -307,3 +307,12 @@ def test_a_game_log_and_a_dry_run_wrap_to_80_columns_losing_no_word(monkeypatch)
         assert " ".join(" ".join(unwrapped).split()) in " ".join(result.output.split())
     turns = [line for line in played.output.splitlines() if line[:1].isdigit()]
     assert len(turns) == sum(line[:1].isdigit() for line in log)
+
+
+def test_wrapped_prose_keeps_each_lines_indentation_and_long_words(monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "30")
+    path = "/a/path/longer/than/the/thirty/columns/of/the/screen.db"
+    common.echo_wrapped(f"first line\n  kept in {path} so run the same command again",
+                        indent="  ")
+    assert capsys.readouterr().out.splitlines() == [
+        "first line", "  kept in", "    " + path, "    so run the same command", "    again"]

@@ -11,7 +11,7 @@ from arena.bots.loading import bot_files_hash, split_spec
 from arena.bots.process import is_command
 from arena.bots.template import new_bot
 from arena.bots.validation import validate
-from arena.cli.common import DB_OPTION, check_bot_file, echo, reports_errors
+from arena.cli.common import DB_OPTION, check_bot_file, echo, echo_wrapped, reports_errors
 from arena.results.store import Store
 from arena.tournaments.submissions import submit as submit_bot
 
@@ -83,8 +83,8 @@ def submit(spec: str, game_name: str | None, db: str, folder: str,
         if not token:
             raise click.UsageError("--server needs --token (or ARENA_TOKEN)")
         reply = submit_to_server(spec, server, token, ladder_name)
-        echo(f"submission {reply['submission']} queued at {server}; follow it at "
-             f"{server.rstrip('/')}{reply['page']} (signed in with your token)")
+        echo_wrapped(f"submission {reply['submission']} queued at {server}; follow it at "
+                     f"{server.rstrip('/')}{reply['page']} (signed in with your token)")
         return
     check_bot_file(spec)
     if ladder_name is not None:
@@ -100,5 +100,5 @@ def submit(spec: str, game_name: str | None, db: str, folder: str,
         echo(line)
     if copy is None:
         raise SystemExit(1)
-    echo(f"submitted {', '.join(labels)} for {', '.join(verdict.games)}: code kept as "
-         f"{copy}; use that path as the bot's spec in a tournament")
+    echo_wrapped(f"submitted {', '.join(labels)} for {', '.join(verdict.games)}: code kept "
+                 f"as {copy}; use that path as the bot's spec in a tournament")

@@ -75,15 +75,16 @@ def terminal_width(*, err: bool = False) -> int:
 
 
 def echo_wrapped(text: str, *, indent: str = "", err: bool = False) -> None:
-    """Print ``text`` in lines of the terminal's width, broken between words; lines after
-    the first keep the first's indentation plus ``indent``. A word longer than a line (a
-    path) keeps a line of its own."""
-    lead = text[:len(text) - len(text.lstrip(" "))]
-    lines = textwrap.wrap(text, max(20, terminal_width(err=err)),
-                          subsequent_indent=lead + indent, break_long_words=False,
-                          break_on_hyphens=False)
-    for line in lines or [""]:
-        echo(line, err=err)
+    """Print ``text`` in lines of the terminal's width, broken between words; in each of
+    its lines (``\\n``) the lines after the first keep its indentation plus ``indent``. A
+    word longer than a line (a path) keeps a line of its own."""
+    width = max(20, terminal_width(err=err))
+    for paragraph in text.split("\n"):
+        lead = paragraph[:len(paragraph) - len(paragraph.lstrip(" "))]
+        lines = textwrap.wrap(paragraph, width, subsequent_indent=lead + indent,
+                              break_long_words=False, break_on_hyphens=False)
+        for line in lines or [""]:
+            echo(line, err=err)
 
 
 def is_terminal(stream: Any) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 import multiprocessing_logging
 
-from arena.cli.common import BarLines, echo, progress_bar, terminal_width
+from arena.cli.common import BarLines, echo, echo_wrapped, progress_bar, terminal_width
 from arena.referee.protocol import failure_excerpt, failure_shape, printable
 from arena.referee.record import OK
 from arena.results.luck_book import LuckSource, unaccounted
@@ -216,8 +216,8 @@ def report_luck(store: Store, tournament: int, asked: bool | None,
     if asked is None:
         waiting = unaccounted(store, tournament, source)
         if waiting > AUTO_LUCK_LIMIT:
-            echo(f"luck accounting skipped: {waiting:,} games wait for it (more than "
-                 f"{AUTO_LUCK_LIMIT:,}); `arena report NAME --luck` does it once and keeps it",
-                 err=True)
+            echo_wrapped(f"luck accounting skipped: {waiting:,} games wait for it (more than "
+                         f"{AUTO_LUCK_LIMIT:,}); `arena report NAME --luck` does it once and "
+                         "keeps it", err=True)
             return None
     return source

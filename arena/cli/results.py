@@ -15,6 +15,7 @@ from arena.cli.common import (
     DB_OPTION,
     SYSTEM_OPTION,
     echo,
+    echo_wrapped,
     open_store,
     reports_errors,
     terminal_width,
@@ -250,9 +251,10 @@ def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, 
     if pairs is None and settings is None:
         return stored_lines(store, game, first, second, db, luck, workers)
     if settings is not None:
-        echo(f"playing seat-swapped pairs until the SPRT accepts elo0 {settings.elo0:g} or "
-             f"elo1 {settings.elo1:g} (alpha {settings.alpha:g}, beta {settings.beta:g}), at "
-             f"most {pairs or SPRT_MAX_PAIRS} pairs", err=True)
+        echo_wrapped(f"playing seat-swapped pairs until the SPRT accepts elo0 "
+                     f"{settings.elo0:g} or elo1 {settings.elo1:g} (alpha {settings.alpha:g}, "
+                     f"beta {settings.beta:g}), at most {pairs or SPRT_MAX_PAIRS} pairs",
+                     err=True)
     bar = ProgressBar(enabled=progress, unbounded=settings is not None)
     try:
         result = play_comparison(store, game, first, second, pairs=pairs or SPRT_MAX_PAIRS,

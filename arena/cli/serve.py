@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from arena.cli.common import DB_OPTION, echo, reports_errors
+from arena.cli.common import DB_OPTION, echo, echo_wrapped, reports_errors
 
 
 class ServeGroup(click.Group):
@@ -70,7 +70,7 @@ def ladder_lines(name: str, verbose: bool) -> Any:
 
     class Lines(LadderView):
         def write(self, line: str) -> None:
-            echo(f"[{name}] {line}", err=True)
+            echo_wrapped(f"[{name}] {line}", indent="    ", err=True)
 
         def _round_done(self, index: int, games: int) -> None:
             self.write(f"round {index + 1} done, {games} games in all")
@@ -95,8 +95,8 @@ def users_add(name: str, organizer: bool, db: str) -> None:
 
     with Store(db) as store:
         who, token = add_participant(store, name, organizer=organizer)
-    echo(f"{'organizer' if who.organizer else 'participant'} {who.name} added; their token "
-         "(shown only this once, keep it secret):")
+    echo_wrapped(f"{'organizer' if who.organizer else 'participant'} {who.name} added; "
+                 "their token (shown only this once, keep it secret):")
     echo(token)
 
 
@@ -111,7 +111,8 @@ def users_sign_out(name: str, db: str) -> None:
 
     with open_store(db) as store:
         who = end_sessions(store, name)
-    echo(f"every session of {who.name} has ended; they sign in again with their token")
+    echo_wrapped(f"every session of {who.name} has ended; they sign in again with their "
+                 "token")
 
 
 @users.command("list")
