@@ -257,3 +257,12 @@ def test_the_tuning_tool_plays_duplicate_sets_and_takes_out_their_luck():
     assert sets[0] != pytest.approx((0.5, 0.0))
     line = tool.summary(params, sets, 1.0)
     assert line.startswith(json.dumps(params)) and "3 sets" in line
+
+
+@pytest.mark.parametrize("text", ['{"sparee": 1}', "nonsense", "[1]"])
+def test_the_tuning_tool_refuses_a_candidate_it_cannot_play_before_playing(text, capsys):
+    import argparse
+
+    with pytest.raises(SystemExit):
+        _tuning_tool().candidate(argparse.ArgumentParser(prog="tune"), text)
+    assert "tune: error: " in capsys.readouterr().err

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots.loading import load_bot
+from arena.games.base import ArenaError
 from arena.referee.match import play_game
 from arena.results.luck import account
 from arena.results.values import model_for
@@ -75,6 +76,21 @@ def summary(params: dict[str, Any], sets: list[tuple[float, float]], seconds: fl
             f"(share of the luck {share:.2f}; {len(sets)} sets in {seconds:.0f} s)")
 
 
+def candidate(parser: argparse.ArgumentParser, text: str) -> dict[str, Any]:
+    """The parameters ``text`` gives, checked by loading the bot with them."""
+    try:
+        params = json.loads(text)
+    except json.JSONDecodeError as exc:
+        parser.error(f"{text!r} is not JSON: {exc}")
+    if not isinstance(params, dict):
+        parser.error(f"{text!r} is not a JSON object of parameters")
+    try:
+        _player(params)
+    except ArenaError as exc:
+        parser.error(str(exc))
+    return params
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("candidates", nargs="+", help="parameters as a JSON object")
@@ -83,9 +99,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=5_100_000)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    candidates = [json.loads(text) for text in args.candidates]
-    if args.sets < 2 or not all(isinstance(c, dict) for c in candidates):
-        parser.error("give at least 2 sets and each candidate as a JSON object")
+    if args.sets < 2:
+        parser.error("give at least 2 sets")
+    candidates = [candidate(parser, text) for text in args.candidates]
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         for params in candidates:
             started = time.perf_counter()
