@@ -1,13 +1,16 @@
 """Tournament configs: valid files, overrides, and a clear message for each mistake."""
 
 import textwrap
+from pathlib import Path
 
 import pytest
+import yaml
 
 from arena.tournaments.config import ConfigError, load_config, parse_config
 
 GREEDY = "bots/seasons/greedy.py"
 RANDOM = "bots/seasons/random_bot.py"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -261,3 +264,20 @@ def test_a_ladder_config_reports_every_mistake_at_once():
         "tables_per_round, validation_games",
         "l.yaml: ladder.submissions: must be a folder's path, or null for none, got 3",
         "l.yaml: ladder.exploration: must be from 0 to 1, got 2.0"]
+
+
+@pytest.mark.parametrize("path", sorted(p.name for p in (ROOT / "configs").glob("*.yaml")))
+def test_every_shipped_config_loads_and_its_bots_load(path):
+    """What the README tells a user to run parses as it is, and every bot in it loads."""
+    from arena.server.config import load_serve_config
+    from arena.tournaments.ladder_config import load_ladder_config
+    from arena.tournaments.runner import load_entrants
+
+    file = ROOT / "configs" / path
+    data = yaml.safe_load(file.read_text())
+    if "ladders" in data:
+        assert load_serve_config(file).ladders
+        return
+    config = (load_ladder_config(file).play if "ladder" in data else load_config(file))
+    entrants = load_entrants(config)
+    assert len(entrants.labels) == len(data["bots"]) >= 2
