@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -471,3 +472,28 @@ def test_ladder_run_wraps_its_notes_between_words_to_80_columns(tmp_path, monkey
     text = " ".join(result.output.split())
     assert "submissions by `arena submit --ladder the-nightly-ladder-of-the-long-names`" in text
     assert "run the same command again to resume" in text
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_ladder_with_too_few_bots_says_it_waits_for_entrants_once(tmp_path):
+    """One of two first bots fails to load: the ladder waits for submissions, and says so
+    once rather than sitting silent."""
+    from arena.tournaments.ladder import IDLE_POLL_SECONDS, LadderProgress
+
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    data["bots"] = [data["bots"][0], {"spec": "bots/seasons/greedy.py",  # type: ignore[index]
+                                      "params": {"no_such": 1}}]
+    config = parse_ladder_config(data, "ladder.yaml")
+    control = LadderControl(rounds=1)
+    notes: list[str] = []
+    stop = threading.Timer(4 * IDLE_POLL_SECONDS, lambda: setattr(control, "stop", True))
+    stop.start()  # the ladder polls about four times before it is stopped
+    try:
+        with Store(config.play.db) as store:
+            run_ladder(config, store, control, LadderProgress(note=notes.append))
+    finally:
+        stop.cancel()
+    waiting = [n for n in notes if n.startswith("waiting for entrants")]
+    assert waiting == ["waiting for entrants: 1 active bot, a table needs 2; submit with "
+                       f"`arena submit --ladder ladder` or into {tmp_path / 'incoming'}/ "
+                       "(Ctrl-C stops)"], notes

@@ -105,8 +105,8 @@ class StoppingOnSignals:
         if self.control.stop:
             raise KeyboardInterrupt
         self.control.stop = True
-        self.view.write("stopping: finishing the games being played (Ctrl-C again to stop "
-                        "at once; those games are then played again next time)")
+        self.view.note("stopping: finishing the games being played (Ctrl-C again to stop "
+                       "at once; those games are then played again next time)")
 
     def __enter__(self) -> None:
         for number in (signal.SIGINT, signal.SIGTERM):
@@ -131,10 +131,10 @@ class LadderView(BarLines):
     def progress(self) -> Any:
         from arena.tournaments.ladder import LadderProgress
 
-        return LadderProgress(note=self._note, game_done=self._game_done,
+        return LadderProgress(note=self.note, game_done=self._game_done,
                               round_done=self._round_done)
 
-    def _note(self, text: str) -> None:
+    def note(self, text: str) -> None:
         """A note of the ladder's, its prose wrapped between words to the terminal."""
         from arena.results.standings import wrap
 

@@ -188,16 +188,22 @@ def run_ladder(config: LadderConfig, store: Store, control: LadderControl | None
         progress.note(note)
     progress.note(header(ladder))
     ladder.ratings = _rate_rounds(ladder, upto=_rounds_done(ladder))
+    waiting = False
     try:
         while not _stopping(ladder, control):
             for note in take_in(ladder):
                 progress.note(note)
-            if len(ladder.book.active_positions()) >= ladder.seats or _round_open(ladder):
+            active = len(ladder.book.active_positions())
+            if active >= ladder.seats or _round_open(ladder):
                 play_segment(ladder, control, progress)
+                waiting = False
             elif control.idle_exit and not _pending(ladder):
                 progress.note(f"fewer than {ladder.seats} bots are active: stopping")
                 break
             else:
+                if not waiting and not _pending(ladder):
+                    progress.note(waiting_note(ladder, active))
+                    waiting = True
                 time.sleep(IDLE_POLL_SECONDS)
         if not control.stop:  # done with its rounds, not interrupted: give the verdict
             notes = ladder.validator.finish()
@@ -218,6 +224,14 @@ def header(ladder: Ladder) -> str:
             f"{len(ladder.book.active_positions())} active bots, round "
             f"{ladder.book.round_count() + 1} next; submissions by `arena submit --ladder "
             f"{config.name}`" + (f" or into {folder}/" if folder else ""))
+
+
+def waiting_note(ladder: Ladder, active: int) -> str:
+    """Why the ladder plays no game now, and what starts it."""
+    folder = ladder.config.submissions_folder
+    return (f"waiting for entrants: {active} active bot{'s' * (active != 1)}, a table needs "
+            f"{ladder.seats}; submit with `arena submit --ladder {ladder.config.name}`"
+            + (f" or into {folder}/" if folder else "") + " (Ctrl-C stops)")
 
 
 def _pending(ladder: Ladder) -> bool:
