@@ -4,8 +4,9 @@ For each JSON object of parameters given, ``bots/sonnentau/search.py`` with them
 the bot with its defaults on ``--sets`` seeds from ``--seed``, both seat orders on each
 seed (a duplicate set), and every game's luck is accounted for with the shipped value
 model of the dice variant. Printed per candidate: the mean score per game with its 95 %
-interval over the sets, and the luck-adjusted score (points minus the least-squares
-share of the luck, the interval over the sets) — the figure a scan ranks by.
+interval over the sets, and the luck-adjusted score with its interval as ``arena
+compare`` computes them (:func:`arena.results.stats.luck_adjusted`, the share of the
+luck cross-fitted) — the figure a scan ranks by.
 
 This is how the weights of ``search-tuned`` in ``configs/sonnentau-ladder.yaml`` were
 found: single changes and then pairs and triples around the best, 200 sets each on seeds
@@ -33,6 +34,7 @@ from arena.bots.loading import load_bot
 from arena.games.base import ArenaError
 from arena.referee.match import play_game
 from arena.results.luck import account
+from arena.results.stats import adjusted_interval, luck_adjusted
 from arena.results.values import model_for
 
 SEARCH = str(Path(__file__).resolve().parents[1] / "bots/sonnentau/search.py")
@@ -66,14 +68,12 @@ def half_width(values: list[float]) -> float:
 
 def summary(params: dict[str, Any], sets: list[tuple[float, float]], seconds: float) -> str:
     points = [p for p, _ in sets]
-    luck = [lk for _, lk in sets]
-    spread = statistics.variance(luck)
-    share = statistics.covariance(points, luck) / spread if spread else 0.0
-    adjusted = [p - share * lk for p, lk in sets]
+    adjusted = luck_adjusted(points, [lk for _, lk in sets], 2 * len(sets))
+    low, high = adjusted_interval(adjusted)
     return (f"{json.dumps(params)}: score {100 * statistics.fmean(points):.1f}% "
-            f"± {100 * half_width(points):.1f}, luck-adjusted "
-            f"{100 * statistics.fmean(adjusted):.1f}% ± {100 * half_width(adjusted):.1f} "
-            f"(share of the luck {share:.2f}; {len(sets)} sets in {seconds:.0f} s)")
+            f"± {100 * half_width(points):.1f}, luck-adjusted {100 * adjusted.score:.1f}% "
+            f"({100 * low:.1f}% to {100 * high:.1f}%; share of the luck "
+            f"{adjusted.scale:.2f}; {len(sets)} sets in {seconds:.0f} s)")
 
 
 def candidate(parser: argparse.ArgumentParser, text: str) -> dict[str, Any]:

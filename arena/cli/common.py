@@ -9,7 +9,6 @@ import select
 import shutil
 import sqlite3
 import sys
-import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -75,16 +74,12 @@ def terminal_width(*, err: bool = False) -> int:
 
 
 def echo_wrapped(text: str, *, indent: str = "", err: bool = False) -> None:
-    """Print ``text`` in lines of the terminal's width, broken between words; in each of
-    its lines (``\\n``) the lines after the first keep its indentation plus ``indent``. A
-    word longer than a line (a path) keeps a line of its own."""
-    width = max(20, terminal_width(err=err))
-    for paragraph in text.split("\n"):
-        lead = paragraph[:len(paragraph) - len(paragraph.lstrip(" "))]
-        lines = textwrap.wrap(paragraph, width, subsequent_indent=lead + indent,
-                              break_long_words=False, break_on_hyphens=False)
-        for line in lines or [""]:
-            echo(line, err=err)
+    """Print ``text`` wrapped between words to the terminal's width (see
+    :func:`arena.results.standings.wrap`)."""
+    from arena.results.standings import wrap
+
+    for line in wrap(text, terminal_width(err=err), indent) or [""]:
+        echo(line, err=err)
 
 
 def is_terminal(stream: Any) -> bool:

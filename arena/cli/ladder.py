@@ -138,10 +138,8 @@ class LadderView(BarLines):
         """A note of the ladder's, its prose wrapped between words to the terminal."""
         from arena.results.standings import wrap
 
-        width = terminal_width()
-        for paragraph in text.splitlines() or [""]:
-            for line in wrap(paragraph, width) or [""]:
-                self.write(line)
+        for line in wrap(text, terminal_width()) or [""]:
+            self.write(line)
 
     def _game_done(self, result: GameResult, labels: list[str]) -> None:
         from arena.cli.console import result_line

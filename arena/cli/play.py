@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -46,10 +45,7 @@ def games() -> None:
             choices = f", one of {', '.join(map(str, option.choices))}" if option.choices else ""
             default = option.default if option.default != "" else '""'
             echo(f"  --option {option.name}=… (default {default}{choices})")
-            for line in textwrap.wrap(option.help, terminal_width(), initial_indent=" " * 6,
-                                      subsequent_indent=" " * 6, break_long_words=False,
-                                      break_on_hyphens=False):
-                echo(line)
+            echo_wrapped(" " * 6 + option.help)
 
 
 @click.command()

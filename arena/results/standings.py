@@ -182,11 +182,17 @@ def table_lines(results: Sequence[BotResults], *, seats: bool = True,
     return rows
 
 
-def wrap(text: str, width: int = TABLE_WIDTH) -> list[str]:
+def wrap(text: str, width: int = TABLE_WIDTH, indent: str = "") -> list[str]:
     """``text`` in lines of at most ``width`` characters, broken between words only (a
-    word longer than a line, such as a long path, keeps a line of its own)."""
-    return textwrap.wrap(text, max(20, width), break_long_words=False,
-                         break_on_hyphens=False)
+    word longer than a line, such as a long path, keeps a line of its own). Each of its
+    lines (``\\n``) is wrapped alone, the lines after its first keeping its indentation
+    plus ``indent``; an empty one stays an empty line. No text, no lines."""
+    lines: list[str] = []
+    for paragraph in text.split("\n") if text else []:
+        lead = paragraph[:len(paragraph) - len(paragraph.lstrip(" "))]
+        lines += textwrap.wrap(paragraph, max(20, width), subsequent_indent=lead + indent,
+                               break_long_words=False, break_on_hyphens=False) or [""]
+    return lines
 
 
 def legend_lines(seats: int, width: int = TABLE_WIDTH) -> list[str]:
