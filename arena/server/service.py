@@ -265,7 +265,7 @@ def serving_app(config: ServeConfig, lines: LadderLines | None = None,
 def listening_socket(host: str, port: int) -> socket.socket:
     """A socket bound to ``host``:``port``; one line (ArenaError) when it cannot be."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
