@@ -16,7 +16,13 @@ from arena.games import find_game
 from arena.referee.match import play_game
 from arena.results.comparison import stored_comparison
 from arena.results.llr import PSEUDO_COUNT, exact_llr
-from arena.results.luck import LuckError, account, enumerated_expectation, expected_values
+from arena.results.luck import (
+    LuckError,
+    account,
+    account_games,
+    enumerated_expectation,
+    expected_values,
+)
 from arena.results.luck_book import LuckSource, tournament_luck
 from arena.results.stats import (
     AdjustedScore,
@@ -253,6 +259,38 @@ def test_the_models_array_programme_gives_the_bots_own_tables():
         expected, where = bot.placement_table(mine, theirs)
         values, sectors = model.placement_table(mine, theirs)
         assert values == pytest.approx(expected, abs=1e-12) and sectors == where
+
+
+def test_the_models_tables_are_the_same_bits_alone_or_together():
+    """Tables computed together, or after others whose sets of fields are kept, equal
+    those computed alone to the bit."""
+    from arena.results.values.seasons import ArrayEvaluation
+
+    rng = random.Random(7)
+    positions = []
+    while len(positions) < 40:
+        filled = rng.random()
+        mine, theirs = (tuple(rng.randint(3, 18) if rng.random() < filled else 0
+                              for _ in range(11)) for _ in range(2))
+        if 0 in mine:
+            positions.append((mine, theirs))
+    together = ArrayEvaluation().placement_tables(positions)
+    alone = [ArrayEvaluation().placement_table(*position) for position in positions]
+    kept = ArrayEvaluation()
+    one_after_another = [kept.placement_table(*position) for position in positions[::-1]]
+    assert together == alone == one_after_another[::-1]
+
+
+def test_a_games_luck_is_the_same_bits_whatever_was_accounted_before_or_with_it(records):
+    """Which games a process accounts for, and in which order, depends on the accounting
+    while playing; a game's luck must not."""
+    alone = [account(record, model_for("seasons", {})).luck for record in records]
+    for order in (records, records[::-1], random.Random(0).sample(records, len(records))):
+        kept = model_for("seasons", {})
+        after_others = {id(record): account(record, kept).luck for record in order}
+        assert [after_others[id(record)] for record in records] == alone
+    together = account_games(records, model_for("seasons", {}))
+    assert [found.luck for found in together] == alone
 
 
 def test_the_models_endgame_search_gives_the_bots_own_values():

@@ -15,7 +15,7 @@ asked again. A value model is any object with ``name`` and ``values(state)``
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -45,6 +45,10 @@ class ValueModel(Protocol):
     And it may define ``luck_scale``: the share of each roll's change of value that
     counts as luck (1 when absent). Any constant keeps the luck's expectation zero; a
     model whose changes overstate how far a roll moves the outcome takes less of them.
+
+    And ``prepare(states)``: told, before a batch of games is accounted for, every state
+    whose values will be asked for, so that it can compute them together (the values
+    must be the same as those asked for one at a time).
     """
 
     name: str
@@ -114,22 +118,62 @@ def account(record: GameRecord, model: ValueModel, *, keep_rolls: bool = False) 
 
     ``keep_rolls`` also keeps each roll's luck (for a replay's annotations).
     """
+    return account_games([record], model, keep_rolls=keep_rolls)[0]
+
+
+def account_games(records: Sequence[GameRecord], model: ValueModel, *,
+                  keep_rolls: bool = False) -> list[LuckAccount]:
+    """:func:`account` of each record; a model with ``prepare`` is first told every
+    chance node's states of them all."""
+    prepare = getattr(model, "prepare", None)
+    if prepare is None:
+        return [_account(record, _chance_nodes(record), model, keep_rolls)
+                for record in records]
+    replayed = [[(index, before, after.copy()) for index, before, after in
+                 _chance_nodes(record)] for record in records]
+    try:
+        prepare([state for nodes in replayed for _, before, after in nodes
+                 for state in (before, after)])
+    except Exception as exc:  # a user's model failed: one line that names it
+        raise LuckError(f"value model {model.name!r} failed to prepare: "
+                        f"{type(exc).__name__}: {exc}") from None
+    return [_account(record, iter(nodes), model, keep_rolls)
+            for record, nodes in zip(records, replayed, strict=True)]
+
+
+Node = tuple[int, State, State]
+"""A chance node of a record: the move's index, the state before the roll, after it."""
+
+
+def _chance_nodes(record: GameRecord) -> Iterator[Node]:
+    """Each chance node of ``record`` as it is replayed (the state after it is the
+    replay's own, changed by the next move); LuckError if the record does not replay."""
     game = find_game(record.game)
     state = game.initial_state(record.options)
-    seats = len(record.seats)
-    scale = luck_scale(model)
-    luck = [0.0] * seats
-    rolls: list[ChanceLuck] = []
-    index = 0
-    try:
-        for index, move in enumerate(record.moves):
+    for index, move in enumerate(record.moves):
+        try:
             action = game.parse_action(move.action)
             if not state.is_chance_node():
                 state.apply(action)
                 continue
-            expected = expected_values(model, state)
+            before = state.copy()
             state.apply(action)
-            actual = model.values(state)
+        except ValueError as exc:
+            raise LuckError(f"game {record.seed}: cannot account for its luck ({exc})") \
+                from None
+        yield index, before, state
+
+
+def _account(record: GameRecord, nodes: Iterator[Node], model: ValueModel,
+             keep_rolls: bool) -> LuckAccount:
+    scale = luck_scale(model)
+    luck = [0.0] * len(record.seats)
+    rolls: list[ChanceLuck] = []
+    index = 0
+    try:
+        for index, before, after in nodes:
+            expected = expected_values(model, before)
+            actual = model.values(after)
             shares = tuple(scale * (a - e) for a, e in zip(actual, expected, strict=True))
             if not all(math.isfinite(share) for share in shares):
                 raise LuckError(f"game {record.seed}: value model {model.name!r} gave a value "
@@ -140,7 +184,7 @@ def account(record: GameRecord, model: ValueModel, *, keep_rolls: bool = False) 
                 rolls.append(ChanceLuck(index, shares))
     except LuckError:
         raise
-    except ValueError as exc:  # the record does not replay, or the model's seats are off
+    except ValueError as exc:  # the model's seats are off
         raise LuckError(f"game {record.seed}: cannot account for its luck ({exc})") from None
     except Exception as exc:  # a user's model failed: one line that names it
         raise LuckError(f"game {record.seed}: value model {model.name!r} failed at move "

@@ -26,7 +26,7 @@ from arena.bots.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.bots.strays import die_with_parent
 from arena.games.base import ArenaError
 from arena.referee.record import GameRecord
-from arena.results.luck import LuckError, ValueModel, account
+from arena.results.luck import LuckError, ValueModel, account_games
 from arena.results.store import Store
 from arena.results.values import load_value_model, model_for
 
@@ -123,7 +123,7 @@ def account_alongside(store: Store, tournament: int, running: LuckWhilePlaying, 
         running.stop()
 
 
-ALONGSIDE_CHUNK = 4
+ALONGSIDE_CHUNK = 8
 """Games :func:`account_alongside` does between looks at what the other process did."""
 ENDING_AT = 2 * ALONGSIDE_CHUNK
 """Games left when :func:`account_alongside` tells the other process to end: it finishes
@@ -206,7 +206,8 @@ WHILE_PLAYING_FROM = 50
 def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any,
                           niceness: int, parent: int) -> None:
     """The body of :class:`LuckWhilePlaying`'s process: account for each stored two-player
-    game not yet accounted for, one at a time, until ``stop`` (an Event) is set.
+    game not yet accounted for, those waiting (up to :data:`CHUNK`) together, until
+    ``stop`` (an Event) is set.
 
     It never speaks: Ctrl-C is for the tournament (which then stops this process), and a
     game it cannot account for, or a failing model, ends it quietly; the accounting after
@@ -235,11 +236,9 @@ def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: An
             waiting = _waiting(store, tournament, model.name, CHUNK)
             if not waiting:
                 stop.wait(WAIT)
-            for key, text in store.records(tournament, waiting):
-                if stop.is_set():
-                    return
-                store.save_luck(tournament, model.name, {key: account(_record(key, text),
-                                                                      model).luck})
+                continue
+            store.save_luck(tournament, model.name,
+                            lucks(list(store.records(tournament, waiting)), model))
 
 
 def _tournament_model(store: Store, tournament: int, source: LuckSource) -> ValueModel | None:
@@ -324,7 +323,14 @@ def account_texts(batch: Sequence[tuple[str, str]], spec: str | None, game: str,
         model = LuckSource(spec).model(game, options)
         if model is None:
             raise LuckError(f"no value model for {game}")
-    return {key: account(_record(key, text), model).luck for key, text in batch}
+    return lucks(batch, model)
+
+
+def lucks(batch: Sequence[tuple[str, str]], model: ValueModel) -> dict[str, tuple[float, ...]]:
+    """The luck of each (key, record JSON) under ``model``, the games accounted for
+    together (:func:`~arena.results.luck.account_games`)."""
+    accounts = account_games([_record(key, text) for key, text in batch], model)
+    return {key: found.luck for (key, _), found in zip(batch, accounts, strict=True)}
 
 
 def _record(key: str, text: str) -> GameRecord:

@@ -598,8 +598,7 @@ class Planner:
         so decisions stay reproducible.
         """
         deadline = None if budget is None else time.perf_counter() + budget
-        open_ = tuple((s, mine[s], theirs[s]) for s in range(N_SECTORS)
-                      if not (mine[s] and theirs[s]))
+        open_ = undecided(mine, theirs)
         size = endgame_size(open_)
         try:
             if size <= self.endgame_nodes and _fits(budget, size * self.SECONDS_PER_NODE):
@@ -614,6 +613,10 @@ class Planner:
             self.endgame.deadline = self.evaluation.deadline = None
         return self.evaluation.quick_table(mine, theirs)
 
+    def uses_endgame(self, mine: Fields, theirs: Fields) -> bool:
+        """Whether :meth:`decide` without a budget searches this position to the end."""
+        return endgame_size(undecided(mine, theirs)) <= self.endgame_nodes
+
     def endgame_table(self, mine: Fields, theirs: Fields, open_: OpenSectors,
                       total: int | None = None) -> Table:
         """(value by total, sector by total) from the exact endgame search."""
@@ -626,6 +629,12 @@ class Planner:
         values[total], k = self.endgame.best(open_, points, total)
         where[total] = open_[k][0]
         return values, where
+
+
+def undecided(mine: Fields, theirs: Fields) -> OpenSectors:
+    """``(sector, my total, their total)`` of each sector not yet decided."""
+    return tuple((s, mine[s], theirs[s]) for s in range(N_SECTORS)
+                 if not (mine[s] and theirs[s]))
 
 
 def _fits(budget: float | None, cost: float) -> bool:

@@ -16,16 +16,22 @@ the turn exactly as the rules go on:
 The other seat gets the rest of the point. Tables are cached by position.
 
 The solitaire programme over the subsets of a player's empty fields is the
-bot's, computed for all subsets at once with NumPy (:class:`ArrayEvaluation`):
-the same values up to rounding, some twenty times faster, which makes
-accounting a game cheaper than playing it with the expectimax bot.
+bot's, computed with NumPy (:class:`ArrayEvaluation`): the same values up to
+rounding, for many positions at once (:meth:`SeasonsValues.prepare`), and each set
+of fields once (:class:`Solitaire`), since positions share most of theirs.
+
+Each value is the same to the bit however it is reached: alone or with others,
+before or after other games (a matrix product's rounding depends on how many
+columns it multiplies, so none is used), so that a game's luck does not depend on
+which process accounted for it, or what that process did before.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
@@ -60,12 +66,15 @@ class SeasonsValues:
     bot's own limit is 700): a little less exact at five or six empty fields, and the
     accounting then costs less than an expectimax game's play."""
 
+    TABLES_KEPT = 65_536
+    """Positions whose tables are kept; all are forgotten at once beyond this."""
+
     def __init__(self) -> None:
+        self._evaluation = ArrayEvaluation()
         self._planner = Planner(self.ENDGAME_NODES)
-        self._planner.evaluation = ArrayEvaluation()
-        self._planner.endgame.evaluation = self._planner.evaluation
-        self._table = lru_cache(maxsize=65_536)(self._fresh_table)
-        self._turn_value = lru_cache(maxsize=4096)(self._planner.evaluation.turn_value)
+        self._planner.evaluation = self._planner.endgame.evaluation = self._evaluation
+        self._tables: dict[Position, tuple[float, ...]] = {}
+        self._turn_value = lru_cache(maxsize=4096)(self._evaluation.turn_value)
         self._expectations = lru_cache(maxsize=256)(_expectations)
 
     def values(self, state: State) -> tuple[float, float]:
@@ -98,22 +107,48 @@ class SeasonsValues:
 
     def table_of(self, state: SeasonsState) -> Sequence[float]:
         """What each final total is worth to the seat to move, by total (0..18)."""
-        seat = state.seat
-        return self._table(tuple(state.fields[seat]), tuple(state.fields[1 - seat]))
+        position = _position(state)
+        table = self._tables.get(position)
+        if table is None:
+            values, _ = self._planner.decide(*position)
+            table = self._keep(position, values)
+        return table
 
-    def _fresh_table(self, mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[float, ...]:
-        values, _ = self._planner.decide(mine, theirs)
-        return tuple(values)
+    def prepare(self, states: Iterable[State]) -> None:
+        """The tables of these states' positions, ahead: the solitaire ones (all but the
+        endgame's) computed together, the same values as one at a time
+        (:meth:`ArrayEvaluation.placement_tables`)."""
+        wanted = dict.fromkeys(_position(seasons) for seasons in map(_seasons, states)
+                               if not seasons.is_terminal)
+        solitaire = [position for position in wanted if position not in self._tables
+                     and not self._planner.uses_endgame(*position)]
+        tables = self._evaluation.placement_tables(solitaire)
+        for position, (values, _) in zip(solitaire, tables, strict=True):
+            self._keep(position, values)
+
+    def _keep(self, position: Position, values: Sequence[float]) -> tuple[float, ...]:
+        if len(self._tables) >= self.TABLES_KEPT:
+            self._tables.clear()
+        table = self._tables[position] = tuple(values)
+        return table
+
+
+Position = tuple[tuple[int, ...], tuple[int, ...]]
+"""The fields of the seat to move, then the other seat's."""
+
+
+def _position(state: SeasonsState) -> Position:
+    seat = state.seat
+    return tuple(state.fields[seat]), tuple(state.fields[1 - seat])
 
 
 Array = npt.NDArray[np.float64]
 
 
 def _expectations(table: tuple[float, ...]) -> list[float]:
-    """The 40 expectations of :func:`rerolled_expectations` of a table, as
-    :func:`turn_values` computes them: the table's totals, then a kept sum with one, two or
-    three dice re-rolled."""
-    return (_REROLLED_BY_ROW @ np.asarray(table, dtype=float)[:19]).tolist()  # type: ignore[no-any-return]
+    """The 40 expectations of a table (:func:`rerolled_expectations`): the table's totals,
+    then a kept sum with one, two or three dice re-rolled."""
+    return rerolled_expectations(np.asarray(table, dtype=float)[:19, None])[:, 0].tolist()  # type: ignore[no-any-return]
 
 
 _FIRST_OF = (0, 19, 32, 39)
@@ -133,117 +168,273 @@ choices reach (repeated to eight where choices coincide)."""
 _ROLL_P = np.array([p for _, p in ROLLS])
 
 
-def rerolled_expectations(values: Array) -> Array:
-    """Per row of 19 values by total, the 40 expectations of the bot's
-    ``_rerolled_expectations``: the totals, then a kept sum with one, two or three dice
-    re-rolled."""
-    windows = np.cumsum(np.pad(values, ((0, 0), (1, 0))), axis=1)
-    one = np.zeros((len(values), 13))
-    one[:, 2:13] = (windows[:, 9:20] - windows[:, 3:14]) / 6  # totals k+1..k+6, k = 2..12
-    two = np.zeros((len(values), 7))
-    for k in range(1, 7):
-        two[:, k] = one[:, k + 1:k + 7].sum(axis=1) / 6
-    three = two[:, 1:7].sum(axis=1, keepdims=True) / 6
-    return np.concatenate([values[:, :19], one, two, three], axis=1)
+def rerolled_expectations(by_total: Array) -> Array:
+    """Per column of 19 values by total, the 40 expectations of the bot's
+    ``_rerolled_expectations`` (rows): the totals, then a kept sum with one, two or three
+    dice re-rolled. Each column's arithmetic is its own (running sums down the columns, no
+    matrix product or reduction, whose rounding depends on how many columns come along)."""
+    width = by_total.shape[1]
+    expectations = np.zeros((40, width))
+    expectations[:19] = by_total
+    windows = np.zeros((20, width))
+    np.cumsum(by_total, axis=0, out=windows[1:])
+    np.subtract(windows[9:20], windows[3:14], out=expectations[21:32])  # totals k+1..k+6
+    expectations[21:32] /= 6
+    np.cumsum(expectations[19:32], axis=0, out=windows[1:14])
+    np.subtract(windows[8:14], windows[2:8], out=expectations[33:39])
+    expectations[33:39] /= 6
+    expectations[39] = np.cumsum(expectations[33:39], axis=0)[-1] / 6
+    return expectations
 
 
-_REROLLED = rerolled_expectations(np.eye(19))
-"""The linear map of :func:`rerolled_expectations`, as a 19 × 40 matrix."""
+_CHOICE_ROWS_64 = np.pad(_CHOICE_INDEX.T, ((0, 0), (0, 64 - len(ROLLS))))
+_ROLL_P_64 = np.pad(_ROLL_P, (0, 64 - len(ROLLS)))[:, None]
+TURNS_AT_ONCE = 256
+"""Columns :func:`turn_values` takes at a time: its arrays then stay in the cache."""
 
 
-_REROLLED_BY_ROW = np.ascontiguousarray(_REROLLED.T)
-_CHOICE_ROWS = np.ascontiguousarray(_CHOICE_INDEX.T)
-
-
-def turn_values(values: Array) -> Array:
-    """:func:`~arena.games.seasons.evaluation.turn_value` of every row at once (the
-    expectations as one product with :data:`_REROLLED`: the same up to rounding as
-    :func:`rerolled_expectations`, with a few NumPy calls instead of some thirty). The
-    expectations are laid out one row per entry, so that picking each roll's choices
-    copies whole rows."""
-    expectations = _REROLLED_BY_ROW @ values.T
-    return _ROLL_P @ expectations[_CHOICE_ROWS].max(axis=0)  # type: ignore[no-any-return]
+def turn_values(by_total: Array) -> Array:
+    """:func:`~arena.games.seasons.evaluation.turn_value` of each column of 19 values by
+    total, each column's the same to the bit whatever columns come along: the
+    expectations (:func:`rerolled_expectations`), each roll's best re-roll, and the rolls'
+    weighted values added in halves (64 rows, the last eight of no weight)."""
+    found = np.empty(by_total.shape[1])
+    for start in range(0, by_total.shape[1], TURNS_AT_ONCE):
+        expectations = rerolled_expectations(by_total[:, start:start + TURNS_AT_ONCE])
+        best = expectations[_CHOICE_ROWS_64].max(axis=0)
+        best *= _ROLL_P_64
+        while len(best) > 1:
+            half = len(best) // 2
+            best = best[:half] + best[half:]
+        found[start:start + TURNS_AT_ONCE] = best[0]
+    return found
 
 
 class ArrayEvaluation(Evaluation):
     """The bot's evaluation with its solitaire programme run over all subsets at once, and
     each total's placements weighed at once."""
 
+    def __init__(self, **parameters: float) -> None:
+        super().__init__(**parameters)
+        self.solitaire = Solitaire(self)
+
     def turn_value(self, value: Sequence[float]) -> float:
-        return float(turn_values(np.asarray(value, dtype=float)[None, :19])[0])
+        return float(turn_values(np.asarray(value, dtype=float)[:19, None])[0])
 
     def turn_values(self, values: Sequence[Sequence[float]]) -> list[float]:
-        return turn_values(np.array(values, dtype=float)[:, :19]).tolist()  # type: ignore[no-any-return]
+        """:meth:`turn_value` of each row, each the same to the bit as alone (which rows
+        the endgame search values together depends on what it has met before)."""
+        by_total = np.array(values, dtype=float)[:, :19].T
+        return turn_values(by_total).tolist()  # type: ignore[no-any-return]
 
     def placement_table(self, mine: Fields, theirs: Fields) -> Table:
         """:meth:`Evaluation.placement_table`, every total and open sector in a few array
         operations."""
+        return self.placement_tables([(mine, theirs)])[0]
+
+    def placement_tables(self, positions: Sequence[tuple[Fields, Fields]]) -> list[Table]:
+        """:meth:`placement_table` of each ``(mine, theirs)``, the solitaire programmes of
+        those with as many empty fields run together; a table is the same to the bit
+        whatever positions it comes with."""
+        placements = [self._placement(mine, theirs) for mine, theirs in positions]
+        futures = self.solitaire.without_each([placement.codes for placement in placements])
+        return [self._placement_scores(placement, rest)
+                for placement, rest in zip(placements, futures, strict=True)]
+
+    def _placement(self, mine: Fields, theirs: Fields) -> Placement:
         n_mine, n_theirs = mine.count(0), theirs.count(0)
         chances = [self.sector_chance(s, mine, theirs, n_mine, n_theirs)
                    for s in range(N_SECTORS)]
-        open_list = [s for s in range(N_SECTORS) if not mine[s]]
+        fields = [s for s in range(N_SECTORS) if not mine[s]]
         fixed_points = variance = 0.0
         for sector, p in enumerate(chances):
             value = SECTOR_VALUES[sector]
             if mine[sector]:
                 fixed_points += value * p
             variance += value * value * p * (1.0 - p)
-        keys = tuple(self.gain_row(s, theirs[s], n_theirs)[0] for s in open_list)
-        rows = np.array([self._rows[key] for key in keys])
-        rest = self._future_without_each(rows)
-        gains = rows[:, 3:19]
-        values = _VALUES[open_list][:, None]
-        opened = np.array([chances[s] for s in open_list])[:, None]
-        points = gains + (rest + fixed_points)[:, None]
-        lead_penalty = [self.lead_penalty * SECTOR_VALUES[s] if not theirs[s] else 0.0
-                        for s in open_list]
+        return Placement(
+            rows=np.array([self.gain_row(s, theirs[s], n_theirs)[1] for s in fields]),
+            codes=np.array([field_code(s, theirs[s], n_theirs) for s in fields],
+                           dtype=np.int64),
+            fields=fields, theirs=[theirs[s] for s in fields],
+            chances=[chances[s] for s in fields], fixed_points=fixed_points,
+            variance=variance)
+
+    def _placement_scores(self, placement: Placement, rest: Array) -> Table:
+        """The table from the placement's rows and its fields' futures without each."""
+        fields, others = placement.fields, placement.theirs
+        gains = placement.rows[:, 3:19]
+        values = _VALUES[fields][:, None]
+        chance = np.array(placement.chances)[:, None]
+        points = gains + (rest + placement.fixed_points)[:, None]
+        lead_penalty = [self.lead_penalty * SECTOR_VALUES[s] if not other else 0.0
+                        for s, other in zip(fields, others, strict=True)]
         points -= np.array(lead_penalty)[:, None]
         if self.tempo:
-            points = points + self.tempo * _WINS[open_list, [theirs[s] for s in open_list]]
+            points = points + self.tempo * _WINS[fields, others]
         after = gains / values
-        spread = (variance + self.variance_floor) - values * values * (
-            opened * (1.0 - opened) - after * (1.0 - after))
+        spread = (placement.variance + self.variance_floor) - values * values * (
+            chance * (1.0 - chance) - after * (1.0 - after))
         z = (points - HALF_POINTS) / np.sqrt(spread) / math.sqrt(2.0)
         erf = np.array(list(map(math.erf, z.ravel().tolist()))).reshape(z.shape)
         scores = 0.5 * (1.0 + erf) + points * 1e-4  # normal_cdf's arithmetic, row at once
         best = scores.argmax(axis=0)
         table = [0.0] * 3 + scores[best, _COLUMNS].tolist()
-        where = [0] * 3 + [open_list[k] for k in best.tolist()]
+        where = [0] * 3 + [fields[k] for k in best.tolist()]
         return table, where
 
-    @staticmethod
-    def _future_without_each(rows: Array) -> Array:
-        """Every proper subset's future points, level by level (subsets of one field, then
-        two, ...), from the fields' gain rows; those of the fields without each one of them
-        are returned."""
-        n = len(rows)
-        future = np.zeros(1 << n)
-        for masks, members, without in _levels(n):
-            shifted = rows[members]
-            shifted += future[without][:, :, None]
-            future[masks] = turn_values(shifted.max(axis=1))
-        return future[_WITHOUT_EACH[n]]
+
+Codes = npt.NDArray[np.int64]
 
 
-Level = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]
+@dataclass(frozen=True)
+class Placement:
+    """What a position's table needs, per empty field of mine: its gain row, its code
+    (:func:`field_code`), its sector, their total there and my chance there; and my
+    expected points elsewhere and the variance of all."""
+
+    rows: Array
+    codes: Codes
+    fields: list[int]
+    theirs: list[int]
+    chances: list[float]
+    fixed_points: float
+    variance: float
+
+
+class Solitaire:
+    """The solitaire programme's future points of sets of my empty fields, kept by the set
+    of their gain rows, which many positions share (the same fields, the same totals of
+    theirs): a set's value is computed once, from those of the sets one field smaller,
+    for all positions asked together and for those asked later.
+
+    A set is coded as an integer, each field's gain-row key as 5 bits at 5 × its sector
+    (:func:`field_code`): a set's code is the sum of its fields', and says its fields."""
+
+    KEPT = 2_000_000
+    """Sets kept (16 bytes each); all are forgotten at once beyond this."""
+
+    def __init__(self, evaluation: Evaluation) -> None:
+        self.rows = np.zeros((N_SECTORS * 32, 19))
+        """Each field's gain row, at its code's 5 bits + 32 × its sector."""
+        for sector in range(N_SECTORS):
+            for other in range(3, 19):
+                self.rows[_row_index(sector, other, 0)] = evaluation.gain_row(sector, other, 0)[1]
+            for n_theirs in range(N_SECTORS + 1):
+                self.rows[_row_index(sector, 0, n_theirs)] = evaluation.gain_row(
+                    sector, 0, n_theirs)[1]
+        self.known: dict[int, Kept] = {}
+        """The sets kept, by their number of fields."""
+
+    def without_each(self, positions: Sequence[Codes]) -> list[Array]:
+        """For each position's field codes, the future points of its fields without each
+        one of them."""
+        by_size: dict[int, list[Codes]] = {}
+        for codes in positions:
+            if len(codes):
+                by_size.setdefault(len(codes), []).append(codes)
+        stacked = {n: np.stack(group) for n, group in by_size.items()}
+        empty: tuple[Codes, Array] = (np.zeros(1, dtype=np.int64), np.zeros(1))  # worth 0
+        levels = [empty]
+        for size in range(1, max(stacked, default=1)):
+            codes = np.unique(np.concatenate([
+                fields[:, _subsets(n, size)].sum(axis=2).ravel()
+                for n, fields in stacked.items() if n > size]))
+            levels.append((codes, self._values(codes, size, *levels[-1])))
+        found = []
+        for codes in positions:
+            smaller, values = levels[max(0, len(codes) - 1)]
+            found.append(values[np.searchsorted(smaller, codes.sum() - codes)])
+        return found
+
+    def _values(self, codes: Codes, size: int, smaller: Codes, smaller_values: Array
+                ) -> Array:
+        """The future points of these sets (sorted codes) of ``size`` fields: those kept,
+        and the others computed and kept."""
+        kept = self.known.setdefault(size, Kept())
+        values, new = kept.find(codes)
+        if new.any():
+            values[new] = self._computed(codes[new], size, smaller, smaller_values)
+            if sum(map(len, self.known.values())) > self.KEPT:
+                for each in self.known.values():
+                    each.clear()
+            kept.add(codes[new], values[new])
+        return values
+
+    def _computed(self, codes: Codes, size: int, smaller: Codes, smaller_values: Array
+                  ) -> Array:
+        """The future points of these sets of ``size`` fields, from those of the sets one
+        field smaller (``smaller``, sorted, and their values)."""
+        bits = (codes[:, None] >> _SHIFTS) & 31
+        sectors = np.nonzero(bits)[1].reshape(-1, size)
+        field = np.take_along_axis(bits, sectors, axis=1)
+        rest = smaller_values[np.searchsorted(smaller, codes[:, None] - (field << 5 * sectors))]
+        index = field + 32 * sectors
+        best = self.rows[index[:, 0]] + rest[:, :1]
+        for j in range(1, size):
+            np.maximum(best, self.rows[index[:, j]] + rest[:, j:j + 1], out=best)
+        return turn_values(np.ascontiguousarray(best.T))
+
+
+class Kept:
+    """Values by integer codes, in sorted arrays: a large part, and a small one that the
+    codes added go into until it is merged into the large one (so that adding a few
+    codes does not copy all of them)."""
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        self.parts: list[tuple[Codes, Array]] = [(np.zeros(0, dtype=np.int64), np.zeros(0))] * 2
+
+    def __len__(self) -> int:
+        return sum(len(codes) for codes, _ in self.parts)
+
+    def find(self, codes: Codes) -> tuple[Array, npt.NDArray[np.bool_]]:
+        """(values, which are missing) of these sorted codes (a missing one's value is 0)."""
+        values, missing = np.zeros(len(codes)), np.ones(len(codes), dtype=bool)
+        for kept, kept_values in self.parts:
+            at = np.minimum(np.searchsorted(kept, codes), max(0, len(kept) - 1))
+            found = kept[at] == codes if len(kept) else np.zeros(len(codes), dtype=bool)
+            values[found] = kept_values[at[found]]
+            missing &= ~found
+        return values, missing
+
+    def add(self, codes: Codes, values: Array) -> None:
+        """Keep these sorted codes (none kept yet) and their values."""
+        (large, large_values), (small, small_values) = self.parts
+        at = np.searchsorted(small, codes)
+        small, small_values = np.insert(small, at, codes), np.insert(small_values, at, values)
+        if len(small) > max(4096, len(large) // 4):
+            at = np.searchsorted(large, small)
+            large, large_values = np.insert(large, at, small), np.insert(large_values, at,
+                                                                          small_values)
+            small, small_values = small[:0], small_values[:0]
+        self.parts = [(large, large_values), (small, small_values)]
+
+
+_SHIFTS = 5 * np.arange(N_SECTORS, dtype=np.int64)
+
+
+def field_code(sector: int, other: int, n_theirs: int) -> int:
+    """A field's gain-row key (:meth:`Evaluation.gain_row`) as 5 bits at 5 × its sector."""
+    return _field_bits(other, n_theirs) << (5 * sector)
+
+
+def _field_bits(other: int, n_theirs: int) -> int:
+    """Their total there (3..18), or 19 + their empty fields (0..11) where they have none;
+    plus one, so that no field is 0."""
+    return (other or 19 + n_theirs) + 1
+
+
+def _row_index(sector: int, other: int, n_theirs: int) -> int:
+    return _field_bits(other, n_theirs) + 32 * sector
 
 
 @cache
-def _levels(n: int) -> tuple[Level, ...]:
-    """For the proper subsets of ``n`` fields by size: their bit masks, their members and
-    the mask of each subset without each member."""
-    levels = []
-    for size in range(1, n):
-        subsets = list(itertools.combinations(range(n), size))
-        members = np.array(subsets, dtype=np.int64)
-        masks = (1 << members).sum(axis=1)
-        levels.append((masks, members, masks[:, None] ^ (1 << members)))
-    return tuple(levels)
-
-
-_WITHOUT_EACH = [np.array([((1 << n) - 1) ^ (1 << j) for j in range(n)], dtype=np.int64)
-                 for n in range(N_SECTORS + 1)]
-"""For ``n`` fields, the masks of the subsets without each one of them."""
+def _subsets(n: int, size: int) -> npt.NDArray[np.int64]:
+    """The subsets of ``size`` of ``n`` fields, as rows of their members."""
+    return np.array(list(itertools.combinations(range(n), size)), dtype=np.int64)
 
 
 def _seasons(state: State) -> SeasonsState:
