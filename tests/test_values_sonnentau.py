@@ -176,3 +176,11 @@ def test_the_fitting_tool_tunes_the_luck_arena_accounts():
         assert luck[0] == pytest.approx(account(record, values).luck[0], abs=1e-9)
         compared += 1
     assert compared >= 3
+
+
+def test_a_games_luck_is_the_same_bits_whatever_was_accounted_before():
+    bot = load_bot(HEURISTIC).player
+    records = [play_game("sonnentau", [bot, bot], seed=seed) for seed in range(3)]
+    alone = [account(record, model()).luck for record in records]
+    kept = model()
+    assert [account(record, kept).luck for record in records[::-1]][::-1] == alone
