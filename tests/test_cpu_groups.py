@@ -2,8 +2,10 @@
 of its own, a double fork) counts against the bot's CPU limit, and stops between its games,
 in the bot's cgroups (as root, cgroup v1) and, without them, in its PID namespace."""
 
+import contextlib
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -119,3 +121,51 @@ def test_a_bots_groups_are_made_for_it_and_removed_after_it(monkeypatch):
         opponent.close()
     assert bot.groups is None
     assert not any(folder.exists() for folder in folders.values())
+
+
+WORKER = """
+import subprocess, sys, time
+from arena.bots.cgroups import BotGroups
+groups = BotGroups.create(None)
+bot = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"],
+                       preexec_fn=groups.join)
+time.sleep(0.3)
+assert groups.freeze()
+print(bot.pid, groups.folders["freezer"], flush=True)
+time.sleep(600)
+"""
+
+
+def gone(pid: int) -> bool:
+    """Whether ``pid`` has ended (a zombie has)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@no_cgroups
+def test_a_bot_frozen_between_games_dies_when_the_process_that_froze_it_is_killed():
+    """A worker killed with SIGKILL (its run was) cannot thaw the bots it froze between
+    games, and a frozen process does not even die: its guard thaws and kills them."""
+    worker = subprocess.Popen([sys.executable, "-c", WORKER], stdout=subprocess.PIPE,
+                              text=True, cwd=ROOT)
+    pid, group = worker.stdout.readline().split()
+    bot = int(pid)
+    try:
+        assert (Path(group) / "freezer.state").read_text().strip() == "FROZEN"
+        worker.kill()
+        worker.wait()
+        deadline = time.monotonic() + 10
+        while not gone(bot) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gone(bot), "the frozen bot outlived the process that froze it"
+        deadline = time.monotonic() + 5
+        while Path(group).exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not Path(group).exists()
+    finally:
+        with contextlib.suppress(OSError):
+            (Path(group) / "freezer.state").write_text("THAWED")
+        with contextlib.suppress(OSError):
+            os.kill(bot, 9)

@@ -20,6 +20,8 @@ import contextlib
 import functools
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -70,6 +72,8 @@ class BotGroups:
 
     def __init__(self, folders: dict[str, Path], limit_bytes: int | None) -> None:
         self.folders, self.limit_bytes = folders, limit_bytes
+        self.guarded = False
+        """Whether the process's guard counts this group (:class:`Guard`)."""
         self.join_fds: list[int] = []
         try:
             for path in folders.values():
@@ -105,9 +109,12 @@ class BotGroups:
         if not folders:
             return None
         try:
-            return cls(folders, None if limit_mb is None else limit_mb << 20)
+            made = cls(folders, None if limit_mb is None else limit_mb << 20)
         except OSError:
             return None
+        if "freezer" in folders:
+            made.guarded = _guard.watch()
+        return made
 
     def has(self, controller: str) -> bool:
         return controller in self.folders
@@ -173,6 +180,9 @@ class BotGroups:
         self.join_fds = []
         for path in self.folders.values():
             _remove(path, tries=50)
+        if self.guarded:
+            self.guarded = False
+            _guard.unwatch()
 
 
 def _remove_stale(parent: Path) -> None:
@@ -190,6 +200,100 @@ def _remove_stale(parent: Path) -> None:
                         with contextlib.suppress(OSError):
                             os.kill(int(pid), signal.SIGKILL)
                 _remove(path, tries=5)
+
+
+def release_groups_of(owner: int) -> None:
+    """Thaw and kill the bots of the groups ``owner`` made, and remove the groups: ``owner``
+    has ended (it may still be a zombie, which :func:`release_stale` counts as alive)."""
+    for controller in CONTROLLERS:
+        parent = folder(controller)
+        if parent is None:
+            continue
+        with contextlib.suppress(OSError):
+            for path in parent.glob(f"{PREFIX}{owner}-*"):
+                with contextlib.suppress(OSError):
+                    (path / "freezer.state").write_text("THAWED")
+                with contextlib.suppress(OSError, ValueError):
+                    for pid in (path / "cgroup.procs").read_text().split():
+                        with contextlib.suppress(OSError):
+                            os.kill(int(pid), signal.SIGKILL)
+                _remove(path, tries=50)
+
+
+class Guard:
+    """A process that releases this process's groups if it ends while it has some
+    (:func:`release_groups_of`): a process killed while its bots are frozen between games
+    (a worker whose run was killed with SIGKILL) cannot thaw them, and a frozen process
+    does not even die. Without the guard they would stay, frozen, until the next arena
+    run found them.
+
+    It runs while this process has groups: it reads a pipe whose other end only this
+    process holds, and releases the groups at the end of the pipe, unless told first
+    (:data:`BYE`) that they are gone."""
+
+    BYE = b"bye"
+
+    def __init__(self) -> None:
+        self.owner = 0
+        self.groups = 0
+        self.pipe = -1
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def watch(self) -> bool:
+        """Count a new group, starting the guard for the first; whether it is guarded."""
+        if self.owner != os.getpid():  # a fresh process (forked: not its parent's guard)
+            self.owner, self.groups, self.pipe, self.process = os.getpid(), 0, -1, None
+        if not self.groups and not self._start():
+            return False
+        self.groups += 1
+        return True
+
+    def unwatch(self) -> None:
+        """A group is gone; the guard ends with the last."""
+        if self.owner != os.getpid() or self.groups <= 0:
+            return
+        self.groups -= 1
+        if not self.groups:
+            with contextlib.suppress(OSError):
+                os.write(self.pipe, self.BYE)
+            with contextlib.suppress(OSError):
+                os.close(self.pipe)
+            self.pipe = -1
+
+    def _start(self) -> bool:
+        if self.process is not None:
+            with contextlib.suppress(OSError):
+                self.process.poll()  # the guard before: reaped once it has ended
+        read_end, self.pipe = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "arena.bots.cgroups", str(os.getpid())],
+                stdin=read_end, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            os.close(self.pipe)
+            self.pipe = -1
+            return False
+        finally:
+            os.close(read_end)
+        return True
+
+
+_guard = Guard()
+
+
+def _guard_body(owner: int) -> None:
+    """The guard process: read until ``owner`` says goodbye or its end of the pipe closes
+    (it has ended, however), and in that case release its groups. It is in the owner's
+    session (not a stray that :func:`~arena.bots.strays.kill_strays` would kill) and
+    ignores Ctrl-C, SIGTERM and a hang-up: it ends with its owner's groups."""
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_IGN)
+    said = b""
+    with contextlib.suppress(OSError):
+        while chunk := os.read(0, 64):
+            said += chunk
+    if not said.endswith(Guard.BYE):
+        release_groups_of(owner)
 
 
 def release_stale() -> None:
@@ -271,3 +375,7 @@ def signal_namespace(namespace: str, signal_number: int, rounds: int = 10) -> No
             with contextlib.suppress(OSError):
                 os.kill(pid, signal_number)
         done.update(new)
+
+
+if __name__ == "__main__":
+    _guard_body(int(sys.argv[1]))
