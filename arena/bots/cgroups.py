@@ -19,14 +19,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-PREFIX = "arena-bot-"
-
+from arena.bots import guard
+from arena.bots.guard import PREFIX
 
 CONTROLLERS = ("memory", "cpuacct", "freezer")
 FREEZE_SECONDS = 2.0
@@ -179,7 +178,7 @@ class BotGroups:
                 os.close(fd)
         self.join_fds = []
         for path in self.folders.values():
-            _remove(path, tries=50)
+            guard.remove_group(str(path), tries=50)
         if self.guarded:
             self.guarded = False
             _guard.unwatch()
@@ -193,56 +192,35 @@ def _remove_stale(parent: Path) -> None:
         for path in parent.iterdir():
             owner = path.name.removeprefix(PREFIX).split("-")[0]
             if path.name.startswith(PREFIX) and owner.isdigit() and not _alive(int(owner)):
-                with contextlib.suppress(OSError):
-                    (path / "freezer.state").write_text("THAWED")
-                with contextlib.suppress(OSError, ValueError):
-                    for pid in (path / "cgroup.procs").read_text().split():
-                        with contextlib.suppress(OSError):
-                            os.kill(int(pid), signal.SIGKILL)
-                _remove(path, tries=5)
+                guard.release_group(str(path), tries=5)
 
 
 def release_groups_of(owner: int) -> None:
     """Thaw and kill the bots of the groups ``owner`` made, and remove the groups: ``owner``
     has ended (it may still be a zombie, which :func:`release_stale` counts as alive)."""
-    for controller in CONTROLLERS:
-        parent = folder(controller)
-        if parent is None:
-            continue
-        with contextlib.suppress(OSError):
-            for path in parent.glob(f"{PREFIX}{owner}-*"):
-                with contextlib.suppress(OSError):
-                    (path / "freezer.state").write_text("THAWED")
-                with contextlib.suppress(OSError, ValueError):
-                    for pid in (path / "cgroup.procs").read_text().split():
-                        with contextlib.suppress(OSError):
-                            os.kill(int(pid), signal.SIGKILL)
-                _remove(path, tries=50)
+    guard.release(owner, _parents())
+
+
+def _parents() -> list[str]:
+    return [str(parent) for parent in map(folder, CONTROLLERS) if parent is not None]
 
 
 class Guard:
-    """A process that releases this process's groups if it ends while it has some
-    (:func:`release_groups_of`): a process killed while its bots are frozen between games
-    (a worker whose run was killed with SIGKILL) cannot thaw them, and a frozen process
-    does not even die. Without the guard they would stay, frozen, until the next arena
-    run found them.
-
-    It runs while this process has groups: it reads a pipe whose other end only this
-    process holds, and releases the groups at the end of the pipe, unless told first
-    (:data:`BYE`) that they are gone."""
-
-    BYE = b"bye"
+    """This process's guard (:mod:`arena.bots.guard`), running while it has groups: it
+    releases them should this process end without saying goodbye."""
 
     def __init__(self) -> None:
         self.owner = 0
         self.groups = 0
         self.pipe = -1
         self.process: subprocess.Popen[bytes] | None = None
+        self.ended: list[subprocess.Popen[bytes]] = []
 
     def watch(self) -> bool:
         """Count a new group, starting the guard for the first; whether it is guarded."""
         if self.owner != os.getpid():  # a fresh process (forked: not its parent's guard)
             self.owner, self.groups, self.pipe, self.process = os.getpid(), 0, -1, None
+            self.ended = []
         if not self.groups and not self._start():
             return False
         self.groups += 1
@@ -255,19 +233,19 @@ class Guard:
         self.groups -= 1
         if not self.groups:
             with contextlib.suppress(OSError):
-                os.write(self.pipe, self.BYE)
+                os.write(self.pipe, guard.BYE)
             with contextlib.suppress(OSError):
                 os.close(self.pipe)
             self.pipe = -1
 
     def _start(self) -> bool:
-        if self.process is not None:
-            with contextlib.suppress(OSError):
-                self.process.poll()  # the guard before: reaped once it has ended
+        if self.process is not None:  # the guards before, reaped once they have ended
+            self.ended.append(self.process)
+        self.ended = [process for process in self.ended if process.poll() is None]
         read_end, self.pipe = os.pipe()
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "arena.bots.cgroups", str(os.getpid())],
+                [sys.executable, "-I", "-S", guard.__file__, str(os.getpid()), *_parents()],
                 stdin=read_end, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except OSError:
             os.close(self.pipe)
@@ -281,38 +259,12 @@ class Guard:
 _guard = Guard()
 
 
-def _guard_body(owner: int) -> None:
-    """The guard process: read until ``owner`` says goodbye or its end of the pipe closes
-    (it has ended, however), and in that case release its groups. It is in the owner's
-    session (not a stray that :func:`~arena.bots.strays.kill_strays` would kill) and
-    ignores Ctrl-C, SIGTERM and a hang-up: it ends with its owner's groups."""
-    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(number, signal.SIG_IGN)
-    said = b""
-    with contextlib.suppress(OSError):
-        while chunk := os.read(0, 64):
-            said += chunk
-    if not said.endswith(Guard.BYE):
-        release_groups_of(owner)
-
-
 def release_stale() -> None:
     """Thaw and kill the bots of groups whose arena process is gone (a worker killed while
     its bots were frozen between games): a frozen process cannot even die."""
     parent = folder("freezer")
     if parent is not None:
         _remove_stale(parent)
-
-
-def _remove(path: Path, tries: int) -> None:
-    for _ in range(tries):
-        try:
-            path.rmdir()
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            time.sleep(0.02)
 
 
 def _alive(pid: int) -> bool:
@@ -376,6 +328,3 @@ def signal_namespace(namespace: str, signal_number: int, rounds: int = 10) -> No
                 os.kill(pid, signal_number)
         done.update(new)
 
-
-if __name__ == "__main__":
-    _guard_body(int(sys.argv[1]))
