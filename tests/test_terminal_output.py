@@ -316,3 +316,18 @@ def test_wrapped_prose_keeps_each_lines_indentation_and_long_words(monkeypatch, 
                         indent="  ")
     assert capsys.readouterr().out.splitlines() == [
         "first line", "  kept in", "    " + path, "    so run the same command", "    again"]
+
+
+def test_the_servers_ladder_notes_wrap_once_under_one_prefix(capsys, monkeypatch):
+    from arena.cli.serve import ladder_lines
+
+    monkeypatch.setenv("COLUMNS", "80")
+    text = ("waiting for entrants: the ladder has 1 active bot and needs 2 to play; submit "
+            "one with arena submit BOT --ladder sonnentau-ladder, or add it to the config "
+            "and run again")
+    ladder_lines("sonnentau-ladder", False).note(text)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.startswith("[sonnentau-ladder] ") for line in lines] == [True] + [False] * (
+        len(lines) - 1)
+    assert all(len(line) <= 80 for line in lines)
+    assert " ".join(line.strip() for line in lines) == f"[sonnentau-ladder] {text}"

@@ -72,6 +72,9 @@ def ladder_lines(name: str, verbose: bool) -> Any:
         def write(self, line: str) -> None:
             echo_wrapped(f"[{name}] {line}", indent="    ", err=True)
 
+        def note(self, text: str) -> None:
+            self.write(text)  # wrapped once, after its prefix
+
         def _round_done(self, index: int, games: int) -> None:
             self.write(f"round {index + 1} done, {games} games in all")
 
