@@ -195,12 +195,6 @@ def _remove_stale(parent: Path) -> None:
                 guard.release_group(str(path), tries=5)
 
 
-def release_groups_of(owner: int) -> None:
-    """Thaw and kill the bots of the groups ``owner`` made, and remove the groups: ``owner``
-    has ended (it may still be a zombie, which :func:`release_stale` counts as alive)."""
-    guard.release(owner, _parents())
-
-
 def _parents() -> list[str]:
     return [str(parent) for parent in map(folder, CONTROLLERS) if parent is not None]
 
@@ -327,4 +321,3 @@ def signal_namespace(namespace: str, signal_number: int, rounds: int = 10) -> No
             with contextlib.suppress(OSError):
                 os.kill(pid, signal_number)
         done.update(new)
-

@@ -219,19 +219,22 @@ def run_ladder(config: LadderConfig, store: Store, control: LadderControl | None
 def header(ladder: Ladder) -> str:
     config = ladder.config
     seed = "secret" if config.secret_seed else str(config.seed)
-    folder = config.submissions_folder
     return (f"ladder {config.name}: {config.game}, {ladder.seats} seats, seed {seed}, "
             f"{len(ladder.book.active_positions())} active bots, round "
-            f"{ladder.book.round_count() + 1} next; submissions by `arena submit --ladder "
-            f"{config.name}`" + (f" or into {folder}/" if folder else ""))
+            f"{ladder.book.round_count() + 1} next; submissions by {_ways_in(ladder)}")
 
 
 def waiting_note(ladder: Ladder, active: int) -> str:
     """Why the ladder plays no game now, and what starts it."""
-    folder = ladder.config.submissions_folder
     return (f"waiting for entrants: {active} active bot{'s' * (active != 1)}, a table needs "
-            f"{ladder.seats}; submit with `arena submit --ladder {ladder.config.name}`"
-            + (f" or into {folder}/" if folder else "") + " (Ctrl-C stops)")
+            f"{ladder.seats}; submit with {_ways_in(ladder)} (Ctrl-C stops)")
+
+
+def _ways_in(ladder: Ladder) -> str:
+    """How a bot is submitted to the ladder."""
+    folder = ladder.config.submissions_folder
+    return (f"`arena submit --ladder {ladder.config.name}`"
+            + (f" or into {folder}/" if folder else ""))
 
 
 def _pending(ladder: Ladder) -> bool:
