@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import statistics
 import time
@@ -34,7 +33,7 @@ from arena.bots.loading import load_bot
 from arena.games.base import ArenaError
 from arena.referee.match import play_game
 from arena.results.luck import account
-from arena.results.stats import adjusted_interval, luck_adjusted
+from arena.results.stats import adjusted_interval, luck_adjusted, mean_score_interval
 from arena.results.values import model_for
 
 SEARCH = str(Path(__file__).resolve().parents[1] / "bots/sonnentau/search.py")
@@ -62,18 +61,15 @@ def play_set(task: tuple[dict[str, Any], int, str]) -> tuple[float, float]:
     return points, luck
 
 
-def half_width(values: list[float]) -> float:
-    return 1.96 * statistics.stdev(values) / math.sqrt(len(values))
-
-
 def summary(params: dict[str, Any], sets: list[tuple[float, float]], seconds: float) -> str:
     points = [p for p, _ in sets]
+    raw_low, raw_high = mean_score_interval(points)
     adjusted = luck_adjusted(points, [lk for _, lk in sets], 2 * len(sets))
     low, high = adjusted_interval(adjusted)
     return (f"{json.dumps(params)}: score {100 * statistics.fmean(points):.1f}% "
-            f"± {100 * half_width(points):.1f}, luck-adjusted {100 * adjusted.score:.1f}% "
-            f"({100 * low:.1f}% to {100 * high:.1f}%; share of the luck "
-            f"{adjusted.scale:.2f}; {len(sets)} sets in {seconds:.0f} s)")
+            f"({100 * raw_low:.1f}% to {100 * raw_high:.1f}%), luck-adjusted "
+            f"{100 * adjusted.score:.1f}% ({100 * low:.1f}% to {100 * high:.1f}%; share of "
+            f"the luck {adjusted.scale:.2f}; {len(sets)} sets in {seconds:.0f} s)")
 
 
 def candidate(parser: argparse.ArgumentParser, text: str) -> dict[str, Any]:
