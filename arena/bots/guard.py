@@ -24,19 +24,29 @@ PREFIX = "arena-bot-"
 
 
 def release_group(path: str, tries: int) -> None:
-    """Thaw the group at ``path``, kill its processes and remove it (once they are gone,
-    trying ``tries`` times)."""
-    with contextlib.suppress(OSError), open(os.path.join(path, "freezer.state"), "w") as state:
-        state.write("THAWED")
+    """Kill the processes of the group at ``path``, thaw it and remove it (once they are
+    gone, trying ``tries`` times). They are killed while still frozen: a frozen process
+    cannot fork, and one thawed with SIGKILL pending dies before it runs again, so none
+    escapes between the list and the kill."""
+    for _ in range(10):
+        pids = _processes(path)
+        for pid in pids:
+            with contextlib.suppress(OSError, ValueError):
+                os.kill(int(pid), signal.SIGKILL)
+        with contextlib.suppress(OSError), open(os.path.join(path, "freezer.state"),
+                                                "w") as state:
+            state.write("THAWED")
+        if not pids:
+            break
+    remove_group(path, tries)
+
+
+def _processes(path: str) -> list[str]:
     try:
         with open(os.path.join(path, "cgroup.procs")) as procs:
-            pids = procs.read().split()
+            return procs.read().split()
     except OSError:
-        pids = []
-    for pid in pids:
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int(pid), signal.SIGKILL)
-    remove_group(path, tries)
+        return []
 
 
 def remove_group(path: str, tries: int) -> None:
