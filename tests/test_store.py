@@ -1,10 +1,12 @@
 """The results database: one runner per tournament, secret seeds, old files, damaged rows."""
 
 import json
+import multiprocessing
 import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -54,6 +56,30 @@ def test_a_tournament_run_by_another_process_is_refused_with_who_runs_it(tmp_pat
         holder.wait()
     with Store(cfg.db) as store:  # the claim went with the process, even killed
         assert run_tournament(cfg, store).complete
+
+
+def test_a_process_forked_by_the_claimant_does_not_keep_its_claim(tmp_path):
+    # A run's worker processes are forked from it: one that outlives a killed run (stuck
+    # on its way out) must not keep the tournament from being resumed.
+    cfg = config(tmp_path)
+    with Store(cfg.db) as store:
+        open_run(cfg, store)
+        ready, child_end = multiprocessing.get_context("fork").Pipe()
+        child = multiprocessing.get_context("fork").Process(target=_wait_on, args=(child_end,))
+        child.start()
+        try:
+            assert ready.recv() == "forked"
+            store.close()  # the claimant is done with it, its fork lives on
+            with Store(cfg.db) as again:
+                assert run_tournament(cfg, again).complete
+        finally:
+            child.kill()
+            child.join()
+
+
+def _wait_on(connection):
+    connection.send("forked")
+    time.sleep(60)
 
 
 def test_a_secret_seed_is_drawn_once_kept_and_shown_only_when_complete(tmp_path):

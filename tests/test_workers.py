@@ -3,7 +3,11 @@
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -78,6 +82,54 @@ def test_a_sigterm_while_the_worker_finalizes_does_not_cut_the_cleanup_short(tmp
                                  finalizer=finalize))
     assert sorted(results) == [0, 1, 2, 3]
     assert len(list(tmp_path.iterdir())) == 2
+
+
+def test_a_worker_whose_way_out_hangs_ends_though_its_parent_was_killed(tmp_path):
+    # Seen after a killed run: a worker stuck on its way out (a lock or a thread's join that
+    # never returned) lived on for hours with its bots and the run's files. Whatever hangs,
+    # the kernel ends it; here the finalizer waits for ever.
+    parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import os, threading, time
+        from arena.tournaments import workers
+        workers.EXIT_SECONDS = 1
+
+        def task(n):
+            if n >= 2:
+                time.sleep(60)
+            return os.getpid()
+
+        def hang():
+            lock = threading.Lock()
+            lock.acquire()
+            lock.acquire()
+
+        results = workers.run_unordered(task, iter(range(4)), 2, initializer=time.sleep,
+                                        initargs=(0,), finalizer=hang)
+        pids = {next(results) for _ in range(2)}
+        print(*pids, flush=True)
+        time.sleep(60)
+        """)], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(pid) for pid in parent.stdout.readline().split()]
+        assert pids
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 20
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in pids if _alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left
+
+
+def _alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 def _with_deadline(results, seconds):

@@ -305,8 +305,22 @@ the table is a cache, dropped when its shape changes."""
 NOT_DEFINING = ("ratings", "isolation", "bots")
 """Config keys that are never part of a tournament's defining settings (the bots are
 compared by their stored revisions instead)."""
-_CLAIMED: set[Path] = set()
-"""Lock files of the tournaments this process runs (a claim is per process)."""
+_CLAIMED: dict[Path, Any] = {}
+"""Lock files of the tournaments this process runs, with their open handles (a claim is
+per process)."""
+
+
+def _leave_claims_to_the_parent() -> None:
+    # A forked child (a run's worker) gets copies of the claims' handles: were it to outlive
+    # the run, stuck or killed late, its copy would hold the lock. Closing a copy lets go of
+    # nothing the parent holds; the lock goes with the last handle, the parent's.
+    for handle in _CLAIMED.values():
+        with contextlib.suppress(OSError):
+            handle.close()
+    _CLAIMED.clear()
+
+
+os.register_at_fork(after_in_child=_leave_claims_to_the_parent)
 
 
 @dataclass(frozen=True)
@@ -528,7 +542,7 @@ class Store:
     def close(self) -> None:
         self.db.close()
         for path, handle in self._claims:
-            _CLAIMED.discard(path)
+            _CLAIMED.pop(path, None)
             handle.close()
         self._claims.clear()
 
@@ -732,7 +746,7 @@ class Store:
         handle.truncate()
         handle.write(f"process {os.getpid()} ({' '.join(sys.argv)[:200]})")
         handle.flush()
-        _CLAIMED.add(path)
+        _CLAIMED[path] = handle
         self._claims.append((path, handle))
 
     def set_status(self, tournament: int, status: str) -> None:

@@ -17,8 +17,9 @@ that dies, or whose beacon's moment passes (it hangs, or was stopped), is
 killed with its group and replaced; its running task goes to ``on_lost``, which
 gives a result for it (a loss of the seat that was deciding) or has it played
 again, and its queued tasks are played again. Workers stop, running their
-finalizer, when the parent dies, even by ``SIGKILL``; on any exit from the
-iteration they are stopped at once.
+finalizer, when the parent dies, even by ``SIGKILL``, and are ended by the kernel if
+their way out takes longer than :data:`EXIT_SECONDS`; on any exit from the iteration
+they are stopped at once.
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ WATCHDOG_MARGIN = 5.0
 WATCH_SECONDS = 1.0
 IDLE_SECONDS = 60.0
 """What a worker's beacon allows for work that waits on no bot (set-up, the referee)."""
+EXIT_SECONDS = 30
+"""How long a worker on its way out may take (closing its bots, then multiprocessing's own
+exit steps) before the kernel ends it. A parent that lives kills it sooner; one that died
+cannot, and a worker whose exit hangs would hold its bots and its copy of the run's files."""
 MAX_ATTEMPTS = 3
 """A task whose worker is lost this often, without a seat to blame, stops the run."""
 WAIT: Any = type("Wait", (), {"__repr__": lambda self: "WAIT"})()
@@ -268,7 +273,17 @@ def _serve(connection: Connection, parent_ends: list[Connection], parent: int, s
         # Whether told to stop or terminated, the worker is on its way out: a SIGTERM
         # now (a Ctrl-C's, or the parent's death) must not cut its bots' cleanup short.
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _end_by_the_kernel_after(EXIT_SECONDS)
         finalizer()
+
+
+def _end_by_the_kernel_after(seconds: int) -> None:
+    # A SIGTERM's exit is raised wherever the worker was, possibly inside a library's
+    # half-done bookkeeping (a logging queue's thread started, the step that ends it not yet
+    # registered): a lock or a join on the way out may then never return. SIGALRM's default
+    # action ends the process in the kernel, whatever its threads wait for.
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(seconds)
 
 
 def _next_task(connection: Connection) -> Any:
