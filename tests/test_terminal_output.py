@@ -331,3 +331,40 @@ def test_the_servers_ladder_notes_wrap_once_under_one_prefix(capsys, monkeypatch
         len(lines) - 1)
     assert all(len(line) <= 80 for line in lines)
     assert " ".join(line.strip() for line in lines) == f"[sonnentau-ladder] {text}"
+
+
+def test_a_worker_killed_while_it_logs_neither_silences_nor_hangs_the_run(tmp_path):
+    # Workers are killed by design (a hung one by the watchdog, a slow one at a stop), and
+    # each logs every game it plays. Were their lines passed through a queue with a lock
+    # shared by all processes, a worker killed while holding it would stop every later
+    # line and hang the run at its exit.
+    log = tmp_path / "arena.log"
+    script = f"""
+import logging, multiprocessing, os, signal, time
+from pathlib import Path
+from arena.cli.console import close_logging, setup_logging
+
+setup_logging(Path({str(log)!r}), verbose=False)
+talk = logging.getLogger("arena.test")
+
+def chatter():
+    while True:
+        talk.info("worker line " + "x" * 300)
+
+for i in range(20):
+    worker = multiprocessing.get_context("fork").Process(target=chatter)
+    worker.start()
+    time.sleep(0.002 * i)
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.join()
+    talk.info("after kill %d", i)
+close_logging()
+print("closed")
+"""
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              timeout=60)
+    assert finished.stdout.strip() == "closed", finished.stderr
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    assert [line.split()[-1] for line in lines if "after kill" in line] == [
+        str(i) for i in range(20)]
+    assert any("worker line" in line for line in lines)

@@ -9,8 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import multiprocessing_logging
-
 from arena.cli.common import BarLines, echo, echo_wrapped, progress_bar, terminal_width
 from arena.referee.protocol import failure_excerpt, failure_shape, printable
 from arena.referee.record import OK
@@ -33,7 +31,11 @@ class PrintableFormatter(logging.Formatter):
 
 
 def setup_logging(log_file: Path, *, verbose: bool) -> None:
-    """All processes log into ``log_file``; ``verbose`` echoes warnings to stderr too."""
+    """All processes log into ``log_file``; ``verbose`` echoes warnings to stderr too.
+
+    The worker processes forked later write their lines themselves, each line one append
+    to the file, shared with no lock: a worker killed at any moment (as a hung one is)
+    leaves nothing held that the others would wait for."""
     log_file.parent.mkdir(parents=True, exist_ok=True)
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -47,7 +49,6 @@ def setup_logging(log_file: Path, *, verbose: bool) -> None:
         console.setFormatter(PrintableFormatter("%(processName)s %(levelname)s %(message)s"))
         root.addHandler(console)
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
-    multiprocessing_logging.install_mp_handler()
 
 
 def close_logging() -> None:
