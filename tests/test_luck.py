@@ -1,11 +1,15 @@
 """Luck accounting: zero-mean luck, exact expectations, adjusted results from the store."""
 
+import contextlib
 import csv
 import math
 import os
 import random
+import signal
 import statistics
+import threading
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -486,6 +490,49 @@ def test_the_accounting_beside_a_running_accountant_stops_it_whatever_happens(tm
         with pytest.raises(KeyboardInterrupt):
             account_alongside(store, tid, accountant, progress=interrupted)
         assert not accountant.alive
+
+
+def test_a_killed_accountant_is_stopped_at_once_and_its_games_accounted_after_play(tmp_path):
+    # Killed while it waits for the next game (the OOM killer, a user's kill -9): were it
+    # told to stop through a shared lock and a count of sleepers, telling it would wait for
+    # ever for the dead sleeper to wake, and `arena run` with it.
+    from arena.results.luck_book import LuckWhilePlaying, account_alongside
+
+    with Store(tmp_path / "arena.db"):
+        pass
+    accountant = LuckWhilePlaying(tmp_path / "arena.db", 1, niceness=0).start()
+    try:
+        _until_waiting(accountant.pid)
+    finally:
+        os.kill(accountant.pid, signal.SIGKILL)
+    stopping = threading.Thread(target=accountant.stop, daemon=True)
+    stopping.start()
+    stopping.join(timeout=30)
+    assert not stopping.is_alive(), "stopping a killed accountant hangs"
+
+    config = two_bot_config(tmp_path, games=2)
+    with Store(config.db) as store:
+        tid = run_tournament(config, store).tournament_id
+        killed = LuckWhilePlaying(config.db, tid, niceness=0).start()
+        _until_waiting(killed.pid)
+        os.kill(killed.pid, signal.SIGKILL)
+        account_alongside(store, tid, killed)
+        assert len(store.luck(tid, "seasons-expectimax/3")) == 4
+
+
+def _until_waiting(pid):
+    """Until the process ``pid`` has started and sleeps (it found no game to account for, or
+    has accounted for them all): its CPU time stands still for half a second."""
+    last = None
+    for _ in range(240):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            used = int(fields[11]) + int(fields[12])
+            if used and used == last and fields[0] == "S":
+                return
+            last = used
+        time.sleep(0.5)
+    raise AssertionError("the accountant never waited")
 
 
 def test_arena_run_accounts_while_playing_where_its_report_will(tmp_path):

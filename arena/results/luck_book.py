@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from typing import Any
 
 from arena.bots.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
@@ -148,26 +149,29 @@ class LuckWhilePlaying:
         self.tournament = tournament
         self.source = source or LuckSource()
         context = multiprocessing.get_context("spawn")
-        self._stop = context.Event()
+        # Told to stop by the end of a pipe, not by an Event: an Event's set() waits for
+        # each process asleep in its wait() to wake, and one killed there never does.
+        self._stop_line, self._stop_end = context.Pipe(duplex=False)
         self._process = context.Process(
             target=account_while_playing, name="arena-luck",
-            args=(os.fspath(db), tournament, self.source.spec, self._stop,
+            args=(os.fspath(db), tournament, self.source.spec, self._stop_line,
                   niceness, os.getpid()),
             daemon=True)
 
     def start(self) -> LuckWhilePlaying:
         with children_deaf_to_ctrl_c():
             self._process.start()
+        self._stop_line.close()  # its process has its own copy
         return self
 
     def ending(self) -> None:
         """Tell its process to end after the game in hand, without waiting for it."""
-        self._stop.set()
+        self._stop_end.close()  # it reads the end of the pipe
 
     def stop(self) -> None:
+        self.ending()
         if self._process.pid is None:
             return
-        self._stop.set()
         self._process.join(timeout=STOP_WAIT)
         if self._process.is_alive():  # mid-game or still starting: its saved games are kept
             self._process.terminate()
@@ -203,11 +207,11 @@ WHILE_PLAYING_FROM = 50
 """Tournaments of fewer games are accounted for only after play (soon enough)."""
 
 
-def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any,
+def account_while_playing(db: str, tournament: int, spec: str | None, stop: Connection,
                           niceness: int, parent: int) -> None:
     """The body of :class:`LuckWhilePlaying`'s process: account for each stored two-player
-    game not yet accounted for, those waiting (up to :data:`CHUNK`) together, until
-    ``stop`` (an Event) is set.
+    game not yet accounted for, those waiting (up to :data:`CHUNK`) together, until the
+    other end of the pipe ``stop`` is closed.
 
     It never speaks: Ctrl-C is for the tournament (which then stops this process), and a
     game it cannot account for, or a failing model, ends it quietly; the accounting after
@@ -220,10 +224,25 @@ def account_while_playing(db: str, tournament: int, spec: str | None, stop: Any,
     with contextlib.suppress(OSError, AttributeError):
         os.nice(niceness)
     with contextlib.suppress(Exception):
-        _account_stored_games(db, tournament, LuckSource(spec), stop)
+        _account_stored_games(db, tournament, LuckSource(spec), StopLine(stop))
 
 
-def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: Any) -> None:
+class StopLine:
+    """The reading end of a pipe that says "stop" by being closed at its other end."""
+
+    def __init__(self, line: Connection) -> None:
+        self.line = line
+
+    def is_set(self) -> bool:
+        return self.line.poll(0)
+
+    def wait(self, seconds: float) -> bool:
+        """Whether told to stop within ``seconds``."""
+        return self.line.poll(seconds)
+
+
+def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: StopLine
+                          ) -> None:
     with Store(db) as store:
         while not store.db.execute(f"SELECT 1 FROM games WHERE {_TWO_SEATS} LIMIT 1",
                                    (tournament,)).fetchone():
