@@ -520,6 +520,22 @@ def test_a_killed_accountant_is_stopped_at_once_and_its_games_accounted_after_pl
         assert len(store.luck(tid, "seasons-expectimax/3")) == 4
 
 
+def test_a_stopped_accountant_is_stopped_all_the_same(tmp_path):
+    from arena.results.luck_book import LuckWhilePlaying
+
+    with Store(tmp_path / "arena.db"):
+        pass
+    accountant = LuckWhilePlaying(tmp_path / "arena.db", 1, niceness=0).start()
+    _until_waiting(accountant.pid)
+    os.kill(accountant.pid, signal.SIGSTOP)  # kill -STOP, or a terminal's Ctrl-Z on it
+    stopping = threading.Thread(target=accountant.stop, daemon=True)
+    stopping.start()
+    stopping.join(timeout=30)
+    if stopping.is_alive():
+        os.kill(accountant.pid, signal.SIGKILL)
+    assert not stopping.is_alive(), "stopping a stopped accountant hangs"
+
+
 def _until_waiting(pid):
     """Until the process ``pid`` has started and sleeps (it found no game to account for, or
     has accounted for them all): its CPU time stands still for half a second."""

@@ -174,7 +174,7 @@ class LuckWhilePlaying:
             return
         self._process.join(timeout=STOP_WAIT)
         if self._process.is_alive():  # mid-game or still starting: its saved games are kept
-            self._process.terminate()
+            self._process.kill()  # a SIGTERM would wait for a stopped process to be resumed
             self._process.join()
 
     @property
