@@ -536,6 +536,44 @@ def test_a_stopped_accountant_is_stopped_all_the_same(tmp_path):
     assert not stopping.is_alive(), "stopping a stopped accountant hangs"
 
 
+def test_the_accounting_pool_losing_a_process_still_accounts_for_every_game(tmp_path):
+    # With more than two workers the games left after play are accounted for in a pool;
+    # one of its processes killed (the out-of-memory killer) broke the whole accounting.
+    from arena.results.luck_book import POOL_FROM
+
+    config = parse_config({
+        "name": "pool", "game": "seasons", "bots": [GREEDY, RANDOM],
+        "games_per_pairing": POOL_FROM // 2 + 2, "seed": 9, "isolation": "none",
+        "workers": 1, "db": str(tmp_path / "arena.db")}, source="test")
+    killed = []
+
+    def kill_one_of_the_pool(done, total):
+        if not killed:
+            pool = [pid for pid in _children() if pid not in before]
+            os.kill(pool[0], signal.SIGKILL)
+            killed.append(pool[0])
+
+    with Store(config.db) as store:
+        tid = run_tournament(config, store).tournament_id
+        keys = [row.key for row in store.games(tid)]
+        before = set(_children())
+        name, found = tournament_luck(store, tid, keys, workers=3,
+                                      progress=kill_one_of_the_pool)
+        assert killed and name == "seasons-expectimax/3" and set(found) == set(keys)
+        model = model_for("seasons", {})
+        for key in keys[::7]:
+            assert found[key] == pytest.approx(account(store.record(tid, key), model).luck,
+                                               abs=1e-12)
+
+
+def _children():
+    pids = []
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        with contextlib.suppress(OSError):
+            pids += [int(pid) for pid in (task / "children").read_text().split()]
+    return pids
+
+
 def _until_waiting(pid):
     """Until the process ``pid`` has started and sleeps (it found no game to account for, or
     has accounted for them all): its CPU time stands still for half a second."""

@@ -16,9 +16,7 @@ import json
 import multiprocessing
 import os
 import signal
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -30,6 +28,7 @@ from arena.referee.record import GameRecord
 from arena.results.luck import LuckError, ValueModel, account_games
 from arena.results.store import Store
 from arena.results.values import load_value_model, model_for
+from arena.tournaments.workers import run_unordered
 
 CHUNK = 16
 """Games per batch: a task for a worker process, and one write to the store."""
@@ -318,19 +317,22 @@ def _account(store: Store, tournament: int, keys: Sequence[str], source: LuckSou
 
 def _in_pool(batches: Iterator[list[tuple[str, str]]], spec: str | None, game: str,
              options: Mapping[str, Any], count: int) -> Iterator[dict[str, tuple[float, ...]]]:
-    """The batches accounted for by ``count`` spawned processes, a few batches in flight
-    at a time (the records are not all read into memory at once)."""
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=count, mp_context=context,
-                             initializer=deaf_to_ctrl_c) as pool:
-        flight: deque[Future[dict[str, tuple[float, ...]]]] = deque()
-        for batch in batches:
-            with children_deaf_to_ctrl_c():  # a submit may start the pool's processes
-                flight.append(pool.submit(account_texts, batch, spec, game, dict(options)))
-            if len(flight) >= 2 * count:
-                yield flight.popleft().result()
-        while flight:
-            yield flight.popleft().result()
+    """The batches accounted for by ``count`` worker processes, as they finish, drawn as
+    workers free up (the records are not all read into memory at once). arena's own
+    workers, not a ProcessPoolExecutor: one killed (the out-of-memory killer, a user) is
+    replaced and its batch done again, where a pool breaks, or hangs on the lock its
+    processes share for their tasks."""
+    tasks = ((batch, spec, game, dict(options)) for batch in batches)
+    return run_unordered(_account_task, tasks, count, initializer=_no_set_up)
+
+
+def _account_task(task: tuple[list[tuple[str, str]], str | None, str, dict[str, Any]]
+                  ) -> dict[str, tuple[float, ...]]:
+    return account_texts(*task)
+
+
+def _no_set_up() -> None:
+    pass
 
 
 def account_texts(batch: Sequence[tuple[str, str]], spec: str | None, game: str,
