@@ -93,9 +93,9 @@ def account_alongside(store: Store, tournament: int, running: LuckWhilePlaying, 
     yet, newest first, while it goes on from the oldest; then stop it.
 
     After play this takes two CPUs with no process to start: ``running`` has its
-    model's caches warm, and this process has everything imported (a pool would start
-    and import, then fill its caches anew, which costs a small tournament more than
-    it saves). A game both happen to account for gets the same luck from each.
+    model's caches warm, and this process has everything imported (new workers would
+    start, then fill their caches anew, which costs a small tournament more than it
+    saves). A game both happen to account for gets the same luck from each.
     """
     try:
         source = running.source
