@@ -97,6 +97,7 @@ def measure(path: Path, folder: Path) -> Cost:
         after_play = _account(store, report.tournament_id, keys, config)
         after_play += time.perf_counter() - started
         store.db.execute("DELETE FROM luck")
+        luck_book._MODELS.clear()  # as a new process (`arena report`) starts: no caches
         after_play_only = _account(store, report.tournament_id, keys, config)
         cpu = _cpu(store, report.tournament_id, keys)
     return Cost(len(keys), play_alone, play, after_play, while_playing, after_play_only, cpu,
