@@ -566,6 +566,28 @@ def test_the_accounting_pool_losing_a_process_still_accounts_for_every_game(tmp_
                                                abs=1e-12)
 
 
+def test_an_accounting_that_kills_its_workers_stops_with_one_clear_error(tmp_path):
+    from arena.games.base import ArenaError
+    from arena.results.luck_book import POOL_FROM
+
+    config = parse_config({
+        "name": "pool", "game": "seasons", "bots": [GREEDY, RANDOM],
+        "games_per_pairing": POOL_FROM // 2 + 2, "seed": 9, "isolation": "none",
+        "workers": 1, "db": str(tmp_path / "arena.db")}, source="test")
+    deadly = tmp_path / "deadly.py"
+    deadly.write_text("import os\n\n\nclass Deadly:\n    name = 'deadly/1'\n\n"
+                      "    def values(self, state):\n        os._exit(3)\n\n\nMODEL = Deadly()\n")
+    with Store(config.db) as store:
+        tid = run_tournament(config, store).tournament_id
+        keys = [row.key for row in store.games(tid)]
+        with pytest.raises(ArenaError) as died:
+            tournament_luck(store, tid, keys, workers=2,
+                            source=LuckSource(f"{deadly}:MODEL"))
+    message = str(died.value)
+    assert "worker processes died 3 times" in message and "exit code 3" in message
+    assert len(message) < 300
+
+
 def _children():
     pids = []
     for task in Path(f"/proc/{os.getpid()}/task").iterdir():

@@ -28,7 +28,7 @@ from arena.referee.record import GameRecord
 from arena.results.luck import LuckError, ValueModel, account_games
 from arena.results.store import Store
 from arena.results.values import load_value_model, model_for
-from arena.tournaments.workers import run_unordered
+from arena.tournaments.workers import MAX_ATTEMPTS, WorkerDied, beacon, run_unordered
 
 CHUNK = 16
 """Games per batch: a task for a worker process, and one write to the store."""
@@ -323,11 +323,18 @@ def _in_pool(batches: Iterator[list[tuple[str, str]]], spec: str | None, game: s
     replaced and its batch done again, where a pool breaks, or hangs on the lock its
     processes share for their tasks."""
     tasks = ((batch, spec, game, dict(options)) for batch in batches)
-    return run_unordered(_account_task, tasks, count, initializer=_no_set_up)
+    try:
+        yield from run_unordered(_account_task, tasks, count, initializer=_no_set_up)
+    except WorkerDied as died:
+        raise ArenaError(
+            f"the luck accounting's worker processes died {MAX_ATTEMPTS} times on one batch "
+            f"of games (exit code {died.exitcode}); the games accounted for are kept, run "
+            "again to resume") from None
 
 
 def _account_task(task: tuple[list[tuple[str, str]], str | None, str, dict[str, Any]]
                   ) -> dict[str, tuple[float, ...]]:
+    beacon().waiting(-1, None)  # a model may take its time: this worker is not hung
     return account_texts(*task)
 
 
