@@ -2,10 +2,12 @@
 
 import contextlib
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -252,14 +254,19 @@ def alive(pid):
 
 
 @pytest.mark.stress
-def test_a_killed_run_resumes_to_the_same_results(tmp_path, root):
+def test_a_killed_run_resumes_to_the_same_results(tmp_path, root, request):
     path = tmp_path / "t.yaml"
     path.write_text(f"name: killed\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\n"
                     "games_per_pairing: 50\nworkers: 2\nseed: 4\n")
     killed_db, clean_db = tmp_path / "killed.db", tmp_path / "clean.db"
     command = [sys.executable, "-m", "arena", "run", str(path), "--no-progress", "--no-luck",
                "--output", str(tmp_path / "out")]
-    process = subprocess.Popen([*command, "--db", str(killed_db)], cwd=root,
+    # the runs' temporary folders (bots', bundles'), where the sandbox can reach them
+    scratch = Path(tempfile.mkdtemp(prefix="killed-run-"))
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
+    scratch.chmod(0o755)
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    process = subprocess.Popen([*command, "--db", str(killed_db)], cwd=root, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while count_games(killed_db) < 20 and time.monotonic() < deadline:
@@ -281,8 +288,14 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path, root):
         while any(map(alive, family)) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not any(map(alive, family))
-    subprocess.run([*command, "--db", str(killed_db)], cwd=root, check=True,
+    left = [entry for entry in scratch.iterdir() if entry.name.startswith("arena-")]
+    assert left  # the killed run's unpacked bundles at least
+    old = time.time() - 3600  # past the grace that a folder just made is given
+    for entry in left:
+        os.utime(entry, (old, old))
+    subprocess.run([*command, "--db", str(killed_db)], cwd=root, check=True, env=env,
                    capture_output=True)
+    assert not [entry.name for entry in scratch.iterdir() if entry.name.startswith("arena-")]
     subprocess.run([*command, "--db", str(clean_db)], cwd=root, check=True,
                    capture_output=True)
     assert len(results(killed_db, "killed")) == 100

@@ -44,6 +44,7 @@ from arena.bots.files import (
 )
 from arena.bots.loading import split_spec
 from arena.bots.process import COMMAND_PREFIX, is_command
+from arena.bots.scratch import OwnedFolder
 from arena.games.base import ArenaError
 
 MAX_BUNDLE_BYTES = MAX_PROGRAM_BYTES
@@ -286,14 +287,16 @@ def _holds(path: Path, digest: str) -> bool:
 
 _cache: BundleCache | None = None
 _cache_owner = 0
+_cache_folder: OwnedFolder | None = None
 
 
 def bundle_cache() -> BundleCache:
     """This process's bundle cache: a temporary folder, removed when the process that
     made it exits (a forked worker shares its parent's)."""
-    global _cache, _cache_owner
+    global _cache, _cache_owner, _cache_folder
     if _cache is None:
-        _cache = BundleCache(Path(tempfile.mkdtemp(prefix="arena-bundles-")))
+        _cache_folder = OwnedFolder("arena-bundles-")
+        _cache = BundleCache(_cache_folder.path)
         _cache_owner = os.getpid()
         atexit.register(_remove_cache)
     return _cache
@@ -308,8 +311,8 @@ def use_cache_folder(folder: Path) -> BundleCache:
 
 
 def _remove_cache() -> None:
-    if _cache is not None and _cache_owner == os.getpid():
-        shutil.rmtree(_cache.folder, ignore_errors=True)
+    if _cache_folder is not None and _cache_owner == os.getpid():
+        _cache_folder.remove()
 
 
 def unpacked(digest: str) -> Unpacked:

@@ -33,11 +33,9 @@ import os
 import resource
 import select
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +45,7 @@ from typing import Any
 from arena.bots.interrupts import release_in_child, signals_held_while_forking
 from arena.bots.loading import split_spec
 from arena.bots.names import identity_problem, shown
+from arena.bots.scratch import OwnedFolder
 from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import Observation, Outcome
 from arena.referee.protocol import STDERR_MARK, PlayerFailure, PlayerInfo, printable
@@ -152,6 +151,7 @@ class ProcessPlayer:
         self.greeted = False
         """Whether the running process has shaken hands."""
         self.folder: Path | None = None
+        self.scratch: OwnedFolder | None = None
         self.buffer = b""
         self.games: tuple[str, ...] | None = None
         self.says_ready = False
@@ -193,7 +193,8 @@ class ProcessPlayer:
 
     def _launch(self) -> None:
         self.close()
-        self.folder = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+        self.scratch = OwnedFolder("arena-bot-")
+        self.folder = self.scratch.path
         stderr = open(self.folder / "stderr.txt", "wb")  # noqa: SIM115 - the child owns it
         adopt_orphans()
         try:
@@ -276,9 +277,9 @@ class ProcessPlayer:
             _RUNNING_BOTS.discard(self.process.pid)
             self.process = None
             kill_strays(_RUNNING_BOTS)
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            self.folder = None
+        if self.scratch is not None:
+            self.scratch.remove()
+            self.scratch = self.folder = None
 
     def _kill_group(self) -> None:
         assert self.process is not None

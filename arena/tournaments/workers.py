@@ -41,6 +41,7 @@ from typing import Any, Generic, TypeVar
 
 from arena.bots.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.bots.process import running_bots
+from arena.bots.scratch import remove_abandoned
 from arena.bots.strays import adopt_orphans, die_with_parent, kill_strays
 from arena.games.base import ArenaError
 
@@ -333,6 +334,7 @@ def run_unordered(function: Callable[[T], R], tasks: Iterable[T], workers: int, 
                            context.RawArray("d", workers), context.RawArray("i", workers),
                            spreader=Spreader(spread) if spread else None)
     adopt_orphans()  # what a lost worker's bots leave behind comes here, to be killed
+    remove_abandoned()  # the folders of bots and bundles of killed runs and workers
     todo = iter(tasks)
     try:
         for slot in range(workers):
@@ -340,6 +342,7 @@ def run_unordered(function: Callable[[T], R], tasks: Iterable[T], workers: int, 
         yield from _feed(pool, todo, on_lost)
     finally:
         _stop(pool.workers)
+        remove_abandoned()
 
 
 def _feed(pool: _Pool[T], todo: Iterator[T], on_lost: Callable[[Lost], Any]) -> Iterator[Any]:
