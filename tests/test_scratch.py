@@ -30,12 +30,17 @@ def test_only_folders_no_living_process_holds_are_removed(tmp_path, monkeypatch)
     (tmp_path / "arena-bot-link").symlink_to(elsewhere)
     unrelated = tmp_path / "other-folder"
     unrelated.mkdir()
+    unlocked, long_unlocked = tmp_path / "arena-bot-unlocked", tmp_path / "arena-bot-ancient"
+    unlocked.mkdir()  # as an arena from before folders were locked makes them
+    long_unlocked.mkdir()
     old = time.time() - 3600
-    for path in (held.path, abandoned, fifo, tmp_path / "arena-bot-link", unrelated):
+    for path in (held.path, abandoned, fifo, tmp_path / "arena-bot-link", unrelated, unlocked):
         os.utime(path, (old, old), follow_symlinks=False)
+    os.utime(long_unlocked, (old - 2 * 86_400, old - 2 * 86_400))
 
-    assert remove_abandoned(tmp_path) == 2
-    assert not os.path.exists(abandoned) and not fifo.exists()
+    assert remove_abandoned(tmp_path) == 3
+    assert not os.path.exists(abandoned) and not fifo.exists() and not long_unlocked.exists()
+    assert unlocked.exists()
     assert (held.path / "stderr.txt").read_text() == "in use"
     assert young.exists() and elsewhere.exists() and unrelated.exists()
     assert (tmp_path / "arena-bot-link").is_symlink()

@@ -22,6 +22,9 @@ OWNER_FILE = ".arena-owner"
 PREFIXES = ("arena-bot-", "arena-bundles-")
 GRACE_SECONDS = 30.0
 """A folder younger than this is left alone: its process may not have locked it yet."""
+UNLOCKED_SECONDS = 86_400.0
+"""A folder with no lock file in it (made by an arena from before folders were locked,
+which may still run) is left alone this long."""
 
 
 class OwnedFolder:
@@ -58,13 +61,14 @@ def _abandoned(entry: os.DirEntry[str]) -> bool:
     try:
         if not entry.is_dir(follow_symlinks=False):
             return False
-        if time.time() - entry.stat(follow_symlinks=False).st_mtime < GRACE_SECONDS:
+        age = time.time() - entry.stat(follow_symlinks=False).st_mtime
+        if age < GRACE_SECONDS:
             return False
         # Not followed, and never blocking: a bot may have put anything under that name.
         lock = os.open(os.path.join(entry.path, OWNER_FILE),
                        os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        return True  # made before folders were locked, or its process never locked it
+        return age >= UNLOCKED_SECONDS
     except OSError:
         return False
     try:
