@@ -84,3 +84,12 @@ def _make_fork_and_die(connection):
         os._exit(0)
     connection.send((str(folder.path), child))
     os._exit(9)
+
+
+def test_a_folder_gone_while_it_is_looked_at_is_passed_over(tmp_path):
+    # Another process's look, or its owner, may remove a folder between the listing and
+    # the look at it.
+    (tmp_path / "arena-bot-gone").mkdir()
+    entry = next(os.scandir(tmp_path))
+    os.rmdir(entry.path)
+    assert scratch._abandoned(entry) is False

@@ -62,8 +62,11 @@ def _abandoned(entry: os.DirEntry[str]) -> bool:
         if not entry.is_dir(follow_symlinks=False):
             return False
         age = time.time() - entry.stat(follow_symlinks=False).st_mtime
-        if age < GRACE_SECONDS:
-            return False
+    except OSError:
+        return False  # gone meanwhile (its process, or another one looking, removed it)
+    if age < GRACE_SECONDS:
+        return False
+    try:
         # Not followed, and never blocking: a bot may have put anything under that name.
         lock = os.open(os.path.join(entry.path, OWNER_FILE),
                        os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
