@@ -209,7 +209,7 @@ def _first_task_terminates_itself(task):
 
 
 def test_a_worker_whose_exit_on_sigterm_was_dropped_ends_after_its_task(tmp_path, capfd):
-    from arena.tournaments.workers import run_unordered
+    from arena.bots.workers import run_unordered
 
     def finalize():
         (tmp_path / str(os.getpid())).write_text("closed")

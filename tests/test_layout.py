@@ -95,10 +95,11 @@ def test_there_are_no_import_cycles():
 
 
 def test_the_executor_only_ships_tasks():
-    """It ships tasks and the bundles of the bots' code, and plays nothing itself."""
+    """It ships tasks and the bundles of the bots' code to worker processes, and plays
+    nothing itself."""
     targets = {resolve(name) for name, _ in imports("arena.tournaments.executor")}
     assert not {t for t in targets if t.startswith(("arena.bots", "arena.referee"))
-                and t != "arena.bots.bundles"}
+                and t not in ("arena.bots.bundles", "arena.bots.workers")}
     assert "arena.tournaments.tasks" in targets
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournaments.workers import WorkerDied, WorkerError, run_unordered
+from arena.bots.workers import WorkerDied, WorkerError, run_unordered
 
 STATE = {}
 

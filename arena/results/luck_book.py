@@ -23,12 +23,12 @@ from typing import Any
 
 from arena.bots.interrupts import children_deaf_to_ctrl_c, deaf_to_ctrl_c
 from arena.bots.strays import die_with_parent
+from arena.bots.workers import MAX_ATTEMPTS, WorkerDied, beacon, run_unordered
 from arena.games.base import ArenaError
 from arena.referee.record import GameRecord
 from arena.results.luck import LuckError, ValueModel, account_games
 from arena.results.store import Store
 from arena.results.values import load_value_model, model_for
-from arena.tournaments.workers import MAX_ATTEMPTS, WorkerDied, beacon, run_unordered
 
 CHUNK = 16
 """Games per batch: a task for a worker process, and one write to the store."""

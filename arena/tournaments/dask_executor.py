@@ -35,6 +35,13 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from arena.bots.bundles import Bundle
+from arena.bots.workers import (
+    LOOKAHEAD_PER_WORKER,
+    NOTHING,
+    STALE,
+    WAIT,
+    Spreader,
+)
 from arena.games.base import ArenaError
 from arena.tournaments.schedule import GameTask, dice_of
 from arena.tournaments.tasks import (
@@ -42,13 +49,6 @@ from arena.tournaments.tasks import (
     MatchSetup,
     play_shipped,
     release_players,
-)
-from arena.tournaments.workers import (
-    LOOKAHEAD_PER_WORKER,
-    NOTHING,
-    STALE,
-    WAIT,
-    Spreader,
 )
 
 CONNECT_TIMEOUT = "20s"

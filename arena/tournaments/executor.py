@@ -2,7 +2,7 @@
 they finish.
 
 The local executor feeds a fixed set of forked worker processes
-(:mod:`arena.tournaments.workers`), at least one: games never run in the parent.
+(:mod:`arena.bots.workers`), at least one: games never run in the parent.
 The Dask executor (:mod:`arena.tournaments.dask_executor`) sends the tasks to a
 cluster. Either way a task is played by :func:`arena.tournaments.tasks.play_task`
 from the bundles its bots' code was kept in (:mod:`arena.bots.bundles`), and each
@@ -15,6 +15,7 @@ import signal
 from collections.abc import Iterable, Iterator
 
 from arena.bots.bundles import Bundle, receive
+from arena.bots.workers import MAX_ATTEMPTS, WorkerDied, run_unordered
 from arena.games.base import ArenaError
 from arena.tournaments.schedule import GameTask, dice_of
 from arena.tournaments.tasks import (
@@ -25,7 +26,6 @@ from arena.tournaments.tasks import (
     prepare_worker,
     release_players,
 )
-from arena.tournaments.workers import MAX_ATTEMPTS, WorkerDied, run_unordered
 
 _worker_setup: MatchSetup | None = None
 

@@ -7,7 +7,7 @@ table in every seat order of the config's ``seat_orders`` design on one game
 seed, ``derive_seed(seed, "ladder", round, table, set)``; see
 :mod:`arena.tournaments.schedule`); the next round is chosen when the last game
 of this one is stored. The workers stay busy meanwhile: the task iterator answers
-:data:`~arena.tournaments.workers.WAIT` only for the few games at the end of a
+:data:`~arena.bots.workers.WAIT` only for the few games at the end of a
 round. Between rounds the ladder takes in submissions (validating them), lets
 retired bots go and sees a freeze; when a bot joins, the workers are started
 again with the new entrant list.
@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from arena.bots.bundles import Bundle
 from arena.bots.identity import BotEntry
 from arena.bots.isolation import is_shipped, resolve_isolation
+from arena.bots.workers import WAIT
 from arena.games import find_game
 from arena.games.base import ArenaError
 from arena.referee.dice import derive_seed
@@ -76,7 +77,6 @@ from arena.tournaments.schedule import (
     seated,
 )
 from arena.tournaments.tasks import GameResult, MatchSetup
-from arena.tournaments.workers import WAIT
 
 log = logging.getLogger(__name__)
 IDLE_POLL_SECONDS = 1.0

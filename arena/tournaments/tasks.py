@@ -8,7 +8,7 @@ was given, :mod:`arena.bots.bundles`), has the referee play the game, and hands
 back the record encoded for the store, so that the worker, not the parent, pays
 for that.
 Each seat's player tells the worker's beacon how long its call may take, so
-that a worker stuck on a bot is found (:mod:`arena.tournaments.workers`);
+that a worker stuck on a bot is found (:mod:`arena.bots.workers`);
 :func:`lost_game` is the record of a game whose worker was lost.
 """
 
@@ -25,13 +25,13 @@ from arena.bots.bundles import Bundle, receive
 from arena.bots.identity import BotEntry
 from arena.bots.process import GRACE_SECONDS, QUIT_SECONDS, Limits, poll_while_waiting
 from arena.bots.roster import close_players, seat_players, with_entry_names
+from arena.bots.workers import Beacon, Lost, beacon
 from arena.games.base import Action, Observation
 from arena.referee.match import play_game
 from arena.referee.protocol import Player, call_hook
 from arena.referee.record import CRASH, TIMEOUT, GameRecord, SeatRecord
 from arena.results.store import FinishedGame
 from arena.tournaments.schedule import GameTask
-from arena.tournaments.workers import Beacon, Lost, beacon
 
 log = logging.getLogger(__name__)
 
