@@ -3,6 +3,7 @@
 import json
 import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -159,3 +160,20 @@ def test_the_memory_limit_holds_for_all_of_a_bots_processes_together(monkeypatch
         opponent.close()
     killed = int(record.seats[0].detail.split("KILLED")[-2])
     assert killed >= 4  # 6 x 300 MB in 512 MB: at most one fits beside the bot
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.geteuid() != 0, reason="the bots' own user differs from arena's as root")
+def test_a_private_temporary_folder_is_named_as_the_sandboxs_problem(tmp_path):
+    # pytest's own folder is private to its owner: the sandbox, as the bot's user, cannot
+    # reach a bot's folder made under it. Installing bubblewrap would not help.
+    private = tmp_path / "private"
+    private.mkdir()
+    tmp_path.chmod(0o700)
+    code = "from arena.bots.isolation import resolve_isolation\n" \
+           "print(resolve_isolation(None, shipped=True))\n"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**os.environ, "TMPDIR": str(private)}, timeout=60)
+    assert found.stdout.strip() == "process"
+    assert f"temporary folder {private}" in found.stderr
+    assert sandbox.TMPDIR_ADVICE in found.stderr and "apt-get" not in found.stderr

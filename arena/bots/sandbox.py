@@ -161,9 +161,21 @@ def sandbox_problem() -> str | None:
         return f"bubblewrap (bwrap) does not work here: {exc}"
     if result.returncode != 0:
         why = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        return ("bubblewrap (bwrap) does not work here: "
-                + (why[-1] if why else f"exit status {result.returncode}"))
+        last = why[-1] if why else f"exit status {result.returncode}"
+        return f"bubblewrap (bwrap) does not work here: {last}{_folder_hint(last)}"
     return None
+
+
+def _folder_hint(error: str) -> str:
+    """What to do when bwrap, as the bot's own user, cannot reach the bot's folder."""
+    folder = tempfile.gettempdir()
+    if "Permission denied" not in error or folder not in error:
+        return ""
+    return (f" (the bots' folders are made in the temporary folder {folder}, which a folder "
+            f"above it keeps private: {TMPDIR_ADVICE})")
+
+
+TMPDIR_ADVICE = "set TMPDIR to a folder every user may enter, such as /tmp"
 
 
 class SandboxLaunch:
