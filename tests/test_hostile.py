@@ -380,7 +380,7 @@ def test_a_bot_that_stops_answering_without_a_configured_limit_loses_in_seconds(
 
 
 def test_a_worker_a_bot_stops_or_kills_is_replaced_and_the_bot_loses(tmp_path, monkeypatch):
-    from arena.tournaments import workers
+    from arena.bots import workers
 
     monkeypatch.setattr(workers, "WATCHDOG_MARGIN", 1.0)
     hostile = [{"spec": f"command:{HOSTILE / bot}", "isolation": "process"}

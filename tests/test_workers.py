@@ -90,7 +90,7 @@ def test_a_worker_whose_way_out_hangs_ends_though_its_parent_was_killed(tmp_path
     # the kernel ends it; here the finalizer waits for ever.
     parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
         import os, threading, time
-        from arena.tournaments import workers
+        from arena.bots import workers
         workers.EXIT_SECONDS = 1
 
         def task(n):
