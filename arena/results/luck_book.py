@@ -169,7 +169,8 @@ class LuckWhilePlaying:
 
     def stop(self) -> None:
         self.ending()
-        if self._process.pid is None:
+        if self._process.pid is None:  # never started: its end of the pipe is still here
+            self._stop_line.close()
             return
         self._process.join(timeout=STOP_WAIT)
         if self._process.is_alive():  # mid-game or still starting: its saved games are kept
