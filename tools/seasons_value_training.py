@@ -212,18 +212,23 @@ def final_result(mine: Fields, theirs: Fields) -> float:
     return 1.0 if points > 60 else 0.5 if points == 60 else 0.0
 
 
+def place(own: list[int], other: list[int], sector: int, total: int) -> bool:
+    """Place ``total`` in my field ``sector`` (an equal total of the other player's is
+    neutralised: its field empties); whether that wins the sector."""
+    if other[sector] == total:
+        other[sector] = 0
+        return False
+    own[sector] = total
+    return other[sector] != 0 and beats(sector, total, other[sector])
+
+
 def after_placement(mine: Fields, theirs: Fields, sector: int, total: int
                     ) -> tuple[int, Position | float]:
     """What follows placing ``total`` in my empty field ``sector``: ``(0, my result)``
     when the game is over, else ``(1, position)`` when I roll next and ``(-1, position)``
     when the other player does, the position from the side of the one to roll."""
     own, other = list(mine), list(theirs)
-    won = False
-    if other[sector] == total:
-        other[sector] = 0
-    else:
-        own[sector] = total
-        won = other[sector] != 0 and beats(sector, total, other[sector])
+    won = place(own, other, sector, total)
     mine_full, theirs_full = 0 not in own, 0 not in other
     if mine_full and theirs_full:
         return 0, final_result(own, other)
@@ -328,12 +333,7 @@ def self_play(seed: int, policy: ExpectimaxPolicy | OnePlyPlayer, explore: float
         sector = policy.place(mine, theirs, total)
         if explore and rng.random() < explore:
             sector = rng.choice([s for s in range(N_SECTORS) if not own[s]])
-        won = False
-        if other[sector] == total:
-            other[sector] = 0
-        else:
-            own[sector] = total
-            won = other[sector] != 0 and beats(sector, total, other[sector])
+        won = place(own, other, sector, total)
         if 0 not in own and 0 not in other:
             break
         seat = seat if won else 1 - seat
