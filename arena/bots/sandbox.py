@@ -166,6 +166,9 @@ def sandbox_problem() -> str | None:
     return None
 
 
+TMPDIR_ADVICE = "set TMPDIR to a folder every user may enter, such as /tmp"
+
+
 def _folder_hint(error: str) -> str:
     """What to do when bwrap, as the bot's own user, cannot reach the bot's folder."""
     folder = tempfile.gettempdir()
@@ -174,8 +177,6 @@ def _folder_hint(error: str) -> str:
     return (f" (the bots' folders are made in the temporary folder {folder}, which a folder "
             f"above it keeps private: {TMPDIR_ADVICE})")
 
-
-TMPDIR_ADVICE = "set TMPDIR to a folder every user may enter, such as /tmp"
 
 
 class SandboxLaunch:

@@ -317,7 +317,8 @@ def _exit_on_sigterm(signal_number: int, frame: Any) -> None:
 
 
 def run_unordered(function: Callable[[T], R], tasks: Iterable[T], workers: int, *,
-                  initializer: Callable[..., None], initargs: tuple[Any, ...] = (),
+                  initializer: Callable[..., None] = lambda: None,
+                  initargs: tuple[Any, ...] = (),
                   finalizer: Callable[[], None] = lambda: None,
                   on_lost: Callable[[Lost], R | None] = lambda lost: None,
                   spread: Callable[[T], Hashable] | None = None) -> Iterator[R]:

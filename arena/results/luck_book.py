@@ -224,37 +224,24 @@ def account_while_playing(db: str, tournament: int, spec: str | None, stop: Conn
     with contextlib.suppress(OSError, AttributeError):
         os.nice(niceness)
     with contextlib.suppress(Exception):
-        _account_stored_games(db, tournament, LuckSource(spec), StopLine(stop))
+        _account_stored_games(db, tournament, LuckSource(spec), stop)
 
 
-class StopLine:
-    """The reading end of a pipe that says "stop" by being closed at its other end."""
-
-    def __init__(self, line: Connection) -> None:
-        self.line = line
-
-    def is_set(self) -> bool:
-        return self.line.poll(0)
-
-    def wait(self, seconds: float) -> bool:
-        """Whether told to stop within ``seconds``."""
-        return self.line.poll(seconds)
-
-
-def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: StopLine
+def _account_stored_games(db: str, tournament: int, source: LuckSource, stop: Connection
                           ) -> None:
+    # ``stop`` turns readable (end of file) once its other end is closed: the order to stop
     with Store(db) as store:
         while not store.db.execute(f"SELECT 1 FROM games WHERE {_TWO_SEATS} LIMIT 1",
                                    (tournament,)).fetchone():
-            if stop.wait(WAIT):
+            if stop.poll(WAIT):
                 return
         model = _tournament_model(store, tournament, source)
         if model is None:
             return
-        while not stop.is_set():
+        while not stop.poll(0):
             waiting = _waiting(store, tournament, model.name, CHUNK)
             if not waiting:
-                stop.wait(WAIT)
+                stop.poll(WAIT)
                 continue
             store.save_luck(tournament, model.name,
                             lucks(list(store.records(tournament, waiting)), model))
@@ -325,7 +312,7 @@ def _in_pool(batches: Iterator[list[tuple[str, str]]], spec: str | None, game: s
     processes share for their tasks."""
     tasks = ((batch, spec, game, dict(options)) for batch in batches)
     try:
-        yield from run_unordered(_account_task, tasks, count, initializer=_no_set_up)
+        yield from run_unordered(_account_task, tasks, count)
     except WorkerDied as died:
         raise ArenaError(
             f"the luck accounting's worker processes died {MAX_ATTEMPTS} times on one batch "
@@ -338,9 +325,6 @@ def _account_task(task: tuple[list[tuple[str, str]], str | None, str, dict[str, 
     beacon().waiting(-1, None)  # a model may take its time: this worker is not hung
     return account_texts(*task)
 
-
-def _no_set_up() -> None:
-    pass
 
 
 def account_texts(batch: Sequence[tuple[str, str]], spec: str | None, game: str,
