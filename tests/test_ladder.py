@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -33,7 +34,7 @@ from arena.results.store import Store
 from arena.tournaments.config import ConfigError
 from arena.tournaments.ladder import LadderControl, find_ladder, ratings_of, run_ladder
 from arena.tournaments.ladder_config import parse_ladder_config
-from arena.tournaments.ladder_intake import ladder_home
+from arena.tournaments.ladder_intake import Validator, ladder_home
 from arena.tournaments.matchmaking import Candidate, meetings_of, pair_gain, plan_round
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,6 +183,30 @@ def test_newer_versions_retire_older_ones_and_a_frozen_ladder_ends_with_a_final_
         final = book.games_in_phase("final")
         assert 8 <= final < 8 + 6  # completes the round that reaches final_games
         assert row.status == "complete"
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_ladder_done_with_its_rounds_waits_for_a_stuck_validation_only_so_long(tmp_path):
+    """A validation process that never gives its verdict (stopped, or stuck) does not hold
+    the ladder's end: it is stopped, and its submission waits for the next run."""
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    run_rounds(data, 1)
+    with Store(tmp_path / "arena.db") as store:
+        tournament = find_ladder(store, "ladder").id
+        book = LadderBook(store, tournament)
+        submission = book.submit("folder: stuck.py", "stuck.py", status=VALIDATING)
+        validator = Validator(store, tournament, None)  # type: ignore[arg-type]
+        validator.process = multiprocessing.get_context("spawn").Process(
+            target=time.sleep, args=(600,), daemon=True)
+        validator.process.start()
+        validator.current = submission
+        os.kill(validator.process.pid, signal.SIGSTOP)
+        began = time.monotonic()
+        notes = validator.finish(seconds=1.0)
+        assert time.monotonic() - began < 30
+        assert notes == [f"submission {submission}: no verdict within 1 s; queued again for "
+                         "the next run"]
+        assert not validator.busy and book.submission(submission).status == QUEUED
 
 
 def run_until_judged(data: dict[str, object], db: Path) -> int:

@@ -164,6 +164,10 @@ def _file_refusal(name: str, info: os.stat_result) -> str | None:
     return None
 
 
+VERDICT_WAIT_SECONDS = 120.0
+"""How long a ladder that is done with its rounds waits for a validation's verdict."""
+
+
 class Validator:
     """Validates one queued submission at a time in a process of its own (started fresh,
     not forked), so that the ladder plays on meanwhile: a slow or hostile submission
@@ -209,11 +213,17 @@ class Validator:
             return [f"submission {submission.id}: error, its validation stopped"]
         return [f"submission {submission.id}: {submission.status}"]
 
-    def finish(self) -> list[str]:
-        """Wait for the validation under way to give its verdict; notes on it."""
+    def finish(self, seconds: float = VERDICT_WAIT_SECONDS) -> list[str]:
+        """Wait at most ``seconds`` for the validation under way to give its verdict, else
+        stop it and queue its submission again for the next run; notes on it."""
         if self.process is None:
             return []
-        self.process.join()
+        self.process.join(seconds)
+        if self.process.is_alive():
+            submission = self.current
+            self.stop()
+            return [f"submission {submission}: no verdict within {seconds:g} s; "
+                    "queued again for the next run"]
         return self._finished(LadderBook(self.store, self.tid))
 
     def stop(self) -> None:
