@@ -297,6 +297,33 @@ def test_a_games_luck_is_the_same_bits_whatever_was_accounted_before_or_with_it(
     assert [found.luck for found in together] == alone
 
 
+def test_endgames_searched_together_have_the_same_bits_as_searched_alone():
+    """The model searches the endgames of a batch of games together (level by level, each
+    level's values in one array operation): each position's value is the one a search of
+    it alone finds, to the bit, and so are the tables of the placements."""
+    from arena.games.seasons.evaluation import Endgame, Planner, decided_points, undecided
+    from arena.results.values.seasons import ArrayEvaluation
+
+    rng = random.Random(11)
+    positions = []
+    planner = Planner(300)
+    while len(positions) < 30:
+        mine, theirs = (tuple(0 if rng.random() < 0.3 else rng.randint(3, 18)
+                              for _ in range(11)) for _ in range(2))
+        if 0 in mine and planner.uses_endgame(mine, theirs):
+            positions.append((mine, theirs))
+    roots = [(undecided(*position), decided_points(*position)) for position in positions]
+    together = Endgame(ArrayEvaluation()).fill(roots)
+    alone = {root: Endgame(ArrayEvaluation()).fill([root])[root] for root in roots}
+    assert {root: together[root] for root in roots} == alone
+    ahead = Planner(300)
+    ahead.evaluation = ahead.endgame.evaluation = ArrayEvaluation()
+    ahead.search_ahead(positions)
+    fresh = Planner(300)
+    fresh.evaluation = fresh.endgame.evaluation = ArrayEvaluation()
+    assert [ahead.decide(*p) for p in positions] == [fresh.decide(*p) for p in positions]
+
+
 def test_the_models_endgame_search_gives_the_bots_own_values():
     """The model's endgame values a roll's outcomes together (NumPy); the bot's one at a
     time: the same chances and placements."""

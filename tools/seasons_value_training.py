@@ -155,7 +155,7 @@ class PositionValue:
         found = self._views.get((mine, theirs))
         if found is None:
             table, _ = self.planner.decide(mine, theirs)
-            found = self._views[mine, theirs] = self.model._turn_value(tuple(table))
+            found = self._views[mine, theirs] = self.model.turn_value(table)
         return found
 
     def prepare(self, positions: Sequence[Position]) -> None:

@@ -9,10 +9,12 @@ give up with :class:`OutOfTime`).
 
 from __future__ import annotations
 
+import gc
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import cache, lru_cache
 from itertools import combinations, product
 from operator import itemgetter
@@ -422,16 +424,61 @@ class Endgame:
 
     def turns(self, positions: list[tuple[OpenSectors, int]]) -> list[float]:
         """:meth:`turn` of each ``(open, points)``, the new ones' values computed together
-        (:meth:`Evaluation.turn_values`)."""
+        (:meth:`fill`)."""
         found = list(map(self.memo.get, positions))
         missing = [i for i, value in enumerate(found) if value is None]
         if missing:
-            self._check_deadline()
-            rows = [self.best_by_total(*positions[i])[0] for i in missing]
-            for i, value in zip(missing, self.evaluation.turn_values(rows), strict=True):
-                found[i] = value
-                self._remember(positions[i], value)
+            computed = self.fill([positions[i] for i in missing])
+            for i in missing:
+                found[i] = computed[positions[i]]
         return found  # type: ignore[return-value]  # every None was filled in
+
+    def fill(self, positions: Iterable[tuple[OpenSectors, int]]
+             ) -> dict[tuple[OpenSectors, int], float]:
+        """The values of these positions and of every position the search meets below them
+        that is not kept yet, all kept; returned by position.
+
+        The search goes down level by level, then values each level's positions together
+        (:meth:`Evaluation.turn_values`), those with the fewest empty fields first: every
+        placement fills a field, so a position's followers are all valued before it. Many
+        positions asked at once (a batch of games) make few large batches.
+        """
+        with _no_cycle_collection():
+            return self._fill(positions)
+
+    def _fill(self, positions: Iterable[tuple[OpenSectors, int]]
+              ) -> dict[tuple[OpenSectors, int], float]:
+        plans: dict[tuple[OpenSectors, int], tuple[list[Row], list[tuple[OpenSectors, int]]]] = {}
+        level = [position for position in dict.fromkeys(positions)
+                 if position not in self.memo]
+        while level:
+            below = []
+            for position in level:
+                if position in plans:
+                    continue
+                self._check_deadline()
+                follow: list[tuple[OpenSectors, int]] = []
+                plans[position] = (self._placements(*position, follow), follow)
+                below += [after for after in follow
+                          if after not in plans and after not in self.memo]
+            level = below
+        by_empty: dict[int, list[tuple[OpenSectors, int]]] = {}
+        for position in plans:
+            by_empty.setdefault(_empty_fields(position[0]), []).append(position)
+        values: dict[tuple[OpenSectors, int], float] = {}
+        kept = self.memo
+        for empty in sorted(by_empty):
+            group = by_empty[empty]
+            rows = []
+            for position in group:
+                placements, follow = plans[position]
+                chances = [values[after] if after in values else kept[after]
+                           for after in follow]
+                rows.append(self._combine(placements, chances)[0])
+            values.update(zip(group, self.evaluation.turn_values(rows), strict=True))
+        for position, value in values.items():
+            self._remember(position, value)
+        return values
 
     def _check_deadline(self) -> None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
@@ -459,17 +506,28 @@ class Endgame:
         total (won, lost, neutralised), so each is searched once, not once a total; the
         positions that follow the placements are valued together (:meth:`turns`).
         """
-        rows: list[tuple[int, Callable[[list[float]], list[float]]]] = []
         follow: list[tuple[OpenSectors, int]] = []
+        placements = self._placements(open_, points, follow)
+        return self._combine(placements, self.turns(follow))
+
+    def _placements(self, open_: OpenSectors, points: int,
+                    follow: list[tuple[OpenSectors, int]]) -> list[Row]:
+        """How to make each placement's row (by index into ``open_``) from the chances of
+        the positions that follow, which are added to ``follow``."""
+        rows: list[Row] = []
         given_out = _ALL_POINTS - sum(SECTOR_VALUES[s] for s, _, _ in open_)
         for k, (_, m, other) in enumerate(open_):
             if not m:
                 make = (self._lead(open_, k, given_out - points, follow) if not other else
                         self._against(open_, points, k, given_out, follow))
                 rows.append((k, make))
-        chances = self.turns(follow)
+        return rows
+
+    @staticmethod
+    def _combine(placements: list[Row], chances: list[float]) -> tuple[list[float], list[int]]:
+        """(chance by total, index by total) of the best placement of each total."""
         values, where = [0.0] * 3 + [-1.0] * 16, [0] * 19
-        for k, make in rows:
+        for k, make in placements:
             row = make(chances)
             for t in TOTALS:
                 if row[t] > values[t]:
@@ -563,6 +621,29 @@ class Endgame:
         return evaluation.win_chance(mean, variance) - mean * 1e-4
 
 
+Row = tuple[int, Callable[[list[float]], list[float]]]
+"""A placement's index into the open sectors, and how to make its row of chances by total
+from the chances of the positions that follow."""
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector off: a search's plans are many objects without cycles,
+    which reference counting frees, and which the collector would walk again and again
+    as they grow."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _empty_fields(open_: OpenSectors) -> int:
+    return sum((not m) + (not o) for _, m, o in open_)
+
+
 def swap(open_: OpenSectors) -> OpenSectors:
     """The same undecided sectors seen from the other player."""
     return tuple((sector, o, m) for sector, m, o in open_)
@@ -617,11 +698,16 @@ class Planner:
         """Whether :meth:`decide` without a budget searches this position to the end."""
         return endgame_size(undecided(mine, theirs)) <= self.endgame_nodes
 
+    def search_ahead(self, positions: Iterable[tuple[Fields, Fields]]) -> None:
+        """Search the endgames of those of these positions that :meth:`decide` searches to
+        the end, together (:meth:`Endgame.fill`): its values are kept for it."""
+        self.endgame.fill((undecided(mine, theirs), decided_points(mine, theirs))
+                          for mine, theirs in positions if self.uses_endgame(mine, theirs))
+
     def endgame_table(self, mine: Fields, theirs: Fields, open_: OpenSectors,
                       total: int | None = None) -> Table:
         """(value by total, sector by total) from the exact endgame search."""
-        points = sum(SECTOR_VALUES[s] for s in range(N_SECTORS)
-                     if mine[s] and theirs[s] and beats(s, mine[s], theirs[s]))
+        points = decided_points(mine, theirs)
         if total is None:
             values, indices = self.endgame.best_by_total(open_, points)
             return values, [open_[k][0] if t >= 3 else 0 for t, k in enumerate(indices)]
@@ -629,6 +715,12 @@ class Planner:
         values[total], k = self.endgame.best(open_, points, total)
         where[total] = open_[k][0]
         return values, where
+
+
+def decided_points(mine: Fields, theirs: Fields) -> int:
+    """My points in the sectors where both fields are full."""
+    return sum(SECTOR_VALUES[s] for s in range(N_SECTORS)
+               if mine[s] and theirs[s] and beats(s, mine[s], theirs[s]))
 
 
 def undecided(mine: Fields, theirs: Fields) -> OpenSectors:

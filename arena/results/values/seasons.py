@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -66,16 +67,15 @@ class SeasonsValues:
     bot's own limit is 700): a little less exact at five or six empty fields, and the
     accounting then costs less than an expectimax game's play."""
 
-    TABLES_KEPT = 65_536
-    """Positions whose tables are kept; all are forgotten at once beyond this."""
+    TABLES_KEPT = 32_768
+    """Positions whose turns are kept (about a kilobyte each); all are forgotten at once
+    beyond this."""
 
     def __init__(self) -> None:
         self._evaluation = ArrayEvaluation()
         self._planner = Planner(self.ENDGAME_NODES)
         self._planner.evaluation = self._planner.endgame.evaluation = self._evaluation
-        self._tables: dict[Position, tuple[float, ...]] = {}
-        self._turn_value = lru_cache(maxsize=4096)(self._evaluation.turn_value)
-        self._expectations = lru_cache(maxsize=256)(_expectations)
+        self._turns: dict[Position, Turn] = {}
 
     def values(self, state: State) -> tuple[float, float]:
         seasons = _seasons(state)
@@ -90,47 +90,77 @@ class SeasonsValues:
         return self.values(state)
 
     def _mover_value(self, state: SeasonsState) -> float:
-        table = self.table_of(state)
+        turn = self.turn_of(state)
         if state.phase == PLACE:
-            return table[state.total]
+            return turn.table[state.total]
         if state.phase == REROLL:
             a, b, c = state.dice
-            e = self._expectations(table)
+            e = turn.expectations
             return max(e[a + b + c], e[19 + a + b], e[19 + a + c], e[19 + b + c], e[32 + a],
                        e[32 + b], e[32 + c], e[39])
         if state.phase == REROLL_ROLL:
             kept = sum(d for slot, d in enumerate(state.dice) if slot not in state.pending)
-            return self._expectations(table)[_FIRST_OF[len(state.pending)] + kept]
+            return turn.expectations[_FIRST_OF[len(state.pending)] + kept]
         if state.phase == ROLL:
-            return self._turn_value(table)
+            return turn.value
         raise ValueError(f"no value for a state in phase {state.phase}")
 
     def table_of(self, state: SeasonsState) -> Sequence[float]:
         """What each final total is worth to the seat to move, by total (0..18)."""
+        return self.turn_of(state).table
+
+    def turn_of(self, state: SeasonsState) -> Turn:
+        """The table of the position of the seat to move, with what it makes of the dice."""
         position = _position(state)
-        table = self._tables.get(position)
-        if table is None:
+        turn = self._turns.get(position)
+        if turn is None:
             values, _ = self._planner.decide(*position)
-            table = self._keep(position, values)
-        return table
+            turn = self._keep([position], [values])[0]
+        return turn
+
+    def turn_value(self, table: Sequence[float]) -> float:
+        """The chance a table by total is worth before the roll, with the best re-roll."""
+        return float(turn_values(np.asarray(table, dtype=float)[:19, None])[0])
 
     def prepare(self, states: Iterable[State]) -> None:
-        """The tables of these states' positions, ahead: the solitaire ones (all but the
-        endgame's) computed together, the same values as one at a time
-        (:meth:`ArrayEvaluation.placement_tables`)."""
-        wanted = dict.fromkeys(_position(seasons) for seasons in map(_seasons, states)
-                               if not seasons.is_terminal)
-        solitaire = [position for position in wanted if position not in self._tables
-                     and not self._planner.uses_endgame(*position)]
-        tables = self._evaluation.placement_tables(solitaire)
-        for position, (values, _) in zip(solitaire, tables, strict=True):
-            self._keep(position, values)
+        """The turns of these states' positions, ahead, computed together: the solitaire
+        tables in one programme (:meth:`ArrayEvaluation.placement_tables`), the endgames
+        in one search (:meth:`Planner.search_ahead`), then every table's expectations and
+        value before the roll; the same values as one at a time."""
+        wanted = [position for position in dict.fromkeys(
+            _position(seasons) for seasons in map(_seasons, states) if not seasons.is_terminal)
+            if position not in self._turns]
+        searched = {position: self._planner.uses_endgame(*position) for position in wanted}
+        solitaire = [position for position in wanted if not searched[position]]
+        endgame = [position for position in wanted if searched[position]]
+        tables = [values for values, _ in self._evaluation.placement_tables(solitaire)]
+        self._planner.search_ahead(endgame)
+        tables += [self._planner.decide(*position)[0] for position in endgame]
+        self._keep(solitaire + endgame, tables)
 
-    def _keep(self, position: Position, values: Sequence[float]) -> tuple[float, ...]:
-        if len(self._tables) >= self.TABLES_KEPT:
-            self._tables.clear()
-        table = self._tables[position] = tuple(values)
-        return table
+    def _keep(self, positions: Sequence[Position], tables: Sequence[Sequence[float]]
+              ) -> list[Turn]:
+        if len(self._turns) + len(positions) > self.TABLES_KEPT:
+            self._turns.clear()
+        if not positions:
+            return []
+        by_total = np.array(tables, dtype=float)[:, :19].T
+        expectations = rerolled_expectations(by_total)
+        values = turn_values_of(expectations).tolist()
+        turns = [Turn(tuple(table), array("d", column), value) for table, column, value in
+                 zip(tables, expectations.T.tolist(), values, strict=True)]
+        self._turns.update(zip(positions, turns, strict=True))
+        return turns
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A position's table for the seat to move (the chance of winning by final total),
+    its 40 expectations (:func:`rerolled_expectations`) and its value before the roll."""
+
+    table: tuple[float, ...]
+    expectations: array[float]
+    value: float
 
 
 Position = tuple[tuple[int, ...], tuple[int, ...]]
@@ -143,12 +173,6 @@ def _position(state: SeasonsState) -> Position:
 
 
 Array = npt.NDArray[np.float64]
-
-
-def _expectations(table: tuple[float, ...]) -> list[float]:
-    """The 40 expectations of a table (:func:`rerolled_expectations`): the table's totals,
-    then a kept sum with one, two or three dice re-rolled."""
-    return rerolled_expectations(np.asarray(table, dtype=float)[:19, None])[:, 0].tolist()  # type: ignore[no-any-return]
 
 
 _FIRST_OF = (0, 19, 32, 39)
@@ -195,13 +219,22 @@ TURNS_AT_ONCE = 256
 
 def turn_values(by_total: Array) -> Array:
     """:func:`~arena.games.seasons.evaluation.turn_value` of each column of 19 values by
-    total, each column's the same to the bit whatever columns come along: the
-    expectations (:func:`rerolled_expectations`), each roll's best re-roll, and the rolls'
-    weighted values added in halves (64 rows, the last eight of no weight)."""
+    total, each column's the same to the bit whatever columns come along (see
+    :func:`turn_values_of`)."""
     found = np.empty(by_total.shape[1])
     for start in range(0, by_total.shape[1], TURNS_AT_ONCE):
-        expectations = rerolled_expectations(by_total[:, start:start + TURNS_AT_ONCE])
-        best = expectations[_CHOICE_ROWS_64].max(axis=0)
+        found[start:start + TURNS_AT_ONCE] = turn_values_of(
+            rerolled_expectations(by_total[:, start:start + TURNS_AT_ONCE]))
+    return found
+
+
+def turn_values_of(expectations: Array) -> Array:
+    """The value before the roll of each column of 40 expectations
+    (:func:`rerolled_expectations`): each roll's best re-roll, and the rolls' weighted
+    values added in halves (64 rows, the last eight of no weight)."""
+    found = np.empty(expectations.shape[1])
+    for start in range(0, expectations.shape[1], TURNS_AT_ONCE):
+        best = expectations[:, start:start + TURNS_AT_ONCE][_CHOICE_ROWS_64].max(axis=0)
         best *= _ROLL_P_64
         while len(best) > 1:
             half = len(best) // 2
