@@ -409,6 +409,7 @@ class Endgame:
     def __init__(self, evaluation: Evaluation) -> None:
         self.evaluation = evaluation
         self.memo: dict[tuple[OpenSectors, int], float] = {}
+        self.estimates: dict[tuple[OpenSectors, int], float] = {}
         self.deadline: float | None = None
 
     def turn(self, open_: OpenSectors, points: int) -> float:
@@ -555,9 +556,10 @@ class Endgame:
         value = SECTOR_VALUES[sector]
         rest = open_[:k] + open_[k + 1:]
         wins, some_win, some_loss = _OUTCOMES[sector][other]
-        won = self._decided(rest, points + value, given_out + value, True, follow) \
+        movers = _movers(rest)
+        won = self._decided(rest, points + value, given_out + value, True, follow, movers) \
             if some_win else _not_needed
-        lost = self._decided(rest, points, given_out + value, False, follow) \
+        lost = self._decided(rest, points, given_out + value, False, follow, movers) \
             if some_loss else _not_needed
         neutral = self.estimate((*open_[:k], (sector, 0, 0), *open_[k + 1:]), points)
 
@@ -571,16 +573,17 @@ class Endgame:
 
     @staticmethod
     def _decided(rest: OpenSectors, points: int, given_out: int, won: bool,
-                 follow: list[tuple[OpenSectors, int]]) -> Callable[[list[float]], float]:
+                 follow: list[tuple[OpenSectors, int]], movers: tuple[bool, bool]
+                 ) -> Callable[[list[float]], float]:
         """My chance once a sector is decided (``won`` by me or not): ``rest`` is still
-        open, ``given_out`` points are decided, ``points`` of them mine. The position that
+        open (``movers``: whether I and they have an empty field in it, :func:`_movers`),
+        ``given_out`` points are decided, ``points`` of them mine. The position that
         follows is added to ``follow``; the chance is read from the chances given back."""
         if not rest:
             final = 1.0 if points > HALF_POINTS else 0.5 if points == HALF_POINTS else 0.0
             return lambda _: final
         at = len(follow)
-        i_can_move = any(not m for _, m, _ in rest)
-        they_can_move = any(not o for _, _, o in rest)
+        i_can_move, they_can_move = movers
         if (won and i_can_move) or not they_can_move:
             follow.append((rest, points))
             return lambda chances: chances[at]
@@ -600,12 +603,23 @@ class Endgame:
         won = beats(sector, t, other)
         value = SECTOR_VALUES[sector]
         follow: list[tuple[OpenSectors, int]] = []
-        chance = self._decided(open_[:k] + open_[k + 1:], points + value if won else points,
-                               decided + value, won, follow)
+        rest = open_[:k] + open_[k + 1:]
+        chance = self._decided(rest, points + value if won else points, decided + value, won,
+                               follow, _movers(rest))
         return chance([self.turn(*position) for position in follow])
 
     def estimate(self, open_: OpenSectors, points: int) -> float:
         """The evaluation's chance of winning for an open position (after a neutralisation)."""
+        key = (open_, points)
+        known = self.estimates.get(key)
+        if known is None:
+            known = self._estimate(open_, points)
+            if len(self.estimates) > self.MEMO_LIMIT:
+                self.estimates.clear()
+            self.estimates[key] = known
+        return known
+
+    def _estimate(self, open_: OpenSectors, points: int) -> float:
         mine = [1] * N_SECTORS
         theirs = [1] * N_SECTORS
         for sector, m, o in open_:
@@ -638,6 +652,11 @@ def _no_cycle_collection() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def _movers(open_: OpenSectors) -> tuple[bool, bool]:
+    """Whether I, and whether they, have an empty field in these sectors."""
+    return any(not m for _, m, _ in open_), any(not o for _, _, o in open_)
 
 
 def _empty_fields(open_: OpenSectors) -> int:
