@@ -197,3 +197,37 @@ def test_on_dask_a_worker_gets_one_game_of_each_set_so_bots_start_about_once_a_w
     # checked exactly above, without the timing of a cluster).
     starts = {bot: len(started) for bot, started in instances.items()}
     assert all(2 <= count <= 4 for count in starts.values()), starts
+
+
+def test_a_new_dask_worker_removes_the_folders_a_killed_one_left(tmp_path):
+    """A killed worker's bots leave their folders on its machine, where no local run may
+    ever come: the worker its nanny starts in its place removes them."""
+    import multiprocessing
+    import os
+    import time
+
+    from arena.bots.scratch import OWNER_FILE
+
+    left = tmp_path / "arena-bot-left"
+    left.mkdir()
+    (left / OWNER_FILE).touch()  # its owner is dead: the lock is free
+    old = time.time() - 3600
+    os.utime(left, (old, old))
+    start = multiprocessing.get_context("spawn").Process(
+        target=_start_worker_plugin, args=(str(tmp_path), str(tmp_path / "worker")))
+    start.start()
+    start.join(60)
+    assert start.exitcode == 0
+    assert not left.exists()
+
+
+def _start_worker_plugin(temporary: str, local: str) -> None:
+    import tempfile
+    from types import SimpleNamespace
+
+    from arena.tournaments.dask_worker import ArenaWorker
+
+    tempfile.tempdir = temporary
+    worker = SimpleNamespace(local_directory=local, address="tcp://127.0.0.1:1",
+                             periodic_callbacks={})
+    ArenaWorker({}).setup(worker)

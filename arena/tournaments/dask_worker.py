@@ -16,6 +16,7 @@ from distributed import WorkerPlugin
 from distributed.comm.addressing import get_address_host
 
 from arena.bots.bundles import use_cache_folder
+from arena.bots.scratch import remove_abandoned
 from arena.tournaments.tasks import prepare_worker
 
 ARRIVALS: Counter[str] = Counter()
@@ -36,9 +37,15 @@ class ArenaWorker(WorkerPlugin):
         self.threads = dict(threads)
 
     def setup(self, worker: Any) -> None:
+        # The bots' folders of a worker that was killed (its nanny starts a new one): no
+        # local run may come to this machine to remove them.
+        remove_abandoned()
         use_cache_folder(Path(worker.local_directory) / "arena-bundles")
         prepare_worker(self.threads.get(host_of(worker.address), UNKNOWN_HOST_THREADS))
         stop_profiling(worker)
+
+    def teardown(self, worker: Any) -> None:
+        remove_abandoned()
 
     def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
         if finish == "memory" and isinstance(key, str) and key.startswith("arena-bundle-"):
