@@ -243,7 +243,7 @@ def test_under_a_tight_time_limit_only_the_clock_stops_a_search(dice, monkeypatc
 
         player.act = timed
         heuristic = load_bot(HEURISTIC).player
-        record = play_game("sonnentau", [player, heuristic], 4, {"dice": dice})
+        record = play_game("sonnentau", [player, heuristic], 3, {"dice": dice})
         assert [s.status for s in record.seats] == ["ok", "ok"]
         assert record.termination == "normal"
         return max(durations)
