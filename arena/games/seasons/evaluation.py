@@ -437,7 +437,8 @@ class Endgame:
     def fill(self, positions: Iterable[tuple[OpenSectors, int]]
              ) -> dict[tuple[OpenSectors, int], float]:
         """The values of these positions and of every position the search meets below them
-        that is not kept yet, all kept; returned by position.
+        that is not kept yet, returned by position (and kept, as far as the memo's limit
+        allows).
 
         The search goes down level by level, then values each level's positions together
         (:meth:`Evaluation.turn_values`), those with the fewest empty fields first: every
