@@ -127,6 +127,34 @@ def test_the_seasons_models_expectation_is_the_exact_one_over_every_roll(shipped
     assert min(checked.values()) >= 6
 
 
+def test_a_decided_game_is_worth_exactly_its_winner_and_its_rolls_carry_no_luck(shipped):
+    """Once one seat holds more than half the points in full sectors no roll can change the
+    winner: the model says so exactly, at every phase, and the rolls from then on have no
+    luck (the model searched tables for those positions, and their small changes counted
+    as luck)."""
+    from arena.results.values.seasons import decided_winner
+
+    greedy = load_bot("bots/seasons/greedy.py").player
+    random_bot = load_bot("bots/seasons/random_bot.py").player
+    game = find_game("seasons")
+    decided_rolls = 0
+    phases = set()
+    for seed in range(6):
+        record = play_game("seasons", [greedy, random_bot], seed)
+        rolls = {roll.move: roll.luck for roll in account(record, shipped, keep_rolls=True).rolls}
+        state = game.initial_state()
+        for index, move in enumerate(record.moves):
+            winner = None if state.is_terminal else decided_winner(*state.fields)
+            if winner is not None and state.is_chance_node():
+                assert rolls[index] == (0.0, 0.0)
+                decided_rolls += 1
+            if winner is not None:
+                phases.add(state.to_json()["phase"])
+                assert shipped.values(state) == ((1.0, 0.0) if winner else (0.0, 1.0))
+            state.apply(game.parse_action(move.action))
+    assert decided_rolls >= 10 and {"roll", "reroll", "place"} <= phases
+
+
 def test_an_account_sums_each_rolls_luck_and_adjusts_the_points(records, shipped):
     record = records[0]
     result = account(record, shipped, keep_rolls=True)
@@ -135,7 +163,7 @@ def test_an_account_sums_each_rolls_luck_and_adjusts_the_points(records, shipped
     assert sum(roll.luck[0] for roll in result.rolls) == pytest.approx(result.luck[0])
     assert result.luck[0] == pytest.approx(-result.luck[1])
     assert sum(result.adjusted) == pytest.approx(1.0)
-    assert result.model == "seasons-expectimax/3"
+    assert result.model == "seasons-expectimax/4"
 
 
 def test_a_model_for_another_game_is_a_clear_error(records):
@@ -198,7 +226,7 @@ def test_adjusted_results_are_reproducible_from_the_store(tmp_path):
         tid = store.find_tournament("luck").id
         keys = [row.key for row in store.games(tid)]
         name, first = tournament_luck(store, tid, keys, workers=1)
-        assert name == "seasons-expectimax/3" and set(first) == set(keys)
+        assert name == "seasons-expectimax/4" and set(first) == set(keys)
         model = model_for("seasons", {})
         for key in keys:
             assert first[key] == pytest.approx(account(store.record(tid, key), model).luck)
@@ -209,7 +237,7 @@ def test_adjusted_results_are_reproducible_from_the_store(tmp_path):
         compared = stored_comparison(store, "seasons", *bots, luck=LuckSource())
         adjusted = compared.adjusted
         assert adjusted is not None and adjusted.sets == 6 and adjusted.games == 12
-        assert compared.model == "seasons-expectimax/3"
+        assert compared.model == "seasons-expectimax/4"
         assert stored_comparison(store, "seasons", *bots).adjusted is None
 
 
@@ -225,7 +253,7 @@ def test_compare_report_and_pairs_csv_show_the_adjusted_score_beside_the_raw_one
     shown = invoke("compare", "expectimax", "greedy", "--db", db)
     assert shown.exit_code == 0, shown.output
     text = " ".join(shown.output.split())  # lines wrapped at 80 columns, read as one text
-    assert "luck-adjusted (seasons-expectimax/3): score" in text
+    assert "luck-adjusted (seasons-expectimax/4): score" in text
     assert "of the games" in text
     plain = invoke("compare", "expectimax", "greedy", "--db", db, "--no-luck")
     assert "luck-adjusted" not in plain.output and "score" in plain.output
@@ -459,7 +487,7 @@ def test_games_are_accounted_for_while_the_tournament_is_played(tmp_path):
         if result.task.key != opened["last"]:
             return
         for _ in range(600):  # while the run is still under way (the process may start slowly)
-            seen_while_playing.extend(store.luck(opened["tid"], "seasons-expectimax/3"))
+            seen_while_playing.extend(store.luck(opened["tid"], "seasons-expectimax/4"))
             if seen_while_playing:
                 return
             time.sleep(0.1)
@@ -467,7 +495,7 @@ def test_games_are_accounted_for_while_the_tournament_is_played(tmp_path):
     with Store(config.db) as store:
         run_tournament(config, store, Progress(opened=open_run, game_done=game_done))
         opened["accountant"].stop()
-        kept = store.luck(opened["tid"], "seasons-expectimax/3")
+        kept = store.luck(opened["tid"], "seasons-expectimax/4")
         assert seen_while_playing and set(seen_while_playing) <= set(kept)
         model = model_for("seasons", {})
         for key, luck in kept.items():
@@ -493,7 +521,7 @@ def test_after_play_this_process_accounts_newest_first_beside_the_running_accoun
         account_alongside(store, tid, accountant, progress=lambda done, total: seen.append(
             (done, total)))
         assert not accountant.alive
-        kept = store.luck(tid, "seasons-expectimax/3")
+        kept = store.luck(tid, "seasons-expectimax/4")
         keys = [row.key for row in store.games(tid)]
         assert set(kept) == set(keys) and len(keys) == 40
         assert seen[0][1] == 40 and [done for done, _ in seen] == sorted(done for done, _ in seen)
@@ -544,7 +572,7 @@ def test_a_killed_accountant_is_stopped_at_once_and_its_games_accounted_after_pl
         _until_waiting(killed.pid)
         os.kill(killed.pid, signal.SIGKILL)
         account_alongside(store, tid, killed)
-        assert len(store.luck(tid, "seasons-expectimax/3")) == 4
+        assert len(store.luck(tid, "seasons-expectimax/4")) == 4
 
 
 def test_a_stopped_accountant_is_stopped_all_the_same(tmp_path):
@@ -586,7 +614,7 @@ def test_the_accounting_pool_losing_a_process_still_accounts_for_every_game(tmp_
         before = set(_children())
         name, found = tournament_luck(store, tid, keys, workers=3,
                                       progress=kill_one_of_the_pool)
-        assert killed and name == "seasons-expectimax/3" and set(found) == set(keys)
+        assert killed and name == "seasons-expectimax/4" and set(found) == set(keys)
         model = model_for("seasons", {})
         for key in keys[::7]:
             assert found[key] == pytest.approx(account(store.record(tid, key), model).luck,

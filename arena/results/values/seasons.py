@@ -15,6 +15,10 @@ the turn exactly as the rules go on:
 
 The other seat gets the rest of the point. Tables are cached by position.
 
+A position already decided (one seat holds more than half the points in sectors
+where both fields are full, which no roll can undo) is worth exactly 1 to that seat
+and 0 to the other: no table is searched for it, and its rolls carry no luck.
+
 The solitaire programme over the subsets of a player's empty fields is the
 bot's, computed with NumPy (:class:`ArrayEvaluation`): the same values up to
 rounding, for many positions at once (:meth:`SeasonsValues.prepare`), and each set
@@ -50,11 +54,12 @@ from arena.games.seasons.evaluation import (
     Planner,
     Table,
     beats,
+    decided_points,
 )
 from arena.games.seasons.rules import PLACE, REROLL, REROLL_ROLL, ROLL, SECTOR_VALUES, SeasonsState
 from arena.results.standings import game_points
 
-NAME = "seasons-expectimax/3"
+NAME = "seasons-expectimax/4"
 
 
 class SeasonsValues:
@@ -114,8 +119,10 @@ class SeasonsValues:
         position = _position(state)
         turn = self._turns.get(position)
         if turn is None:
-            values, _ = self._planner.decide(*position)
-            turn = self._keep([position], [values])[0]
+            winner = decided_winner(*position)
+            if winner is not None:
+                return self._settle([position], winner)
+            turn = self._keep([position], [self._planner.decide(*position)[0]])[0]
         return turn
 
     def turn_value(self, table: Sequence[float]) -> float:
@@ -130,13 +137,26 @@ class SeasonsValues:
         wanted = [position for position in dict.fromkeys(
             _position(seasons) for seasons in map(_seasons, states) if not seasons.is_terminal)
             if position not in self._turns]
-        searched = {position: self._planner.uses_endgame(*position) for position in wanted}
-        solitaire = [position for position in wanted if not searched[position]]
-        endgame = [position for position in wanted if searched[position]]
+        winners = {position: decided_winner(*position) for position in wanted}
+        settled = [position for position in wanted if winners[position] is not None]
+        open_ = [position for position in wanted if winners[position] is None]
+        searched = {position: self._planner.uses_endgame(*position) for position in open_}
+        solitaire = [position for position in open_ if not searched[position]]
+        endgame = [position for position in open_ if searched[position]]
         tables = [values for values, _ in self._evaluation.placement_tables(solitaire)]
         self._planner.search_ahead(endgame)
         tables += [self._planner.decide(*position)[0] for position in endgame]
         self._keep(solitaire + endgame, tables)
+        for won in (True, False):
+            self._settle([position for position in settled if winners[position] is won], won)
+
+    def _settle(self, positions: Sequence[Position], winner: bool) -> Turn:
+        """Keep these decided positions, won by the seat to move or not; their turn."""
+        if len(self._turns) + len(positions) > self.TABLES_KEPT:
+            self._turns.clear()
+        turn = _SETTLED[winner]
+        self._turns.update(dict.fromkeys(positions, turn))
+        return turn
 
     def _keep(self, positions: Sequence[Position], tables: Sequence[Sequence[float]]
               ) -> list[Turn]:
@@ -163,8 +183,28 @@ class Turn:
     value: float
 
 
+_SETTLED = {won: Turn((0.0,) * 3 + (float(won),) * 16, array("d", [float(won)] * 40),
+                      float(won)) for won in (True, False)}
+"""The turn of a decided position, by whether the seat to move has won it: every total,
+every re-roll and the roll itself are worth exactly that."""
+
+
 Position = tuple[tuple[int, ...], tuple[int, ...]]
 """The fields of the seat to move, then the other seat's."""
+
+
+def decided_winner(mine: Fields, theirs: Fields) -> bool | None:
+    """Whether I have won already (True), or they have (False), by holding more than half
+    the points in the sectors where both fields are full; None while it is open."""
+    given_out = sum(SECTOR_VALUES[s] for s in range(N_SECTORS) if mine[s] and theirs[s])
+    points = decided_points(mine, theirs)
+    if points > HALF_POINTS:
+        return True
+    if given_out - points > HALF_POINTS:
+        return False
+    return None
+
+
 
 
 def _position(state: SeasonsState) -> Position:
