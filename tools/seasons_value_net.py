@@ -79,7 +79,6 @@ import itertools
 
 import seasons_value_training as base
 
-from arena.bots.loading import load_bot
 from arena.games.seasons.evaluation import (
     N_SECTORS,
     TOTALS,
@@ -90,15 +89,6 @@ from arena.games.seasons.evaluation import (
     turn_value,
 )
 from arena.games.seasons.rules import IS_MAX, SECTOR_VALUES
-from arena.referee.match import play_game
-from arena.results.luck import account
-from arena.results.stats import (
-    adjusted_interval,
-    luck_adjusted,
-    pentanomial_from_pairs,
-    pentanomial_interval,
-)
-from arena.results.values import model_for
 
 Array = npt.NDArray[np.float64]
 W3 = [-0.096, 0.479, 0.475, 0.047, -0.071, 0.058, -0.014, 0.291, -0.269, -0.002, 0.031,
@@ -239,14 +229,8 @@ def self_play(seed: int, player: NetPlayer, explore: float) -> dict[str, Any]:
         won = base.place(own, other, sector, total)
         if 0 not in own and 0 not in other:
             break
-        seat = seat if won else 1 - seat
-        if 0 not in fields[seat]:
-            seat = 1 - seat
-    scores = [0, 0]
-    for s in range(N_SECTORS):
-        a, b = fields[0][s], fields[1][s]
-        if a and b:
-            scores[0 if beats(s, a, b) else 1] += SECTOR_VALUES[s]
+        seat = base.next_seat(fields, seat, won)
+    scores = base.final_scores(fields)
     return {"rows": rows, "scores": scores}
 
 
@@ -387,7 +371,7 @@ def measure(net: Net | None, sets: int, seed: int, endgame: int = 700) -> None:
     expectimax, its exact endgame searching up to ``endgame`` positions."""
     player = NetPlayer(net)
     player.value.planner.endgame_nodes = endgame
-    duel(player, sets, seed)
+    base.duel(player, sets, seed)
 
 
 # -- against expectimax: a value per roller (me, expectimax) ---------------------------
@@ -456,14 +440,8 @@ def play_vs(seed: int, me: int, player: Any, rival: base.ExpectimaxPolicy, explo
         won = base.place(own, other, sector, total)
         if 0 not in own and 0 not in other:
             break
-        seat = seat if won else 1 - seat
-        if 0 not in fields[seat]:
-            seat = 1 - seat
-    scores = [0, 0]
-    for s in range(N_SECTORS):
-        a, b = fields[0][s], fields[1][s]
-        if a and b:
-            scores[0 if beats(s, a, b) else 1] += SECTOR_VALUES[s]
+        seat = base.next_seat(fields, seat, won)
+    scores = base.final_scores(fields)
     return positions, scores
 
 
@@ -516,52 +494,21 @@ def fit_vs(files: Sequence[Path], out: Path) -> None:
 
 
 def measure_vs(heads: Sequence[Sequence[float]], sets: int, seed: int) -> None:
-    duel(TwoHeadPlayer(heads), sets, seed)
+    base.duel(TwoHeadPlayer(heads), sets, seed)
 
 
-def duel(player: Any, sets: int, seed: int) -> None:
-    """Duplicate sets against expectimax, one process: raw and luck-adjusted scores."""
-    rival = load_bot(str(base.EXPECTIMAX), {}).player
-    model = model_for("seasons", {})
-    if model is None:
-        raise SystemExit("no value model for seasons")
-    points, luck = [], []
-    started = time.perf_counter()
-    for n in range(seed, seed + sets):
-        mine = fortune = 0.0
-        for seat, players in ((0, [player, rival]), (1, [rival, player])):
-            result = account(play_game("seasons", players, seed=n), model)
-            mine += result.points[seat] / 2
-            fortune += result.luck[seat] / 2
-        points.append(mine)
-        luck.append(fortune)
-    report(points, luck, player.times, seed, started)
-
-
-def report(points: list[float], luck: list[float], times_: list[float], seed: int,
-           started: float) -> None:
-    sets = len(points)
-    low, high = pentanomial_interval(pentanomial_from_pairs(2 * p for p in points))
-    adjusted = luck_adjusted(points, luck)
-    a_low, a_high = adjusted_interval(adjusted)
-    times = np.array(times_)
-    print(f"{sets} sets ({2 * sets} games) from seed {seed}: raw {100 * np.mean(points):.1f}% "
-          f"(95% {100 * low:.1f}-{100 * high:.1f}, pentanomial), luck-adjusted "
-          f"{100 * adjusted.mean:.1f}% (95% {100 * a_low:.1f}-{100 * a_high:.1f}); "
-          f"decisions: mean {1000 * times.mean():.1f} ms, 99% {1000 * np.quantile(times, 0.99):.0f}"
-          f" ms, max {1000 * times.max():.0f} ms; {time.perf_counter() - started:.0f} s",
-          flush=True)
+def _generation_arguments(parser: argparse.ArgumentParser, player: str) -> None:
+    parser.add_argument("--games", type=int, required=True)
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument(player)
+    parser.add_argument("--explore", type=float, default=0.03)
+    parser.add_argument("--out", type=Path, required=True)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     commands = parser.add_subparsers(dest="command", required=True)
-    gen = commands.add_parser("generate")
-    gen.add_argument("--games", type=int, required=True)
-    gen.add_argument("--seed", type=int, required=True)
-    gen.add_argument("--net")
-    gen.add_argument("--explore", type=float, default=0.03)
-    gen.add_argument("--out", type=Path, required=True)
+    _generation_arguments(commands.add_parser("generate"), "--net")
     fitting = commands.add_parser("fit")
     fitting.add_argument("files", type=Path, nargs="+")
     fitting.add_argument("--out", type=Path, required=True)
@@ -574,12 +521,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     play.add_argument("--sets", type=int, default=200)
     play.add_argument("--seed", type=int, default=100_000)
     play.add_argument("--endgame", type=int, default=700)
-    gvs = commands.add_parser("generate-vs")
-    gvs.add_argument("--games", type=int, required=True)
-    gvs.add_argument("--seed", type=int, required=True)
-    gvs.add_argument("--heads")
-    gvs.add_argument("--explore", type=float, default=0.03)
-    gvs.add_argument("--out", type=Path, required=True)
+    _generation_arguments(commands.add_parser("generate-vs"), "--heads")
     fvs = commands.add_parser("fit-vs")
     fvs.add_argument("files", type=Path, nargs="+")
     fvs.add_argument("--out", type=Path, required=True)

@@ -342,15 +342,24 @@ def self_play(seed: int, policy: ExpectimaxPolicy | OnePlyPlayer, explore: float
         won = place(own, other, sector, total)
         if 0 not in own and 0 not in other:
             break
-        seat = seat if won else 1 - seat
-        if 0 not in fields[seat]:
-            seat = 1 - seat
+        seat = next_seat(fields, seat, won)
+    return positions, final_scores(fields)
+
+
+def next_seat(fields: list[list[int]], seat: int, won: bool) -> int:
+    """Who rolls next: the placer again after winning a sector, unless its fields are full."""
+    seat = seat if won else 1 - seat
+    return 1 - seat if 0 not in fields[seat] else seat
+
+
+def final_scores(fields: list[list[int]]) -> list[int]:
+    """Each seat's points in the sectors where both fields are full."""
     scores = [0, 0]
     for s in range(N_SECTORS):
         a, b = fields[0][s], fields[1][s]
         if a and b:
             scores[0 if beats(s, a, b) else 1] += SECTOR_VALUES[s]
-    return positions, scores
+    return scores
 
 
 def generate(games: int, seed: int, weights: Sequence[float] | None, explore: float,
@@ -414,8 +423,14 @@ def _refit(x: Array, y: Array, held: npt.NDArray[np.bool_]) -> Array:
 
 
 def measure(weights: Sequence[float], sets: int, seed: int) -> None:
-    """Duplicate sets against expectimax, one process: raw and luck-adjusted scores."""
-    player, rival = OnePlyPlayer(weights), load_bot(str(EXPECTIMAX), {}).player
+    """Duplicate sets of the one-ply player with these weights against expectimax."""
+    duel(OnePlyPlayer(weights), sets, seed)
+
+
+def duel(player: Any, sets: int, seed: int) -> None:
+    """Duplicate sets against expectimax, one process: raw and luck-adjusted scores, and
+    the decision times ``player`` kept in its ``times``."""
+    rival = load_bot(str(EXPECTIMAX), {}).player
     model = model_for("seasons", {})
     if model is None:
         raise SystemExit("no value model for seasons")
@@ -437,7 +452,8 @@ def measure(weights: Sequence[float], sets: int, seed: int) -> None:
           f"(95% {100 * low:.1f}-{100 * high:.1f}, pentanomial), luck-adjusted "
           f"{100 * adjusted.mean:.1f}% (95% {100 * a_low:.1f}-{100 * a_high:.1f}); "
           f"decisions: mean {1000 * times.mean():.1f} ms, 99% {1000 * np.quantile(times, 0.99):.0f}"
-          f" ms, max {1000 * times.max():.0f} ms; {time.perf_counter() - started:.0f} s")
+          f" ms, max {1000 * times.max():.0f} ms; {time.perf_counter() - started:.0f} s",
+          flush=True)
 
 
 def _weights(path: str | None) -> list[float] | None:
