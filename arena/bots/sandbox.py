@@ -178,7 +178,6 @@ def _folder_hint(error: str) -> str:
             f"above it keeps private: {TMPDIR_ADVICE})")
 
 
-
 class SandboxLaunch:
     """How to start one sandboxed command: its binds, its uid, its bwrap command line."""
 

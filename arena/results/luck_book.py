@@ -326,7 +326,6 @@ def _account_task(task: tuple[list[tuple[str, str]], str | None, str, dict[str, 
     return account_texts(*task)
 
 
-
 def account_texts(batch: Sequence[tuple[str, str]], spec: str | None, game: str,
                   options: Mapping[str, Any], model: ValueModel | None = None
                   ) -> dict[str, tuple[float, ...]]:

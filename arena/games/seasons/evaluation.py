@@ -669,8 +669,6 @@ def swap(open_: OpenSectors) -> OpenSectors:
     return tuple((sector, o, m) for sector, m, o in open_)
 
 
-
-
 class Planner:
     """The table of a position: the exact endgame when it is small enough, else the
     solitaire evaluation, else (short of time) the quick one.

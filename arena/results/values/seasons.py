@@ -205,8 +205,6 @@ def decided_winner(mine: Fields, theirs: Fields) -> bool | None:
     return None
 
 
-
-
 def _position(state: SeasonsState) -> Position:
     seat = state.seat
     return tuple(state.fields[seat]), tuple(state.fields[1 - seat])
