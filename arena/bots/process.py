@@ -150,8 +150,8 @@ class ProcessPlayer:
         self.process: subprocess.Popen[bytes] | None = None
         self.greeted = False
         """Whether the running process has shaken hands."""
-        self.folder: Path | None = None
         self.scratch: OwnedFolder | None = None
+        """The running process's folder (its working folder, its stderr)."""
         self.buffer = b""
         self.games: tuple[str, ...] | None = None
         self.says_ready = False
@@ -194,11 +194,10 @@ class ProcessPlayer:
     def _launch(self) -> None:
         self.close()
         self.scratch = OwnedFolder("arena-bot-")
-        self.folder = self.scratch.path
-        stderr = open(self.folder / "stderr.txt", "wb")  # noqa: SIM115 - the child owns it
+        stderr = open(self.scratch.path / "stderr.txt", "wb")  # noqa: SIM115 - the child owns it
         adopt_orphans()
         try:
-            self.process = self._spawn(self.folder, stderr)
+            self.process = self._spawn(self.scratch.path, stderr)
         except OSError as exc:
             self.close()
             raise PlayerFailure(CRASH, f"cannot start {self.command[0]!r}: {exc}") from None
@@ -279,7 +278,7 @@ class ProcessPlayer:
             kill_strays(_RUNNING_BOTS)
         if self.scratch is not None:
             self.scratch.remove()
-            self.scratch = self.folder = None
+            self.scratch = None
 
     def _kill_group(self) -> None:
         assert self.process is not None
@@ -459,10 +458,10 @@ class ProcessPlayer:
         return None
 
     def stderr_tail(self) -> str:
-        if self.folder is None:
+        if self.scratch is None:
             return ""
         try:
-            data = (self.folder / "stderr.txt").read_bytes()
+            data = (self.scratch.path / "stderr.txt").read_bytes()
         except OSError:
             return ""
         return data[-STDERR_TAIL:].decode("utf-8", errors="replace").strip()
