@@ -152,16 +152,13 @@ class SeasonsValues:
 
     def _settle(self, positions: Sequence[Position], winner: bool) -> Turn:
         """Keep these decided positions, won by the seat to move or not; their turn."""
-        if len(self._turns) + len(positions) > self.TABLES_KEPT:
-            self._turns.clear()
         turn = _SETTLED[winner]
-        self._turns.update(dict.fromkeys(positions, turn))
+        self._remember(dict.fromkeys(positions, turn))
         return turn
 
     def _keep(self, positions: Sequence[Position], tables: Sequence[Sequence[float]]
               ) -> list[Turn]:
-        if len(self._turns) + len(positions) > self.TABLES_KEPT:
-            self._turns.clear()
+        """Keep these positions' turns, made from their tables together."""
         if not positions:
             return []
         by_total = np.array(tables, dtype=float)[:, :19].T
@@ -169,8 +166,13 @@ class SeasonsValues:
         values = turn_values_of(expectations).tolist()
         turns = [Turn(tuple(table), array("d", column), value) for table, column, value in
                  zip(tables, expectations.T.tolist(), values, strict=True)]
-        self._turns.update(zip(positions, turns, strict=True))
+        self._remember(dict(zip(positions, turns, strict=True)))
         return turns
+
+    def _remember(self, turns: Mapping[Position, Turn]) -> None:
+        if len(self._turns) + len(turns) > self.TABLES_KEPT:
+            self._turns.clear()
+        self._turns.update(turns)
 
 
 @dataclass(frozen=True, slots=True)
