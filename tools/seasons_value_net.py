@@ -224,12 +224,11 @@ def self_play(seed: int, player: NetPlayer, explore: float) -> dict[str, Any]:
             dice[slot] = rng.randint(1, 6)
         total = sum(dice)
         sector = player.place(tuple(own), tuple(other), total)
-        if explore and rng.random() < explore:
-            sector = rng.choice([s for s in range(N_SECTORS) if not own[s]])
-        won = base.place(own, other, sector, total)
-        if 0 not in own and 0 not in other:
+        sector = base.explored(rng, explore, own, sector)
+        following = base.placed(fields, seat, sector, total)
+        if following is None:
             break
-        seat = base.next_seat(fields, seat, won)
+        seat = following
     scores = base.final_scores(fields)
     return {"rows": rows, "scores": scores}
 
@@ -435,12 +434,11 @@ def play_vs(seed: int, me: int, player: Any, rival: base.ExpectimaxPolicy, explo
             dice[slot] = rng.randint(1, 6)
         total = sum(dice)
         sector = policy.place(mine, theirs, total)
-        if seat == me and explore and rng.random() < explore:
-            sector = rng.choice([s for s in range(N_SECTORS) if not own[s]])
-        won = base.place(own, other, sector, total)
-        if 0 not in own and 0 not in other:
+        sector = base.explored(rng, explore if seat == me else 0.0, own, sector)
+        following = base.placed(fields, seat, sector, total)
+        if following is None:
             break
-        seat = base.next_seat(fields, seat, won)
+        seat = following
     scores = base.final_scores(fields)
     return positions, scores
 

@@ -337,17 +337,27 @@ def self_play(seed: int, policy: ExpectimaxPolicy | OnePlyPlayer, explore: float
             dice[slot] = rng.randint(1, 6)
         total = sum(dice)
         sector = policy.place(mine, theirs, total)
-        if explore and rng.random() < explore:
-            sector = rng.choice([s for s in range(N_SECTORS) if not own[s]])
-        won = place(own, other, sector, total)
-        if 0 not in own and 0 not in other:
+        sector = explored(rng, explore, own, sector)
+        following = placed(fields, seat, sector, total)
+        if following is None:
             break
-        seat = next_seat(fields, seat, won)
+        seat = following
     return positions, final_scores(fields)
 
 
-def next_seat(fields: list[list[int]], seat: int, won: bool) -> int:
-    """Who rolls next: the placer again after winning a sector, unless its fields are full."""
+def explored(rng: random.Random, rate: float, own: list[int], sector: int) -> int:
+    """``sector``, or with chance ``rate`` a random one of my empty fields (for variety)."""
+    if rate and rng.random() < rate:
+        return rng.choice([s for s in range(N_SECTORS) if not own[s]])
+    return sector
+
+
+def placed(fields: list[list[int]], seat: int, sector: int, total: int) -> int | None:
+    """Place ``seat``'s ``total`` in its field ``sector``; who rolls next (the placer again
+    after winning a sector, unless its fields are full), None once the game is over."""
+    won = place(fields[seat], fields[1 - seat], sector, total)
+    if 0 not in fields[0] and 0 not in fields[1]:
+        return None
     seat = seat if won else 1 - seat
     return 1 - seat if 0 not in fields[seat] else seat
 
