@@ -33,8 +33,12 @@ def _start_child(context, deaf):
     if deaf:
         with children_deaf_to_ctrl_c():
             process.start()
-    else:
-        process.start()
+    else:  # as from a terminal, even where the tests run with SIGINT ignored (`make test &`)
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            process.start()
+        finally:
+            signal.signal(signal.SIGINT, previous)
     assert ready.wait(30)
     os.kill(process.pid, signal.SIGINT)
     time.sleep(0.1)

@@ -121,7 +121,8 @@ def test_two_workers_give_the_same_results_as_one(tmp_path):
 
 
 def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path):
-    full, partial = config(tmp_path / "full"), config(tmp_path / "partial", workers=2)
+    full = config(tmp_path / "full", isolation="none")
+    partial = config(tmp_path / "partial", workers=2, isolation="none")
     for cfg in (full, partial):
         with Store(cfg.db) as store:
             run_tournament(cfg, store)
@@ -170,9 +171,9 @@ def test_a_version_that_looks_like_a_revision_cannot_take_another_bots_label(tmp
 
 def test_a_changed_tournament_under_the_same_name_is_refused(tmp_path):
     with Store(tmp_path / "arena.db") as store:
-        run_tournament(config(tmp_path), store)
+        run_tournament(config(tmp_path, isolation="none"), store)
         with pytest.raises(StoreError, match="other settings"):
-            run_tournament(config(tmp_path, seed=12), store)
+            run_tournament(config(tmp_path, seed=12, isolation="none"), store)
 
 
 def test_arena_run_shows_standings_writes_csv_and_resumes(tmp_path):
@@ -358,7 +359,8 @@ def test_a_swiss_gives_byes_to_different_bots_and_resumes_to_the_same_results(tm
 
 def test_swiss_rounds_avoid_rematches(tmp_path):
     bots = [*SWISS_BOTS, {"spec": GREEDY, "name": "greedy-b"}]
-    cfg = config(tmp_path, format="swiss", rounds=3, bots=bots, games_per_pairing=1)
+    cfg = config(tmp_path, format="swiss", rounds=3, bots=bots, games_per_pairing=1,
+                 isolation="none")
     with Store(cfg.db) as store:
         run_tournament(cfg, store)
     meetings = [tuple(sorted(row[2])) for row in results(cfg.db) if row[0].endswith("-o0")]
@@ -482,9 +484,9 @@ def test_a_changed_bot_plays_a_new_tournament_named_after_it_and_meets_the_same_
 
 def test_more_games_per_pairing_or_rounds_grow_a_tournament_and_play_only_the_new_games(
         tmp_path):
-    small, grown = config(tmp_path, games_per_pairing=2), config(tmp_path, games_per_pairing=4,
-                                                                 rounds=2)
-    fresh = config(tmp_path / "fresh", games_per_pairing=4, rounds=2)
+    small = config(tmp_path, games_per_pairing=2, isolation="none")
+    grown = config(tmp_path, games_per_pairing=4, rounds=2, isolation="none")
+    fresh = config(tmp_path / "fresh", games_per_pairing=4, rounds=2, isolation="none")
     with Store(small.db) as store:
         run_tournament(small, store)
         report = run_tournament(grown, store)
@@ -493,7 +495,8 @@ def test_more_games_per_pairing_or_rounds_grow_a_tournament_and_play_only_the_ne
         assert (report.played, report.already_done) == (48 - 12, 12) and report.complete
         with pytest.raises(StoreError, match="has games_per_pairing 4 already; the config asks "
                                              "for 2, and played games are never dropped"):
-            run_tournament(config(tmp_path, games_per_pairing=2, rounds=2), store)
+            run_tournament(config(tmp_path, games_per_pairing=2, rounds=2, isolation="none"),
+                           store)
     with Store(fresh.db) as store:
         run_tournament(fresh, store)
     assert results(grown.db) == results(fresh.db)  # as if it had been asked for at once
@@ -520,9 +523,9 @@ def test_more_swiss_rounds_grow_it_but_other_games_per_pairing_are_another_swiss
 
 def test_other_settings_are_refused_saying_what_changed(tmp_path):
     with Store(tmp_path / "arena.db") as store:
-        run_tournament(config(tmp_path), store)
+        run_tournament(config(tmp_path, isolation="none"), store)
         with pytest.raises(StoreError) as refused:
-            run_tournament(config(tmp_path, seed=12, time_limit=2.0), store)
+            run_tournament(config(tmp_path, seed=12, time_limit=2.0, isolation="none"), store)
     assert "was run with other settings (seed: 11 → 12; time_limit: 5.0 → 2.0)" in str(
         refused.value)
 

@@ -28,7 +28,7 @@ def db(tmp_path):
     for name, version, params in versions:
         config = parse_config({
             "name": name, "game": "seasons", "seed": 3, "workers": 1, "db": str(path),
-            "games_per_pairing": 6,
+            "games_per_pairing": 6, "isolation": "none",
             "bots": [{"spec": GREEDY, "name": "greedy", "version": version, "params": params},
                      RANDOM]})
         with Store(path) as store:
@@ -108,8 +108,8 @@ def test_variants_are_rated_apart_unless_pooled(tmp_path):
     for name, seats, dice, entrants in (("duel", 2, "miwin", bots),
                                         ("four", 4, "standard", four)):
         config = parse_config({"name": name, "game": "sonnentau", "seed": 1, "workers": 1,
-                               "db": str(path), "seats": seats, "options": {"dice": dice},
-                               "bots": entrants})
+                               "isolation": "none", "db": str(path), "seats": seats,
+                               "options": {"dice": dice}, "bots": entrants})
         with Store(path) as store:
             run_tournament(config, store)
     apart = run("ratings", "--db", str(path)).output
@@ -149,7 +149,7 @@ def test_leaderboard_does_not_depend_on_worker_count(tmp_path):
     for workers in (1, 2):
         path = tmp_path / f"w{workers}.db"
         config = parse_config({"name": "t", "game": "seasons", "workers": workers,
-                               "db": str(path), "games_per_pairing": 5,
+                               "isolation": "none", "db": str(path), "games_per_pairing": 5,
                                "bots": [GREEDY, RANDOM,
                                         {"spec": GREEDY, "name": "keep",
                                          "params": {"rerolls": False}}]})

@@ -10,7 +10,8 @@ while IFS= read -r line; do
     *'"type": "hello"'*)
       printf '%s\n' '{"name": "first-legal-sh", "version": "1.0"}' ;;
     *'"type": "act"'*)
-      printf '%s\n' "$line" | sed -n 's/.*"legal_actions": \["\([^"]*\)".*/\1/p' ;;
+      first=${line#*'"legal_actions": ["'}
+      printf '%s\n' "${first%%'"'*}" ;;
     *'"type": "quit"'*)
       exit 0 ;;
   esac
