@@ -246,6 +246,18 @@ def test_hostile_uploads_are_refused_cleanly(client, site, name, data, message):
     assert message in reply.json()["error"] and "<script>" not in reply.json()["error"]
 
 
+def test_a_refused_upload_names_no_folder_of_the_server(client, site):
+    deep = "/".join(["d"] * 98) + "/d.py"
+    reply = upload(client, site["tokens"]["boss"], "deep.zip",
+                   zipped({"arena.json": b'{"entry": "__init__.py"}',
+                           "__init__.py": b"x = 1\n", deep: b"x = 1\n"}))
+    assert reply.status_code == 400, reply.text
+    said = reply.json()["error"]
+    assert "holds more than 64 files and folders" in said and "the upload" in said, said
+    folder = str(Path(site["db"]).parent)
+    assert folder not in said and "/tmp" not in said and "uploads" not in said, said
+
+
 def test_an_upload_of_100_mb_is_refused_before_it_is_read(client, site):
     reply = client.post("/api/submissions", headers=bearer(site["tokens"]["boss"]),
                         content=b"x" * (100 << 20))

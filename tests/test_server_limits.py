@@ -330,3 +330,61 @@ def test_trusted_proxies_are_addresses_or_networks(site, tmp_path):
     for wrong in (["*"], ["example.org"], [8]):
         with pytest.raises(ConfigError, match=r"trusted_proxies\[0\]: must be an IP address"):
             config(wrong)
+
+
+def raw_multipart(http: TestClient, address: str, path: str, fields: dict[str, bytes],
+                  charset: str | None) -> httpx.Response:
+    """A multipart POST of ``fields`` as they are given (bytes), its charset named in its
+    Content-Type, the session's CSRF token added."""
+    http.get(path, headers=at(address))
+    fields = {"csrf": csrf_of(http).encode(), **fields}
+    body = b"".join(b"--B\r\nContent-Disposition: form-data; name=\"" + name.encode()
+                    + b"\"\r\n\r\n" + value + b"\r\n" for name, value in fields.items())
+    kind = "multipart/form-data; boundary=B" + (f"; charset={charset}" if charset else "")
+    return http.post(path, headers={**at(address), "Content-Type": kind},
+                     content=body + b"--B--\r\n")
+
+
+@pytest.mark.parametrize("charset", ["unicode_escape", "utf-7", "utf-16", "raw_unicode_escape",
+                                     "no-such-charset"])
+def test_a_form_in_another_charset_is_refused_and_holds_no_try(site, monkeypatch, charset):
+    """A charset that decodes to a lone surrogate (``\\ud800``) made the invite check fail
+    between taking a try and ending it: each such request held a try for ever, and 20
+    addresses shut sign-in for the whole server until it restarted."""
+    monkeypatch.setattr(server, "SIGN_IN_CEILING", 6)
+    with TestClient(addressed(create_app(site["config"])), follow_redirects=False) as http:
+        for i in range(3 * SIGN_IN_FAILURES):
+            attack = raw_multipart(http, f"10.9.0.{i % 4}", "/register",
+                                   {"invite": b"\\ud800", "name": b"x"}, charset)
+            assert attack.status_code == 415, attack.text
+            assert "forms are read in UTF-8 only" in attack.text
+        signed = http.post("/signin", headers=at("10.9.0.1"),
+                           data={"token": site["tokens"]["alice"], "csrf": csrf_of(http)})
+        assert signed.status_code == 303
+        joined = register(http, "10.9.0.2", f"after-{charset.replace('_', '-')}")
+        assert joined.status_code == 200, joined.text
+
+
+def test_a_form_field_that_is_not_text_is_refused_and_utf8_is_read(site):
+    with TestClient(addressed(create_app(site["config"])), follow_redirects=False) as http:
+        for number, charset in enumerate((None, "UTF-8", "utf8")):
+            name = f"björn{number}"
+            joined = raw_multipart(http, f"10.9.1.{number}", "/register",
+                                   {"invite": INVITE.encode(), "name": name.encode()}, charset)
+            assert joined.status_code == 200 and name in joined.text, joined.text
+        broken = raw_multipart(http, "10.9.1.9", "/register",
+                               {"invite": INVITE.encode(), "name": b"\xed\xa0\x80"}, "utf-8")
+        assert broken.status_code == 400 and "problem" in broken.text, broken.text
+
+
+def test_a_try_is_settled_however_the_work_it_guards_ends():
+    from arena.server.app import Limits, Window
+
+    limits = Limits(per=Window(1, 60.0, "no more"))
+    for counted in (False, True):
+        with pytest.raises(UnicodeEncodeError), limits.attempt(counted, per=f"k{counted}"):
+            "\ud800".encode()
+    with limits.attempt(False, per="kFalse"):  # not counted: the key has its try back
+        pass
+    with pytest.raises(Exception, match="no more"), limits.attempt(False, per="kTrue"):
+        pass

@@ -14,7 +14,9 @@ friendly line, never a traceback.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
+import dataclasses
 import hmac
 import json
 import math
@@ -25,7 +27,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,9 +35,10 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 from jinja2 import Environment, PackageLoader, select_autoescape
+from python_multipart.multipart import parse_options_header
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
+from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
@@ -198,6 +201,24 @@ class Limits:
         with self.lock:
             for window, key in keys.items():
                 self.windows[window].settle(key, now, counted)
+
+    @contextlib.contextmanager
+    def attempt(self, counted: bool, /, **keys: str) -> Iterator[Attempt]:
+        """A try reserved (:meth:`reserve`) for the block, settled however the block ends:
+        counted as the block last set ``counted``, or as given when it raised."""
+        attempt = Attempt(counted)
+        reserved = self.reserve(**keys)
+        try:
+            yield attempt
+        finally:
+            self.settle(reserved, counted=attempt.counted)
+
+
+@dataclasses.dataclass
+class Attempt:
+    """Whether a try under way (:meth:`Limits.attempt`) is to be counted when it ends."""
+
+    counted: bool
 
 
 def sign_in_limits() -> Limits:
@@ -385,18 +406,15 @@ class Web:
         failure until it is over). The hash runs off the event loop; a token verified lately
         costs none (:class:`~arena.server.participants.VerifiedTokens`)."""
         address = client_key(request.client.host) if request.client else "?"
-        tried = self.sign_ins.reserve(address=address, name=token.rpartition(".")[0],
-                                      server="")
-        failed = True
-        try:
-            found = await self.off_loop(lambda: by_token(self.store, token,
-                                                         verified=self.tokens))
-            failed = False
+        with self.sign_ins.attempt(True, address=address, name=token.rpartition(".")[0],
+                                   server="") as attempt:
+            try:
+                found = await self.off_loop(lambda: by_token(self.store, token,
+                                                             verified=self.tokens))
+            except ParticipantError as exc:
+                raise HTTPException(401, str(exc)) from None
+            attempt.counted = False
             return found
-        except ParticipantError as exc:
-            raise HTTPException(401, str(exc)) from None
-        finally:
-            self.sign_ins.settle(tried, counted=failed)
 
     async def http_error(self, request: Request, exc: Exception) -> Any:
         assert isinstance(exc, HTTPException)
@@ -473,26 +491,22 @@ class Web:
         form = await checked_form(request)
         code, name = str(form.get("invite", "")), str(form.get("name", "")).strip()
         address = client_key(request.client.host) if request.client else "?"
+        from arena.server.participants import add_participant
+
         try:  # a wrong invite code is a failed sign-in; registrations have limits of their own
-            tried = self.sign_ins.reserve(address=address, server="")
-            right = hmac.compare_digest(code.encode(), self.config.invite_code.encode())
-            self.sign_ins.settle(tried, counted=not right)
-            if not right:
+            with self.sign_ins.attempt(True, address=address, server="") as attempt:
+                attempt.counted = not hmac.compare_digest(code.encode(),
+                                                          self.config.invite_code.encode())
+            if attempt.counted:
                 return self.page(request, "register.html.j2", 403, problem="wrong invite code")
-            joining = self.registrations.reserve(address=address, server="")
+            with self.registrations.attempt(False, address=address, server="") as joining:
+                who, token = await self.off_loop(lambda: add_participant(self.store, name))
+                joining.counted = True
         except HTTPException as exc:
             return self.page(request, "register.html.j2", exc.status_code,
                              problem=str(exc.detail))
-        from arena.server.participants import add_participant
-
-        joined = False
-        try:
-            who, token = await self.off_loop(lambda: add_participant(self.store, name))
-            joined = True
         except ParticipantError as exc:
             return self.page(request, "register.html.j2", 400, problem=str(exc))
-        finally:
-            self.registrations.settle(joining, counted=joined)
         start_session(request, who)
         return self.page(request, "token.html.j2", token=token, name=who.name)
 
@@ -604,6 +618,9 @@ class Web:
             entry, _, attr = bot.spec.partition(":")
             submission_id = stage(book, home, Path(entry), f"web: {who.name}",
                                   attr=attr or None, package=package_of(Path(entry), bot))
+        except ArenaError as exc:  # said to the participant: the server's folders are not
+            raise UploadError(without_folders(str(exc), {unpacked / "bot": "the upload",
+                                                         home: "the ladder"})) from None
         finally:
             shutil.rmtree(unpacked, ignore_errors=True)
         book.record_submitter(submission_id, who.id)
@@ -711,7 +728,7 @@ class Web:
 
     async def api_submit(self, request: Request) -> JSONResponse:
         who = await self.api_participant(request)
-        form = await request.form(max_files=1, max_fields=4)
+        form = await form_of(request, max_fields=4)
         ladder, bot = str(form.get("ladder", "")), form.get("bot")
         try:
             submission_id = await self.off_loop(lambda: self.accept_upload(who, ladder, bot))
@@ -743,6 +760,16 @@ def package_of(entry: Path, bot: UnpackedBot) -> Path | None:
                           "__init__.py as the entry (the other files sit beside it, imported "
                           f"relatively), or upload the single file; it also holds {others[0]}")
     return None
+
+
+def without_folders(message: str, names: dict[Path, str]) -> str:
+    """``message`` with each folder's path (as given and resolved, the longest first) put
+    as its name: ``/srv/x/uploads/upload-1/bot/a.py`` → ``the upload/a.py``."""
+    spelled = {str(spelling): name for folder, name in names.items()
+               for spelling in (folder, folder.resolve())}
+    for path in sorted(spelled, key=len, reverse=True):
+        message = message.replace(path, spelled[path])
+    return message
 
 
 def _made(folder: Path) -> Path:
@@ -779,9 +806,31 @@ def csrf_token(request: Request) -> str:
     return str(token)
 
 
+async def form_of(request: Request, max_fields: int) -> FormData:
+    """The POSTed form (one file at most), in UTF-8: a body that names another charset is
+    refused (415), and so is a field that is not text (400): a lone surrogate, which
+    another charset can decode to, fails wherever the text is used."""
+    _, options = parse_options_header(request.headers.get("content-type", ""))
+    charset = options.get(b"charset", b"utf-8").decode("latin-1")
+    try:
+        utf8 = codecs.lookup(charset).name == "utf-8"
+    except LookupError:
+        utf8 = False
+    if not utf8:
+        raise HTTPException(415, f"forms are read in UTF-8 only, not {printable(charset)!r}")
+    form = await request.form(max_files=1, max_fields=max_fields)
+    for name, value in form.multi_items():
+        text = value.filename or "" if isinstance(value, UploadFile) else value
+        try:
+            f"{name}{text}".encode()
+        except UnicodeEncodeError:
+            raise HTTPException(400, f"form field {printable(name)!r} is not text") from None
+    return form
+
+
 async def checked_form(request: Request) -> Any:
     """The POSTed form, refused unless it carries the session's CSRF token."""
-    form = await request.form(max_files=1, max_fields=8)
+    form = await form_of(request, max_fields=8)
     given = str(form.get("csrf", ""))
     expected = request.session.get("csrf", "")
     if not expected or not hmac.compare_digest(given.encode(), str(expected).encode()):
