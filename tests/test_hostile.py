@@ -456,11 +456,14 @@ def test_a_cpu_limit_per_game_is_reset_each_game_and_stops_a_runaway(tmp_path):
     assert time.monotonic() - started < 10
 
 
-@pytest.mark.parametrize("isolation", ["sandbox", "process"])
-def test_a_bot_learns_nothing_in_one_game_of_a_set_for_another(tmp_path, isolation):
+@pytest.mark.parametrize(("bot", "isolation"), [("mirror_reader.py", "sandbox"),
+                                               ("mirror_reader.py", "process"),
+                                               ("lock_mirror.py", "sandbox")])
+def test_a_bot_learns_nothing_in_one_game_of_a_set_for_another(tmp_path, bot, isolation):
+    """Through its memory, its /tmp, or (sandboxed) locks on the files sandboxes share."""
     if isolation == "sandbox" and sandbox_problem() is not None:
         pytest.skip(f"no sandbox here: {sandbox_problem()}")
-    bots = [str(HOSTILE / "mirror_reader.py"), "bots/seasons/random_bot.py"]
+    bots = [str(HOSTILE / bot), "bots/seasons/random_bot.py"]
     report, games, records = tournament(tmp_path, "mirror", bots, workers=1, isolation=isolation,
                                         games_per_pairing=8, time_limit=2.0)
     assert report.complete and len(games) == 16

@@ -55,6 +55,27 @@ def test_every_refused_call_fails_with_eperm_and_the_bot_plays_on():
 
 
 @needs_sandbox
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the bot knows x86_64's numbers")
+def test_what_the_kernel_keeps_per_shared_file_carries_nothing_between_sandboxes():
+    """Locks on, watches of and page-cache questions about the system's files, which every
+    sandbox shares, are refused; so is disk taken through stderr without growing it. (A bot
+    kept its notes as locks on the standard library's files, held while it was frozen, and
+    the mirrored game's bot in another sandbox read them: its opponent's dice to come.)"""
+    record, tail = play(str(HOSTILE / "shared_files.py"))
+    assert record.seats[0].status == "ok", record.seats[0].detail
+    found = json.loads(tail.split("CHANNELS ")[-1].splitlines()[0])
+    assert found == {
+        "flock": "ENOLCK", "lockf": "ENOLCK", "ofd_lock": "ENOLCK", "get_lock": "ENOLCK",
+        "ofd_get_lock": "ENOLCK", "lease": "EPERM", "dnotify": "EPERM", "inotify": "EPERM",
+        # the C library says a refused preadv2 with flags, and fallocate's EOPNOTSUPP, as
+        # ENOTSUP (the same number on Linux)
+        "fanotify": "EPERM", "nowait_read": "ENOTSUP", "cachestat": "ENOSYS", "aio": "ENOSYS",
+        "fallocate_stderr": "ENOTSUP", "own_file_allocated": 4096,
+        "stderr_blocks": found["stderr_blocks"]}, found
+    assert found["stderr_blocks"] < 64  # a few writes' worth, not the gibibyte asked for
+
+
+@needs_sandbox
 @pytest.mark.parametrize(("spec", "name"), [
     ("bots/seasons/random_bot.py", "random"),
     ("command:bots/examples/first_legal.sh", "first-legal-sh"),

@@ -8,6 +8,13 @@ namespaces, io_uring, the clock, swap, reboot, the kernel log, ``personality`` v
 than Docker's, and the terminal ioctls that push input (``TIOCSTI``, ``TIOCLINUX``). A refused
 call fails with ``EPERM``; only ``clone3``, whose flags a filter cannot see, fails with
 ``ENOSYS``, so that the C library falls back to ``clone``, whose namespace flags are checked.
+
+Sandboxes share the system's files (read-only), and what the kernel keeps per file is
+shared with them: its locks, its watchers, its pages in the page cache. So file locks
+(``flock``, ``fcntl``'s record locks: ``ENOLCK``), leases, directory notifications,
+inotify and fanotify (``EPERM``), and the calls that ask about the page cache (``ENOSYS``)
+are refused too, and ``fallocate`` (``EOPNOTSUPP``: the C library then writes), which could
+take disk blocks that no file-size limit counts.
 Nothing is killed. The filter covers the 32-bit (x86) and x32 entry points too, and a call
 of any other architecture fails with ``EPERM``.
 
@@ -49,9 +56,33 @@ REFUSED = (
 )
 """Refused whatever their arguments."""
 
+WATCHERS = ("inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init",
+            "fanotify_mark")
+"""Watching files for others' opening and reading them: a channel between sandboxes, which
+share the system's files read-only. Refused (EPERM)."""
+
+NOT_IMPLEMENTED = ("preadv2", "pwritev2", "cachestat", "io_setup", "io_submit",
+                   "io_getevents", "io_pgetevents", "io_cancel", "io_destroy")
+"""Refused as a kernel without them would (ENOSYS; the C library and Python fall back to
+``preadv``): the calls that ask whether a file's pages are in the page cache (``RWF_NOWAIT``
+reads, ``cachestat``, Linux AIO's ``RWF_NOWAIT``). The page cache of the files sandboxes
+share is shared too: a bot that reads pages could signal to any later bot that asks."""
+
+LOCK_COMMANDS = (5, 6, 7, 12, 13, 14, 36, 37, 38)
+"""``fcntl``'s record locks (F_GETLK, F_SETLK, F_SETLKW, their 64-bit forms of the 32-bit
+ABI, and the open-file-description ones F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW). A lock, like
+``flock``'s, is taken on a file, not on a sandbox's view of it: held on a shared system file,
+it is a bit another sandbox can read, even from a bot frozen between games. Refused with
+ENOLCK, as on a file system without locks."""
+
+F_SETLEASE, F_NOTIFY = 1024, 1026
+"""``fcntl``'s leases and directory notifications (dnotify: another's reading of a shared
+file is an event). Refused (EPERM)."""
+
 NOT_SYSTEM = ("create_module", "get_kernel_syms", "query_module", "nfsservctl", "stime",
               "vm86", "vm86old", "uselib", "ustat", "sysfs", "_sysctl", "quotactl_fd",
-              "process_madvise", "pidfd_getfd", "mount_setattr")
+              "process_madvise", "pidfd_getfd", "mount_setattr", "cachestat",
+              "io_pgetevents", "fcntl64")
 """Old or new calls an older libseccomp may not know: left out there, not an error."""
 
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
@@ -134,8 +165,20 @@ def build() -> bytes:
                                                "a newer one is needed (libseccomp2 >= 2.5)")
             rules.add_rule(action, number, *args)
 
-        for name in REFUSED:
+        for name in REFUSED + WATCHERS:
             refuse(name)
+        for name in NOT_IMPLEMENTED:
+            refuse(name, action=seccomp.ERRNO(errno.ENOSYS))
+        refuse("flock", action=seccomp.ERRNO(errno.ENOLCK))
+        # posix_fallocate then writes, which the file-size limit counts (FALLOC_FL_KEEP_SIZE
+        # would take disk blocks without growing the file: no limit counts them)
+        refuse("fallocate", action=seccomp.ERRNO(errno.EOPNOTSUPP))
+        for name in ("fcntl", "fcntl64"):
+            for command in LOCK_COMMANDS:
+                refuse(name, arg(1, seccomp.MASKED_EQ, LOW_32, command),
+                       action=seccomp.ERRNO(errno.ENOLCK))
+            for command in (F_SETLEASE, F_NOTIFY):
+                refuse(name, arg(1, seccomp.MASKED_EQ, LOW_32, command))
         refuse("clone3", action=seccomp.ERRNO(errno.ENOSYS))  # glibc then falls back to clone
         for flag in NAMESPACE_FLAGS.values():
             refuse("clone", arg(0, seccomp.MASKED_EQ, flag, flag))
