@@ -112,9 +112,13 @@ def test_a_bots_groups_are_made_for_it_and_removed_after_it(monkeypatch):
         play_game("seasons", [bot, opponent], seed=3, time_limit=5)
         assert not stale.exists()
         folders = dict(bot.groups.folders)
-        assert set(folders) == {"memory", "cpuacct", "freezer"}
+        assert set(folders) == {"memory", "cpuacct", "freezer"} | (
+            {"cpu"} if cgroups.available("cpu") else set())
         procs = (folders["freezer"] / "cgroup.procs").read_text().split()
         assert str(bot.bot_pid) in procs and len(procs) >= 3  # bwrap, the bot, its helper
+        if "cpu" in folders:  # one share of the processors for all of them, the helper too
+            assert (folders["cpu"] / "cgroup.procs").read_text().split() == procs
+            assert (folders["cpu"] / "cpu.shares").read_text().strip() == "1024"
         assert (folders["freezer"] / "freezer.state").read_text().strip() == "FROZEN"
     finally:
         bot.close()
@@ -169,3 +173,25 @@ def test_a_bot_frozen_between_games_dies_when_the_process_that_froze_it_is_kille
             (Path(group) / "freezer.state").write_text("THAWED")
         with contextlib.suppress(OSError):
             os.kill(bot, 9)
+
+
+@pytest.mark.stress
+@pytest.mark.skipif(not cgroups.available("cpu"), reason="no cpu cgroups to use here (needs "
+                    "root and cgroup v1)")
+def test_a_bot_whose_helpers_spin_cannot_starve_its_opponent_into_a_timeout(monkeypatch):
+    """Without a cpu group of its own, each of 40 helpers in sessions of their own weighed
+    as much as the opponent: a fair bot thinking 0.15 s of CPU a decision lost 3 games of 4
+    on time (limit 1 s)."""
+    monkeypatch.chdir(ROOT)
+    hostile = Path(__file__).parent / "hostile"
+    timeouts = []
+    for seed in range(3):
+        starver = bot_process(str(hostile / "starver.py"), {}, "sandbox", Limits(processes=64))
+        thinker = bot_process(str(hostile / "thinker.py"), {}, "sandbox")
+        try:
+            record = play_game("seasons", [starver, thinker], seed=seed, time_limit=1.0)
+        finally:
+            starver.close()
+            thinker.close()
+        timeouts += [seat.detail for seat in record.seats if seat.status == "timeout"]
+    assert timeouts == []

@@ -7,8 +7,11 @@ and run on between its games. Where arena runs as root and the cgroup (v1)
 controllers can be written, each sandboxed bot gets, below arena's own, a group
 in each of them (:class:`BotGroups`): ``memory`` limited to the bot's memory
 limit (the kernel kills the sandbox's processes that go over it), ``cpuacct``
-counting the CPU time of all its processes, and ``freezer`` stopping them all
-between games. Its launcher joins them before it starts bubblewrap, so every
+counting the CPU time of all its processes, ``freezer`` stopping them all
+between games, and ``cpu`` giving all of them one share of the processors, as
+much as any other bot's (a bot's helpers, each in a session of its own, would
+otherwise each get as much as the opponent thinking meanwhile, and starve it
+into a timeout). Its launcher joins them before it starts bubblewrap, so every
 process of the sandbox is in them. Elsewhere (cgroup v2 without a delegated
 subtree, no root) :func:`available` says no, and the sandbox counts and stops
 the processes of the bot's PID namespace instead.
@@ -27,7 +30,7 @@ from pathlib import Path
 from arena.bots import guard
 from arena.bots.guard import PREFIX
 
-CONTROLLERS = ("memory", "cpuacct", "freezer")
+CONTROLLERS = ("memory", "cpuacct", "freezer", "cpu")
 FREEZE_SECONDS = 2.0
 """How long arena waits for a freezer group to be frozen."""
 
@@ -59,7 +62,7 @@ def folder(controller: str) -> Path | None:
 def available(controller: str = "memory") -> bool:
     """Whether sandboxed bots get a group of ``controller`` for all their processes
     together (``memory``: one memory limit; ``cpuacct``: one CPU count; ``freezer``: one
-    pause)."""
+    pause; ``cpu``: one share of the processors)."""
     return folder(controller) is not None
 
 
@@ -75,7 +78,7 @@ class BotGroups:
         """Whether the process's guard counts this group (:class:`Guard`)."""
         self.join_fds: list[int] = []
         try:
-            for path in folders.values():
+            for path in dict.fromkeys(folders.values()):
                 self.join_fds.append(os.open(path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC))
         except OSError:
             self.remove()
@@ -92,8 +95,11 @@ class BotGroups:
             parent = folder(controller)
             if parent is None or (controller == "memory" and limit_mb is None):
                 continue
-            _remove_stale(parent)
             path = parent / name
+            if path in folders.values():  # controllers mounted together (cpu,cpuacct)
+                folders[controller] = path
+                continue
+            _remove_stale(parent)
             try:
                 path.mkdir()
                 if controller == "memory" and limit_mb is not None:
@@ -177,7 +183,7 @@ class BotGroups:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.join_fds = []
-        for path in self.folders.values():
+        for path in dict.fromkeys(self.folders.values()):
             guard.remove_group(str(path), tries=50)
         if self.guarded:
             self.guarded = False
@@ -196,7 +202,8 @@ def _remove_stale(parent: Path) -> None:
 
 
 def _parents() -> list[str]:
-    return [str(parent) for parent in map(folder, CONTROLLERS) if parent is not None]
+    return list(dict.fromkeys(str(parent) for parent in map(folder, CONTROLLERS)
+                              if parent is not None))
 
 
 class Guard:
