@@ -5,6 +5,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,33 @@ def test_as_root_each_sandboxed_bot_runs_as_an_unprivileged_uid_of_its_own(monke
         for bot in bots:
             bot.close()
     assert all(uid >= UID_BASE for uid in uids) and len(set(uids)) == 2
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="arena runs as root only here")
+def test_a_uid_still_in_use_is_not_given_to_another_bot(monkeypatch):
+    """A process's 256 uids come round again; a bot alive under one (frozen between games)
+    would share its process count (RLIMIT_NPROC) with the next bot given it: a channel."""
+    base = UID_BASE + ((os.getpid() & 0x3FFFFF) << 8)
+    monkeypatch.setattr(sandbox.SandboxLaunch, "_counter", 255)  # the next is base + 0
+
+    def become(uid):
+        return lambda: os.setresuid(uid, uid, uid)
+
+    holders = [subprocess.Popen(["sleep", "60"], preexec_fn=become(base + n)) for n in (0, 1)]
+    try:
+        deadline = time.monotonic() + 10
+        for holder in holders:  # its uid is set before its exec
+            while Path(f"/proc/{holder.pid}/exe").resolve().name != "sleep":
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+        assert {base, base + 1} <= sandbox.uids_in_use()
+        assert sandbox.SandboxLaunch._next_uid() == base + 2
+    finally:
+        for holder in holders:
+            holder.kill()
+            holder.wait()
+    monkeypatch.setattr(sandbox.SandboxLaunch, "_counter", 255)
+    assert sandbox.SandboxLaunch._next_uid() == base  # free again
 
 
 @needs_sandbox

@@ -9,7 +9,8 @@ keeps out. Inside, the bot has
   own, and is the PID namespace's first process: when it ends, everything it
   started ends (the kernel kills the namespace), and it dies with arena;
 - an unprivileged uid: when arena runs as root, a uid of its own for each bot
-  process (so the process-count limit is that bot's alone and holds), else
+  process, one no process still has (so the process-count limit is that bot's
+  alone and holds, and counts nothing an earlier bot left), else
   arena's own uid mapped into its user namespace;
 - a read-only view of the system's ``/usr``, the Python interpreter and the
   installed packages (for Python bots), arena's package, and its own code at
@@ -178,6 +179,28 @@ def _folder_hint(error: str) -> str:
             f"above it keeps private: {TMPDIR_ADVICE})")
 
 
+def uids_in_use() -> set[int]:
+    """The real, effective and saved uids of every process on the machine (as this process's
+    namespace sees them: a sandbox's processes under their uid outside it)."""
+    found: set[int] = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                fd = os.open(f"/proc/{name}/status", os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                head = os.read(fd, 1024)  # the Uid line is among the first ten
+            except OSError:
+                continue
+            finally:
+                os.close(fd)
+            at = head.find(b"\nUid:")
+            if at >= 0:
+                found.update(int(uid) for uid in head[at + 5:].split(b"\n", 1)[0].split()[:3])
+    return found
+
+
 class SandboxLaunch:
     """How to start one sandboxed command: its binds, its uid, its bwrap command line."""
 
@@ -194,8 +217,16 @@ class SandboxLaunch:
 
     @classmethod
     def _next_uid(cls) -> int:
-        cls._counter = (cls._counter + 1) % 256
-        return UID_BASE + ((os.getpid() & 0x3FFFFF) << 8) + cls._counter
+        """The next of this process's 256 uids that no process has. They come round again,
+        and a bot still alive under one (frozen between games) would share with the next
+        what the kernel counts per uid (its processes, against RLIMIT_NPROC): a channel."""
+        base = UID_BASE + ((os.getpid() & 0x3FFFFF) << 8)
+        taken = uids_in_use()
+        for _ in range(256):
+            cls._counter = (cls._counter + 1) % 256
+            if base + cls._counter not in taken:
+                return base + cls._counter
+        raise SandboxUnavailable("all 256 sandbox uids of this process are in use")
 
     def argv(self, staged: Sequence[Bind], info_fd: int | None,
              seccomp_fd: int | None = None) -> list[str]:
