@@ -4,7 +4,7 @@ filter against the same bot sandboxed without it.
 The same real Seasons observations go to both bots, in interleaved rounds (each side first in
 every other round); each side's best time per decision counts. Every decision is a few
 system calls of the bot (a read, a write) that the filter checks; the filter is a libseccomp
-binary tree of some 360 BPF instructions. Goal: with / without <= 1.05x.
+binary tree of some 440 BPF instructions. Goal: with / without <= 1.05x.
 
 For scale, the cost of one system call (getppid, which the filter lets through) inside a
 sandboxed interpreter, with and without the filter, best of a few runs.
