@@ -83,16 +83,51 @@ CALLS = {
     **{f"personality({value:#x})": (135, (value,))
        for value in (0x1, 0x40000, 0x400000, 0x20001, 0x40008, 0x7FFFFFFF, 0x80000000,
                      0xFFFFFFFE, 0x1_0004_0000)},
+    # what the kernel keeps per file, shared by every sandbox: locks, leases, watches, the
+    # page cache; and fallocate (on fd -1: EBADF if let through)
+    "flock": (73, (-1, 0)),
+    **{f"fcntl({name})": (72, (-1, command, 0)) for name, command in (
+        ("F_GETLK", 5), ("F_SETLK", 6), ("F_SETLKW", 7), ("F_OFD_GETLK", 36),
+        ("F_OFD_SETLK", 37), ("F_OFD_SETLKW", 38), ("F_SETLK|1<<32", 6 | 1 << 32),
+        ("F_SETLEASE", 1024), ("F_NOTIFY", 1026))},
+    "inotify_init": (253, ()),
+    "inotify_init1": (294, (0,)),
+    "inotify_add_watch": (254, (-1, 0, 0)),
+    "fanotify_init": (300, (0, 0)),
+    "fanotify_mark": (301, (-1, 0, 0, -1, 0)),
+    "preadv2": (327, (-1, 0, 0, 0, 0, 8)),  # RWF_NOWAIT
+    "pwritev2": (328, (-1, 0, 0, 0, 0, 8)),
+    "cachestat": (451, (-1, 0, 0, 0)),
+    "io_setup": (206, (0, 0)),
+    "io_destroy": (207, (0,)),
+    "io_getevents": (208, (0, 0, 0, 0, 0)),
+    "io_submit": (209, (0, 0, 0)),
+    "io_cancel": (210, (0, 0, 0)),
+    "io_pgetevents": (333, (0, 0, 0, 0, 0, 0)),
+    "fallocate": (285, (-1, 1, 0, 4096)),  # FALLOC_FL_KEEP_SIZE
     # the x32 entry points (x32 numbers), which the kernel may not even have
     "x32 ptrace": (X32 | 521, (3, PID, 0, 0)),
     "x32 unshare": (X32 | 272, (0,)),
     "x32 personality": (X32 | 135, (0x40000,)),
+    "x32 flock": (X32 | 73, (-1, 0)),
+    "x32 fcntl(F_SETLK)": (X32 | 72, (-1, 6, 0)),
+    "x32 inotify_init1": (X32 | 294, (0,)),
 }
-EXPECTED = {"clone3": errno.ENOSYS}  # clone3 says "no such call": the C library falls back
+NO_LOCKS = ("flock", "fcntl(F_GETLK)", "fcntl(F_SETLK)", "fcntl(F_SETLKW)",
+            "fcntl(F_OFD_GETLK)", "fcntl(F_OFD_SETLK)", "fcntl(F_OFD_SETLKW)",
+            "fcntl(F_SETLK|1<<32)", "x32 flock", "x32 fcntl(F_SETLK)", "i386 flock",
+            "i386 fcntl(F_SETLK)", "i386 fcntl64(F_SETLK64)")
+NOT_IMPLEMENTED = ("clone3", "preadv2", "pwritev2", "cachestat", "io_setup", "io_destroy",
+                   "io_getevents", "io_submit", "io_cancel", "io_pgetevents")
+EXPECTED = {  # clone3 says "no such call": the C library falls back; so for the others
+    **dict.fromkeys(NOT_IMPLEMENTED, errno.ENOSYS), **dict.fromkeys(NO_LOCKS, errno.ENOLCK),
+    "fallocate": errno.EOPNOTSUPP}
 CALLS["clone3"] = (435, (0, 0))
-# the 32-bit entry points (int 0x80, i386 numbers, first argument in ebx)
-I386 = {"i386 ptrace": (26, 3), "i386 umount": (22, 0), "i386 unshare": (310, 0),
-        "i386 personality": (136, 0x40000)}
+# the 32-bit entry points (int 0x80, i386 numbers, arguments in ebx and ecx)
+I386 = {"i386 ptrace": (26, 3, 0), "i386 umount": (22, 0, 0), "i386 unshare": (310, 0, 0),
+        "i386 personality": (136, 0x40000, 0), "i386 flock": (143, 0xFFFFFFFF, 0),
+        "i386 fcntl(F_SETLK)": (55, 0xFFFFFFFF, 6),
+        "i386 fcntl64(F_SETLK64)": (221, 0xFFFFFFFF, 13)}
 ALLOWED_PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0x1_0000_0000)
 
 
@@ -130,7 +165,7 @@ class Syscaller:
         result = libc.syscall(ctypes.c_long(number), *words)
         if result == -1:
             return errno.errorcode.get(ctypes.get_errno(), str(ctypes.get_errno()))
-        if number in (323, 425) and result >= 0:  # a file descriptor it got
+        if number in (253, 294, 300, 323, 425, X32 | 294) and result >= 0:  # an fd it got
             os.close(result)
         return f"returned {result}"
 
@@ -139,12 +174,12 @@ class Syscaller:
         """The i386 calls, each in a child (libc's fork: past the audit hook): int 0x80 may
         be missing (SIGSEGV)."""
         found = {}
-        for name, (number, ebx) in {"i386 getpid": (20, 0), **I386}.items():
+        for name, (number, ebx, ecx) in {"i386 getpid": (20, 0, 0), **I386}.items():
             read, write = os.pipe()
             pid = libc.fork()
             if pid == 0:
                 os.close(read)
-                result = int80(number, ebx)
+                result = int80(number, ebx, ecx)
                 os.write(write, str(result - os.getpid() if number == 20 else result).encode())
                 os._exit(0)
             os.close(write)
@@ -187,10 +222,12 @@ class Syscaller:
         return observation.legal_actions[0]
 
 
-def int80(number, ebx):
-    """A 32-bit system call through int 0x80: ``number`` in eax, ``ebx``, the rest 0."""
+def int80(number, ebx, ecx):
+    """A 32-bit system call through int 0x80: ``number`` in eax, ``ebx``, ``ecx``, the rest
+    0."""
     code = (b"\x53\xbb" + struct.pack("<I", ebx)    # push rbx; mov ebx, ebx_value
-            + b"\x31\xc9\x31\xd2\x31\xf6\x31\xff"    # ecx = edx = esi = edi = 0
+            + b"\xb9" + struct.pack("<I", ecx)     # mov ecx, ecx_value
+            + b"\x31\xd2\x31\xf6\x31\xff"            # edx = esi = edi = 0
             + b"\xb8" + struct.pack("<I", number)   # mov eax, number
             + b"\xcd\x80\x5b\xc3")                   # int 0x80; pop rbx; ret
     page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
