@@ -15,6 +15,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,6 +26,7 @@ from starlette.testclient import TestClient
 from test_server import bearer, csrf_of
 
 from arena.server import app as server
+from arena.server import connections as server_connections
 from arena.server.app import SIGN_IN_FAILURES, create_app
 from arena.server.config import client_key
 
@@ -388,3 +390,31 @@ def test_a_try_is_settled_however_the_work_it_guards_ends():
         pass
     with pytest.raises(Exception, match="no more"), limits.attempt(False, per="kTrue"):
         pass
+
+
+def queued_to(port: int, client_port: int) -> int:
+    """The bytes the kernel holds unsent on the server's side of one IPv4 connection."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote = fields[1].split(":")[1], fields[2].split(":")[1]
+        if (int(local, 16), int(remote, 16)) == (port, client_port):
+            return int(fields[4].split(":")[0], 16)
+    raise AssertionError("no such connection")
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads Linux's /proc/net/tcp")
+def test_a_client_that_never_reads_its_pipelined_answers_has_little_queued(
+        site, tmp_path, monkeypatch):
+    """The kernel's autotuning let about 2.4 MB of answers queue per such connection, and a
+    client address may hold 200 connections."""
+    with serving(site, tmp_path, monkeypatch) as url:
+        port = int(url.rsplit(":", 1)[1])
+        heads = b"GET /ladders/league HTTP/1.1\r\nHost: x\r\n\r\n" * 400
+        with socket.create_connection(("127.0.0.1", port)) as client:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            client.sendall(heads)
+            queued, deadline = 0, time.monotonic() + 3
+            while time.monotonic() < deadline:
+                time.sleep(0.2)
+                queued = max(queued, queued_to(port, client.getsockname()[1]))
+    assert 0 < queued <= 3 * server_connections.SEND_BUFFER, queued  # the kernel doubles it
