@@ -534,6 +534,29 @@ def test_the_organizer_ends_a_participants_sessions_and_none_lasts_past_its_days
     assert missing.exit_code == 1 and "no participant 'nobody'" in missing.output
 
 
+def test_a_leaked_token_is_replaced_and_stops_working_at_once_everywhere(site):
+    from arena.server.participants import add_participant
+
+    with Store(site["db"]) as store:
+        _, old = add_participant(store, "leaky")
+    with TestClient(create_app(site["config"]), follow_redirects=False) as browser:
+        signed_in(browser, old)
+        api = browser.get("/api/submissions/1", headers=bearer(old))
+        assert api.status_code == 404  # known, verified (and kept as verified by the server)
+        replaced = CliRunner().invoke(cli, ["serve", "users", "new-token", "leaky", "--db",
+                                            str(site["db"])])
+        assert replaced.exit_code == 0, replaced.output
+        new = replaced.output.split()[-1]
+        assert new.startswith("leaky.") and new != old
+        assert "the old one no longer works" in " ".join(replaced.output.split())
+        assert browser.get("/api/submissions/1", headers=bearer(old)).status_code == 401
+        assert browser.get("/submit").status_code == 303  # its sessions ended too
+        assert browser.get("/api/submissions/1", headers=bearer(new)).status_code == 404
+    missing = CliRunner().invoke(cli, ["serve", "users", "new-token", "nobody", "--db",
+                                       str(site["db"])])
+    assert missing.exit_code == 1 and "no participant 'nobody'" in missing.output
+
+
 def test_a_wrong_token_costs_one_hash_for_a_known_and_an_unknown_name(site, monkeypatch):
     from arena.server import participants
 

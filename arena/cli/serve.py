@@ -118,6 +118,23 @@ def users_sign_out(name: str, db: str) -> None:
                  "token")
 
 
+@users.command("new-token")
+@click.argument("name")
+@DB_OPTION
+@reports_errors
+def users_new_token(name: str, db: str) -> None:
+    """Give participant NAME a new token: the old one stops working at once (a leaked token),
+    and every session of theirs ends."""
+    from arena.cli.common import open_store
+    from arena.server.participants import new_token
+
+    with open_store(db) as store:
+        who, token = new_token(store, name)
+    echo_wrapped(f"{who.name} has a new token; the old one no longer works and every session "
+                 "of theirs has ended. The new token (shown only this once, keep it secret):")
+    echo(token)
+
+
 @users.command("list")
 @DB_OPTION
 @reports_errors

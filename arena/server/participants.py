@@ -172,6 +172,23 @@ def end_sessions(store: Store, name: str) -> Participant:
     return found
 
 
+def new_token(store: Store, name: str) -> tuple[Participant, str]:
+    """Give participant ``name`` a new token (returned, shown once): the old one stops working
+    at once, in the API too, and every session ends (for a token that leaked)."""
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    salt = secrets.token_hex(16)
+    with store.transaction():
+        changed = store.db.execute(
+            "UPDATE participants SET token_hash = ?, salt = ?, sessions = sessions + 1"
+            " WHERE name = ?", (_hash(token, salt), salt, name)).rowcount
+    if not changed:
+        raise ParticipantError(f"no participant {name!r}")
+    row = store.db.execute("SELECT id FROM participants WHERE name = ?", (name,)).fetchone()
+    found = participant(store, int(row[0]))
+    assert found is not None
+    return found, f"{name}.{token}"
+
+
 def participants(store: Store) -> list[Participant]:
     rows = store.db.execute("SELECT id, name, organizer FROM participants ORDER BY id")
     return [Participant(int(r[0]), str(r[1]), bool(r[2])) for r in rows]
