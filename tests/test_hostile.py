@@ -484,3 +484,16 @@ def test_terminal_escapes_in_a_failure_are_stored_escaped(tmp_path):
     for path in paths:
         text = path.read_text(encoding="utf-8")
         assert not any(c in text for c in "\x1b\x07\x08\x00\x9b\r"), path.name
+
+
+def test_a_handshake_nested_too_deeply_to_parse_is_a_broken_bot_not_a_broken_run(tmp_path):
+    """JSON nested 200,000 deep makes Python's parser raise RecursionError, no ValueError:
+    it ended a whole tournament (with broken_bots: forfeit too) with a traceback."""
+    deep = {"spec": f"command:{HOSTILE / 'deep_json.sh'}", "name": "deep"}
+    report, games, records = tournament(tmp_path, "deep", ["bots/seasons/random_bot.py",
+                                                            "bots/seasons/greedy.py", deep],
+                                        workers=1, broken_bots="forfeit", isolation="process")
+    assert report.complete and len(games) == 6
+    assert any("malformed handshake" in problem for problem in report.problems), report.problems
+    assert all(seat.status == "crash" for record, game in zip(records, games, strict=True)
+               for seat, entrant in zip(record.seats, game.seats, strict=True) if entrant == 2)

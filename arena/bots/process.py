@@ -241,7 +241,7 @@ class ProcessPlayer:
         line = self._read_line(self.limits.handshake_seconds, "the handshake")
         try:
             reply = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested too deeply for the parser: not a reply
             reply = None
         if not isinstance(reply, dict):
             self._fail(CRASH, f"malformed handshake {shown(line, 200)}")
@@ -322,7 +322,7 @@ class ProcessPlayer:
         leaves its traceback on stderr: it loses by crash with both."""
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return
         if isinstance(message, dict) and isinstance(message.get("error"), str):
             self._fail(CRASH, printable(message["error"])[:2000], as_reported=True)
