@@ -77,6 +77,11 @@ CODE = "/bot"
 SCRATCH = "/tmp"
 TOP_LEVEL_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+"""The host's devices a sandbox sees (the same inodes: the filter refuses setting their
+times, which any process that may write them could, as a channel)."""
+DEV_LINKS = (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+             ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2"))
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 ARENA_PACKAGE = Path(__file__).resolve().parents[1]
 FILTER_SYSCALLS = True
@@ -125,8 +130,13 @@ def bwrap_argv(inner: Sequence[str], binds: Sequence[Bind], limits: Limits, *,
     for name in ETC_FILES:              # the loader's cache and the time zone: nothing else of /etc
         argv += ["--ro-bind-try", name, name]
     argv += ["--proc", "/proc",         # a /proc showing only the sandbox's processes
-             "--dev", "/dev",           # null, zero, full, random, urandom, tty: no host device
-             "--size", str(limits.scratch_mb << 20), "--tmpfs", SCRATCH,  # the only writable place
+             "--tmpfs", "/proc/sys"]    # without the machine's tunables and exact counters
+    argv += ["--tmpfs", "/dev"]         # a /dev of its own with only these, no terminals:
+    for device in DEVICES:              # no devpts (its pty count is the machine's)
+        argv += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
+    for name, target in DEV_LINKS:
+        argv += ["--symlink", target, f"/dev/{name}"]
+    argv += ["--size", str(limits.scratch_mb << 20), "--tmpfs", SCRATCH,  # the only writable place
              "--chdir", SCRATCH]
     for bind in binds:  # the interpreter, packages, arena, the bot's code, the game's files:
         argv += ["--ro-bind", bind.host, bind.inside]  # after /tmp, which would hide them

@@ -13,8 +13,9 @@ Sandboxes share the system's files (read-only), and what the kernel keeps per fi
 shared with them: its locks, its watchers, its pages in the page cache. So file locks
 (``flock``, ``fcntl``'s record locks: ``ENOLCK``), leases, directory notifications,
 inotify and fanotify (``EPERM``), and the calls that ask about the page cache (``ENOSYS``)
-are refused too, and ``fallocate`` (``EOPNOTSUPP``: the C library then writes), which could
-take disk blocks that no file-size limit counts.
+are refused too, and so is setting a file's times (``EPERM``: the sandbox's devices are the
+host's, writable by all), and ``fallocate`` (``EOPNOTSUPP``: the C library then writes), which
+could take disk blocks that no file-size limit counts.
 Nothing is killed. The filter covers the 32-bit (x86) and x32 entry points too, and a call
 of any other architecture fails with ``EPERM``.
 
@@ -61,6 +62,11 @@ WATCHERS = ("inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init
 """Watching files for others' opening and reading them: a channel between sandboxes, which
 share the system's files read-only. Refused (EPERM)."""
 
+TIMES = ("utime", "utimes", "futimesat", "utimensat", "utimensat_time64")
+"""Setting a file's times. "Now" needs only the right to write the file, and the sandbox's
+devices (``/dev/null``, ...) are the host's own, writable by all: their times were a channel
+between sandboxes (and changed the host's). Refused (EPERM)."""
+
 NOT_IMPLEMENTED = ("preadv2", "pwritev2", "cachestat", "io_setup", "io_submit",
                    "io_getevents", "io_pgetevents", "io_cancel", "io_destroy")
 """Refused as a kernel without them would (ENOSYS; the C library and Python fall back to
@@ -82,7 +88,7 @@ file is an event). Refused (EPERM)."""
 NOT_SYSTEM = ("create_module", "get_kernel_syms", "query_module", "nfsservctl", "stime",
               "vm86", "vm86old", "uselib", "ustat", "sysfs", "_sysctl", "quotactl_fd",
               "process_madvise", "pidfd_getfd", "mount_setattr", "cachestat",
-              "io_pgetevents", "fcntl64")
+              "io_pgetevents", "fcntl64", "utimensat_time64")
 """Old or new calls an older libseccomp may not know: left out there, not an error."""
 
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
@@ -165,7 +171,7 @@ def build() -> bytes:
                                                "a newer one is needed (libseccomp2 >= 2.5)")
             rules.add_rule(action, number, *args)
 
-        for name in REFUSED + WATCHERS:
+        for name in REFUSED + WATCHERS + TIMES:
             refuse(name)
         for name in NOT_IMPLEMENTED:
             refuse(name, action=seccomp.ERRNO(errno.ENOSYS))

@@ -5,7 +5,9 @@ bot frozen between games. And it tries to take disk blocks through its stderr, a
 with ``fallocate(FALLOC_FL_KEEP_SIZE)``, which no file-size limit counts.
 
 At its first decision it writes ``CHANNELS {json}`` to stderr: each attempt and the error
-it got (``"ok"`` if it got through), then plays the first legal action.
+it got (``"ok"`` if it got through), then plays the first legal action. It also tries the
+host's devices, which a sandbox shares (their times), and the machine's counts in
+``/proc/sys`` that a bot can set exactly (its ptys, its open files).
 """
 
 import ctypes
@@ -20,7 +22,7 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 LIBC.syscall.restype = ctypes.c_long
 F_OFD_GETLK, F_OFD_SETLK, F_SETLEASE, F_NOTIFY, DN_ACCESS = 36, 37, 1024, 1026, 0x1
 SYS_FANOTIFY_INIT, SYS_IO_SETUP, SYS_CACHESTAT = 300, 206, 451
-FALLOC_FL_KEEP_SIZE = 1
+FALLOC_FL_KEEP_SIZE, AT_FDCWD = 1, -100
 
 
 def _flock_struct(kind):
@@ -53,6 +55,13 @@ def attempts(shared, folder):
         "aio": lambda: _libc("syscall", SYS_IO_SETUP, 1, ctypes.byref(ctypes.c_ulong(0))),
         "fallocate_stderr": lambda: _libc("fallocate", 2, FALLOC_FL_KEEP_SIZE,
                                           ctypes.c_long(0), ctypes.c_long(1 << 30)),
+        # the devices are the host's inodes, writable by all: "now" as their times is a bit
+        "touch_dev_null": lambda: _libc("utimensat", AT_FDCWD, b"/dev/null", None, 0),
+        "touch_dev_urandom": lambda: _libc("utimes", b"/dev/urandom", None),
+        # a pty counts in the machine's /proc/sys/kernel/pty/nr, exactly
+        "pty": lambda: _libc("open", b"/dev/ptmx", os.O_RDWR | os.O_NOCTTY),
+        "pty_count": lambda: _libc("open", b"/proc/sys/kernel/pty/nr", os.O_RDONLY),
+        "open_files_count": lambda: _libc("open", b"/proc/sys/fs/file-nr", os.O_RDONLY),
     }
 
 

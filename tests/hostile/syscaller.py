@@ -105,6 +105,11 @@ CALLS = {
     "io_cancel": (210, (0, 0, 0)),
     "io_pgetevents": (333, (0, 0, 0, 0, 0, 0)),
     "fallocate": (285, (-1, 1, 0, 4096)),  # FALLOC_FL_KEEP_SIZE
+    # setting a file's times (a null path: EFAULT if let through)
+    "utime": (132, (0, 0)),
+    "utimes": (235, (0, 0)),
+    "futimesat": (261, (-1, 0, 0)),
+    "utimensat": (280, (-1, 0, 0, 0)),
     # the x32 entry points (x32 numbers), which the kernel may not even have
     "x32 ptrace": (X32 | 521, (3, PID, 0, 0)),
     "x32 unshare": (X32 | 272, (0,)),
@@ -112,6 +117,7 @@ CALLS = {
     "x32 flock": (X32 | 73, (-1, 0)),
     "x32 fcntl(F_SETLK)": (X32 | 72, (-1, 6, 0)),
     "x32 inotify_init1": (X32 | 294, (0,)),
+    "x32 utimensat": (X32 | 280, (-1, 0, 0, 0)),
 }
 NO_LOCKS = ("flock", "fcntl(F_GETLK)", "fcntl(F_SETLK)", "fcntl(F_SETLKW)",
             "fcntl(F_OFD_GETLK)", "fcntl(F_OFD_SETLK)", "fcntl(F_OFD_SETLKW)",
@@ -127,7 +133,8 @@ CALLS["clone3"] = (435, (0, 0))
 I386 = {"i386 ptrace": (26, 3, 0), "i386 umount": (22, 0, 0), "i386 unshare": (310, 0, 0),
         "i386 personality": (136, 0x40000, 0), "i386 flock": (143, 0xFFFFFFFF, 0),
         "i386 fcntl(F_SETLK)": (55, 0xFFFFFFFF, 6),
-        "i386 fcntl64(F_SETLK64)": (221, 0xFFFFFFFF, 13)}
+        "i386 fcntl64(F_SETLK64)": (221, 0xFFFFFFFF, 13), "i386 utime": (30, 0, 0),
+        "i386 utimensat_time64": (412, 0xFFFFFFFF, 0)}
 ALLOWED_PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0x1_0000_0000)
 
 
