@@ -151,7 +151,9 @@ class ProcessPlayer:
         self.greeted = False
         """Whether the running process has shaken hands."""
         self.scratch: OwnedFolder | None = None
-        """The running process's folder (its working folder, its stderr)."""
+        """The running process's working folder."""
+        self.stderr_fd: int | None = None
+        """The running process's stderr, a file in memory."""
         self.buffer = b""
         self.games: tuple[str, ...] | None = None
         self.says_ready = False
@@ -194,15 +196,15 @@ class ProcessPlayer:
     def _launch(self) -> None:
         self.close()
         self.scratch = OwnedFolder("arena-bot-")
-        stderr = open(self.scratch.path / "stderr.txt", "wb")  # noqa: SIM115 - the child owns it
+        # in memory, not on disk: written and synced again and again, a disk file took the
+        # disk's bandwidth from everyone; memory is counted against the bot's own limit
+        self.stderr_fd = os.memfd_create("arena-bot-stderr", os.MFD_CLOEXEC)
         adopt_orphans()
         try:
-            self.process = self._spawn(self.scratch.path, stderr)
+            self.process = self._spawn(self.scratch.path, self.stderr_fd)
         except OSError as exc:
             self.close()
             raise PlayerFailure(CRASH, f"cannot start {self.command[0]!r}: {exc}") from None
-        finally:
-            stderr.close()
         _RUNNING_BOTS.add(self.process.pid)
         assert self.process.stdin is not None
         os.set_blocking(self.process.stdin.fileno(), False)
@@ -279,6 +281,9 @@ class ProcessPlayer:
         if self.scratch is not None:
             self.scratch.remove()
             self.scratch = None
+        if self.stderr_fd is not None:
+            os.close(self.stderr_fd)
+            self.stderr_fd = None
 
     def _kill_group(self) -> None:
         assert self.process is not None
@@ -458,10 +463,11 @@ class ProcessPlayer:
         return None
 
     def stderr_tail(self) -> str:
-        if self.scratch is None:
+        if self.stderr_fd is None:
             return ""
         try:
-            data = (self.scratch.path / "stderr.txt").read_bytes()
+            size = os.fstat(self.stderr_fd).st_size
+            data = os.pread(self.stderr_fd, STDERR_TAIL, max(size - STDERR_TAIL, 0))
         except OSError:
             return ""
         return data[-STDERR_TAIL:].decode("utf-8", errors="replace").strip()

@@ -1,8 +1,9 @@
 """Tries the channels between sandboxes that go through what the kernel keeps per file: the
 system's files are the same files in every sandbox (read-only), so a lock held on one, a
 watch on it, its pages in the page cache are seen from every other sandbox, even from a
-bot frozen between games. And it tries to take disk blocks through its stderr, a host file,
-with ``fallocate(FALLOC_FL_KEEP_SIZE)``, which no file-size limit counts.
+bot frozen between games. And it tries to take disk blocks through its stderr with
+``fallocate(FALLOC_FL_KEEP_SIZE)``, which no file-size limit counts, and says whether its
+stderr is a disk file (whose writes and syncs take the disk's bandwidth from everyone).
 
 At its first decision it writes ``CHANNELS {json}`` to stderr: each attempt and the error
 it got (``"ok"`` if it got through), then plays the first legal action. It also tries the
@@ -80,6 +81,8 @@ def probe():
     os.posix_fallocate(own, 0, 4096)  # the C library writes when fallocate is refused
     found["own_file_allocated"] = os.fstat(own).st_size
     found["stderr_blocks"] = os.fstat(2).st_blocks
+    # written and synced again and again, a stderr on disk took the disk from everyone
+    found["stderr_in_memory"] = os.readlink("/proc/self/fd/2").startswith("/memfd:")
     return found
 
 
