@@ -195,6 +195,30 @@ def test_the_memory_limit_holds_for_all_of_a_bots_processes_together(monkeypatch
 
 
 @needs_sandbox
+@pytest.mark.skipif(not cgroups.available(),
+                    reason="no memory cgroup to use here (needs root and cgroup v1 memory)")
+@pytest.mark.parametrize("where", ["stderr", "tmp"])
+def test_a_bots_stderr_and_tmp_are_memory_it_pays_for_and_a_kill_for_it_says_so(
+        monkeypatch, where):
+    """60 MB written to its stderr or its /tmp under a limit of 40 MB: the kernel kills the bot
+    (a stderr on disk counted against nothing, and took the disk's bandwidth from everyone),
+    and the failure names the memory limit, not bubblewrap's exit status 137."""
+    monkeypatch.chdir(ROOT)
+    bot = SandboxedPlayer(str(Path(__file__).with_name("bots") / "file_filler.py"),
+                          {"where": where}, Limits(memory_mb=40))
+    opponent = SandboxedPlayer("bots/seasons/random_bot.py", {})
+    try:
+        record = play_game("seasons", [bot, opponent], seed=1, time_limit=10)
+    finally:
+        bot.close()
+        opponent.close()
+    assert record.seats[0].status == "crash"
+    assert record.seats[0].detail.startswith(
+        "used more than its memory (40 MB for all its processes, memory_limit)"), \
+        record.seats[0].detail[:200]
+
+
+@needs_sandbox
 @pytest.mark.skipif(os.geteuid() != 0, reason="the bots' own user differs from arena's as root")
 def test_a_private_temporary_folder_is_named_as_the_sandboxs_problem(tmp_path):
     # pytest's own folder is private to its owner: the sandbox, as the bot's user, cannot

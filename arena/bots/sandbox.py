@@ -504,7 +504,10 @@ class SandboxedPlayer(ProcessPlayer):
         self.namespace, self.signalled = None, False
 
     def _failure_text(self, code: int | None) -> str | None:
-        if code == -signal.SIGKILL and self.groups is not None and self.groups.went_over():
+        # bubblewrap exits with 128 + the signal that ended the bot; bubblewrap itself killed
+        # by the kernel ends with the signal
+        killed = code in (-signal.SIGKILL, 128 + signal.SIGKILL)
+        if killed and self.groups is not None and self.groups.went_over():
             return (f"used more than its memory ({self.limits.memory_mb} MB for all its "
                     "processes, memory_limit)")
         return super()._failure_text(code)
