@@ -60,6 +60,10 @@ pays only where a core is free for it (see :func:`poll_while_waiting`)."""
 _poll_seconds = POLL_SECONDS
 CPU_CHECK_SECONDS = 0.1
 """How often, at most, arena reads a bot's CPU time between decisions."""
+CPU_WATCH_SECONDS = 0.25
+"""How often arena reads the CPU time of a bot that thinks long about one decision. The
+kernel's CPU limit does not stop every bot: the first process of a PID namespace (a
+sandboxed bot) ignores the SIGXCPU it sends, and it counts one process only."""
 HANDSHAKE_SECONDS = 30.0
 GRACE_SECONDS = 0.25
 QUIT_SECONDS = 0.1
@@ -315,7 +319,7 @@ class ProcessPlayer:
         started = time.monotonic()
         self._write(_encode({"type": "act", "observation": observation.to_json()}), "act",
                     seconds)
-        reply = self._read_line(seconds, "a decision", since=started)
+        reply = self._read_line(seconds, "a decision", since=started, watch_cpu=True)
         if reply.startswith('{"error"'):
             self._raise_reported_error(reply)
         if started - self.cpu_checked >= CPU_CHECK_SECONDS:
@@ -402,9 +406,9 @@ class ProcessPlayer:
                 self._fail(CRASH, "the bot process has exited")
 
     def _read_line(self, seconds: float | None, waiting_for: str, *,
-                   since: float | None = None) -> str:
+                   since: float | None = None, watch_cpu: bool = False) -> str:
         """The bot's next line, due ``seconds`` after ``since`` (a ``time.monotonic()``;
-        now if None)."""
+        now if None); with ``watch_cpu``, within the game's CPU budget too."""
         assert self.process is not None and self.process.stdout is not None
         deadline = None if seconds is None else (
             time.monotonic() if since is None else since) + seconds
@@ -421,6 +425,8 @@ class ProcessPlayer:
                     self._fail(TIMEOUT, f"no answer within {seconds:.2f} s to {waiting_for}")
                 if time.perf_counter() < spin_until:
                     continue
+                if watch_cpu and self.limits.cpu_seconds_per_game is not None:
+                    remaining = self._watch_cpu(remaining)
                 select.select([stream], [], [], remaining)
                 continue
             if not chunk:
@@ -444,7 +450,7 @@ class ProcessPlayer:
             if code == -signal.SIGXCPU:
                 status, reason = TIMEOUT, self._cpu_text()
             elif code is not None and code != 0 and status == CRASH and not as_reported:
-                reason = self._failure_text(code) or f"{reason} (exit status {_exit_text(code)})"
+                reason = self._failure_text(code) or f"{reason} ({self._exit_text(code)})"
             tail = self.stderr_tail()
         self.close()
         raise PlayerFailure(status, printable(self.shown_paths(  # shown on terminals, pages
@@ -457,6 +463,10 @@ class ProcessPlayer:
             return text
         where, shown = self.code_paths
         return text.replace(where, shown)
+
+    def _exit_text(self, code: int) -> str:
+        """How the bot's process ended, from its exit status ``code``."""
+        return (code < 0 and signal_exit_text(-code)) or f"exit status {code}"
 
     def _failure_text(self, code: int | None) -> str | None:
         """What to say of a bot process that ended with ``code``, beyond its exit status."""
@@ -512,6 +522,15 @@ class ProcessPlayer:
         if seconds is not None and used is not None and used - self.cpu_at_start > seconds:
             self._fail(TIMEOUT, self._cpu_text())
 
+    def _watch_cpu(self, remaining: float | None) -> float:
+        """Check the CPU budget if it is time to; how long to wait for an answer before the
+        next check (at most ``remaining``)."""
+        now = time.monotonic()
+        if now - self.cpu_checked >= CPU_WATCH_SECONDS:
+            self._check_cpu_budget(now)
+        wait = max(self.cpu_checked + CPU_WATCH_SECONDS - now, 0.0)
+        return wait if remaining is None else min(remaining, wait)
+
     def _cpu_text(self) -> str:
         return (f"used up its CPU time for the game ({self.limits.cpu_seconds_per_game:g} s, "
                 "cpu_limit)")
@@ -525,8 +544,8 @@ def _cpu_seconds(pid: int) -> float:
         return 0.0
 
 
-def _exit_text(code: int) -> str:
-    if code < 0:
-        with contextlib.suppress(ValueError):
-            return f"killed by {signal.Signals(-code).name}"
-    return str(code)
+def signal_exit_text(number: int) -> str | None:
+    """``killed by SIGSEGV`` for a signal's number; None for a number no signal has."""
+    with contextlib.suppress(ValueError):
+        return f"killed by {signal.Signals(number).name}"
+    return None

@@ -61,6 +61,7 @@ from arena.bots.process import (
     bot_command,
     child_setup,
     is_command,
+    signal_exit_text,
 )
 from arena.games import find_game
 from arena.games.base import ArenaError
@@ -502,6 +503,10 @@ class SandboxedPlayer(ProcessPlayer):
             self.groups.remove()
             self.groups = None
         self.namespace, self.signalled = None, False
+
+    def _exit_text(self, code: int) -> str:
+        # bubblewrap exits with 128 + the signal that ended the bot
+        return (code > 128 and signal_exit_text(code - 128)) or super()._exit_text(code)
 
     def _failure_text(self, code: int | None) -> str | None:
         # bubblewrap exits with 128 + the signal that ended the bot; bubblewrap itself killed
