@@ -34,7 +34,8 @@ def test_the_command_line_keeps_out_what_it_should():
     words = " ".join(argv)
     for option in ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
                    "--as-pid-1", "--new-session", "--clearenv", "--proc /proc",
-                   "--tmpfs /proc/sys", "--tmpfs /dev", "--remount-ro / --remount-ro /dev",
+                   "--tmpfs /proc/sys", "--tmpfs /dev",
+                   "--remount-ro / --remount-ro /dev --remount-ro /proc/sys",
                    f"--size {8 << 20} --tmpfs /tmp", "--ro-bind /usr /usr",
                    "--ro-bind /opt/py /opt/py"):
         assert option in words, option

@@ -57,10 +57,11 @@ def test_every_refused_call_fails_with_eperm_and_the_bot_plays_on():
 @needs_sandbox
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the bot knows x86_64's numbers")
 def test_what_the_kernel_keeps_per_shared_file_carries_nothing_between_sandboxes():
-    """Locks on, watches of and page-cache questions about the system's files, which every
-    sandbox shares, are refused; so is disk taken through stderr without growing it. (A bot
-    kept its notes as locks on the standard library's files, held while it was frozen, and
-    the mirrored game's bot in another sandbox read them: its opponent's dice to come.)"""
+    """Locks on, watches of, futexes keyed by and page-cache questions about the system's
+    files, which every sandbox shares, are refused; so is disk taken through stderr without
+    growing it, and nothing but /tmp is writable. (A bot kept its notes as locks on the
+    standard library's files, held while it was frozen, and the mirrored game's bot in
+    another sandbox read them: its opponent's dice to come.)"""
     record, tail = play(str(HOSTILE / "shared_files.py"))
     assert record.seats[0].status == "ok", record.seats[0].detail
     found = json.loads(tail.split("CHANNELS ")[-1].splitlines()[0])
@@ -73,6 +74,12 @@ def test_what_the_kernel_keeps_per_shared_file_carries_nothing_between_sandboxes
         "fallocate_stderr": "ENOTSUP", "own_file_allocated": 4096,
         "touch_dev_null": "EPERM", "touch_dev_urandom": "EPERM", "pty": "ENOENT",
         "pty_count": "ENOENT", "open_files_count": "ENOENT",
+        "futex_shared_wake": "EINVAL", "futex_shared_wait": "EAGAIN",
+        "futex_shared_cmp_requeue": "EINVAL", "futex2_wake": "EINVAL", "futex2_wait": "EAGAIN",
+        "futex_waitv": "ENOSYS", "futex_requeue": "ENOSYS", "futex_private_wake": "ok",
+        "write_proc_sys": "EROFS",
+        "writable_mounts": [  # the devices are nodes: nothing is made in them
+            *(f"/dev/{name}" for name in sorted(sandbox.DEVICES)), "/proc", "/tmp"],
         "stderr_blocks": found["stderr_blocks"], "stderr_in_memory": True}, found
     assert found["stderr_blocks"] < 64  # a few writes' worth, not the gibibyte asked for
 

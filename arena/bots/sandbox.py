@@ -141,8 +141,9 @@ def bwrap_argv(inner: Sequence[str], binds: Sequence[Bind], limits: Limits, *,
              "--chdir", SCRATCH]
     for bind in binds:  # the interpreter, packages, arena, the bot's code, the game's files:
         argv += ["--ro-bind", bind.host, bind.inside]  # after /tmp, which would hide them
-    argv += ["--remount-ro", "/",       # the sandbox's own root and /dev are in memory:
-             "--remount-ro", "/dev"]    # read-only, or a bot could fill the machine's memory
+    for mount in ("/", "/dev", "/proc/sys"):  # the sandbox's own, in memory: read-only, or a
+        argv += ["--remount-ro", mount]       # bot could fill the machine's memory (tmpfs is
+                                             # not counted by any limit but the memory cgroup)
     if info_fd is not None:
         argv += ["--info-fd", str(info_fd)]  # where bwrap says the bot's pid
     if seccomp_fd is not None:          # the system-call filter, loaded just before the bot

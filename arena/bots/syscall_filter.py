@@ -13,8 +13,9 @@ Sandboxes share the system's files (read-only), and what the kernel keeps per fi
 shared with them: its locks, its watchers, its pages in the page cache. So file locks
 (``flock``, ``fcntl``'s record locks: ``ENOLCK``), leases, directory notifications,
 inotify and fanotify (``EPERM``), and the calls that ask about the page cache (``ENOSYS``)
-are refused too, and so is setting a file's times (``EPERM``: the sandbox's devices are the
-host's, writable by all), and ``fallocate`` (``EOPNOTSUPP``: the C library then writes), which
+are refused too, and so are futexes shared between processes (their waiters were met by
+file and offset), setting a file's times (``EPERM``: the sandbox's devices are the host's,
+writable by all), and ``fallocate`` (``EOPNOTSUPP``: the C library then writes), which
 could take disk blocks that no file-size limit counts.
 Nothing is killed. The filter covers the 32-bit (x86) and x32 entry points too, and a call
 of any other architecture fails with ``EPERM``.
@@ -67,8 +68,17 @@ TIMES = ("utime", "utimes", "futimesat", "utimensat", "utimensat_time64")
 devices (``/dev/null``, ...) are the host's own, writable by all: their times were a channel
 between sandboxes (and changed the host's). Refused (EPERM)."""
 
+FUTEX_PRIVATE = 128
+FUTEX_WAITS = (0, 9)
+"""FUTEX_WAIT and FUTEX_WAIT_BITSET: a shared one is refused with EAGAIN ("the value
+changed"), so the C library's callers look again and wait by spinning."""
+FUTEX_OTHERS = (1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13)
+"""The other futex operations (wakes, requeues, priority inheritance): a shared one is
+refused with EINVAL, which the C library's wakes ignore."""
+
 NOT_IMPLEMENTED = ("preadv2", "pwritev2", "cachestat", "io_setup", "io_submit",
-                   "io_getevents", "io_pgetevents", "io_cancel", "io_destroy")
+                   "io_getevents", "io_pgetevents", "io_cancel", "io_destroy",
+                   "futex_waitv", "futex_requeue")
 """Refused as a kernel without them would (ENOSYS; the C library and Python fall back to
 ``preadv``): the calls that ask whether a file's pages are in the page cache (``RWF_NOWAIT``
 reads, ``cachestat``, Linux AIO's ``RWF_NOWAIT``). The page cache of the files sandboxes
@@ -88,7 +98,8 @@ file is an event). Refused (EPERM)."""
 NOT_SYSTEM = ("create_module", "get_kernel_syms", "query_module", "nfsservctl", "stime",
               "vm86", "vm86old", "uselib", "ustat", "sysfs", "_sysctl", "quotactl_fd",
               "process_madvise", "pidfd_getfd", "mount_setattr", "cachestat",
-              "io_pgetevents", "fcntl64", "utimensat_time64")
+              "io_pgetevents", "fcntl64", "utimensat_time64", "futex_time64", "futex_waitv",
+              "futex_wait", "futex_wake", "futex_requeue")
 """Old or new calls an older libseccomp may not know: left out there, not an error."""
 
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
@@ -132,6 +143,25 @@ def personality_patterns() -> list[tuple[int, int]]:
         else:
             patterns.append(((1 << k) | after, 1 << k))
     return patterns
+
+
+def refuse_shared_futexes(refuse: Any, seccomp: Any) -> None:
+    """Refuse every futex operation without the private flag.
+
+    A shared futex on a file's mapping is keyed by the file and the offset: every sandbox
+    maps the same interpreter, so a bot woke (and counted, to the one) the waiters another
+    sandbox, or a frozen game of its set, parked there. Shared futexes are for memory shared
+    between processes, which a bot shares only with itself. (The futex2 calls whose flags
+    lie in memory the filter cannot read are refused as not implemented.)"""
+    again, invalid = seccomp.ERRNO(errno.EAGAIN), seccomp.ERRNO(errno.EINVAL)
+    operation_and_private = 0x7F | FUTEX_PRIVATE
+    for name in ("futex", "futex_time64"):
+        for operation in FUTEX_WAITS + FUTEX_OTHERS:
+            refuse(name, seccomp.Arg(1, seccomp.MASKED_EQ, operation_and_private, operation),
+                   action=again if operation in FUTEX_WAITS else invalid)
+    shared = seccomp.Arg(3, seccomp.MASKED_EQ, FUTEX_PRIVATE, 0)  # futex2's flags
+    refuse("futex_wait", shared, action=again)
+    refuse("futex_wake", shared, action=invalid)
 
 
 def _seccomp() -> Any:
@@ -185,6 +215,7 @@ def build() -> bytes:
                        action=seccomp.ERRNO(errno.ENOLCK))
             for command in (F_SETLEASE, F_NOTIFY):
                 refuse(name, arg(1, seccomp.MASKED_EQ, LOW_32, command))
+        refuse_shared_futexes(refuse, seccomp)
         refuse("clone3", action=seccomp.ERRNO(errno.ENOSYS))  # glibc then falls back to clone
         for flag in NAMESPACE_FLAGS.values():
             refuse("clone", arg(0, seccomp.MASKED_EQ, flag, flag))

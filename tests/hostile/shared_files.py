@@ -7,14 +7,16 @@ stderr is a disk file (whose writes and syncs take the disk's bandwidth from eve
 
 At its first decision it writes ``CHANNELS {json}`` to stderr: each attempt and the error
 it got (``"ok"`` if it got through), then plays the first legal action. It also tries the
-host's devices, which a sandbox shares (their times), and the machine's counts in
-``/proc/sys`` that a bot can set exactly (its ptys, its open files).
+host's devices, which a sandbox shares (their times), the machine's counts in
+``/proc/sys`` that a bot can set exactly (its ptys, its open files), and futexes keyed by a
+shared file and offset (a waiter in one sandbox woken and counted from another).
 """
 
 import ctypes
 import errno
 import fcntl
 import json
+import mmap
 import os
 import struct
 import sys
@@ -24,6 +26,12 @@ LIBC.syscall.restype = ctypes.c_long
 F_OFD_GETLK, F_OFD_SETLK, F_SETLEASE, F_NOTIFY, DN_ACCESS = 36, 37, 1024, 1026, 0x1
 SYS_FANOTIFY_INIT, SYS_IO_SETUP, SYS_CACHESTAT = 300, 206, 451
 FALLOC_FL_KEEP_SIZE, AT_FDCWD = 1, -100
+SYS_FUTEX, SYS_FUTEX_WAITV, SYS_FUTEX_WAKE, SYS_FUTEX_WAIT, SYS_FUTEX_REQUEUE = (
+    202, 449, 454, 455, 456)
+FUTEX_PRIVATE, FUTEX2_SIZE_U32, CLOCK_MONOTONIC, LOW_32 = 128, 2, 1, 0xFFFFFFFF
+MILLISECOND = (ctypes.c_long * 2)(0, 1_000_000)  # a struct timespec
+PRIVATE_WORD = ctypes.c_uint32(0)
+MAPPED = []
 
 
 def _flock_struct(kind):
@@ -37,9 +45,42 @@ def _libc(name, *args):
     return result
 
 
+def _futex(number, *args):
+    return _libc("syscall", number, *(ctypes.c_long(a) for a in args))
+
+
+def futex_attempts(shared):
+    """A futex keyed by a shared file's offset: a waiter parked in one sandbox, woken and
+    counted from another (futex, and futex2's wait and wake; waitv and requeue take their
+    flags from memory)."""
+    page = mmap.mmap(shared, mmap.PAGESIZE, prot=mmap.PROT_READ)
+    MAPPED.append(page)  # mapped as long as the bot runs
+    word = ctypes.c_uint32.from_address(_mapped_address(page))
+    at = ctypes.addressof(word)
+    return {
+        "futex_shared_wake": lambda: _futex(SYS_FUTEX, at, 1, 1, 0, 0, 0),
+        "futex_shared_wait": lambda: _futex(SYS_FUTEX, at, 0, word.value,
+                                            ctypes.addressof(MILLISECOND), 0, 0),
+        "futex_shared_cmp_requeue": lambda: _futex(SYS_FUTEX, at, 4, 1, 1, at + 4, word.value),
+        "futex2_wake": lambda: _futex(SYS_FUTEX_WAKE, at, LOW_32, 1, FUTEX2_SIZE_U32),
+        "futex2_wait": lambda: _futex(SYS_FUTEX_WAIT, at, word.value, LOW_32, FUTEX2_SIZE_U32,
+                                      ctypes.addressof(MILLISECOND), CLOCK_MONOTONIC),
+        "futex_waitv": lambda: _futex(SYS_FUTEX_WAITV, 0, 0, 0, 0, 0),
+        "futex_requeue": lambda: _futex(SYS_FUTEX_REQUEUE, 0, 0, 0, 0),
+        "futex_private_wake": lambda: _futex(SYS_FUTEX, ctypes.addressof(PRIVATE_WORD),
+                                             1 | FUTEX_PRIVATE, 1, 0, 0, 0),
+    }
+
+
+def _mapped_address(page):
+    """Where a read-only mmap object's memory lies (it exports no writable buffer)."""
+    return ctypes.c_void_p.from_address(id(page) + 2 * ctypes.sizeof(ctypes.c_void_p)).value
+
+
 def attempts(shared, folder):
     """name -> a call that a channel needs."""
     return {
+        **futex_attempts(shared),
         "flock": lambda: fcntl.flock(shared, fcntl.LOCK_SH | fcntl.LOCK_NB),
         "lockf": lambda: fcntl.lockf(shared, fcntl.LOCK_SH | fcntl.LOCK_NB),
         "ofd_lock": lambda: fcntl.fcntl(shared, F_OFD_SETLK, _flock_struct(fcntl.F_RDLCK)),
@@ -66,6 +107,13 @@ def attempts(shared, folder):
     }
 
 
+def writable_mounts():
+    """The mount points the sandbox may write to (its /proc's files hold their own rights)."""
+    with open("/proc/self/mountinfo") as file:
+        mounts = [line.split() for line in file]
+    return sorted(fields[4] for fields in mounts if "rw" in fields[5].split(","))
+
+
 def probe():
     shared = os.open(os.__file__, os.O_RDONLY)
     # through libc: Python's audit hook refuses folders outside its own, the kernel does not
@@ -81,6 +129,12 @@ def probe():
     os.posix_fallocate(own, 0, 4096)  # the C library writes when fallocate is refused
     found["own_file_allocated"] = os.fstat(own).st_size
     found["stderr_blocks"] = os.fstat(2).st_blocks
+    try:  # through libc: Python's audit hook refuses it, the kernel must
+        _libc("mkdir", b"/proc/sys/notes", 0o700)
+        found["write_proc_sys"] = "ok"
+    except OSError as exc:
+        found["write_proc_sys"] = errno.errorcode.get(exc.errno, str(exc.errno))
+    found["writable_mounts"] = writable_mounts()
     # written and synced again and again, a stderr on disk took the disk from everyone
     found["stderr_in_memory"] = os.readlink("/proc/self/fd/2").startswith("/memfd:")
     return found

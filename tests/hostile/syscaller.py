@@ -6,6 +6,7 @@ import os
 import struct
 import sys
 import threading
+import time
 
 PID = "pid"  # stands for its own pid
 CLONE_THREAD = 0x10000  # without CLONE_SIGHAND: clone fails (EINVAL) even where it is not refused
@@ -110,6 +111,16 @@ CALLS = {
     "utimes": (235, (0, 0)),
     "futimesat": (261, (-1, 0, 0)),
     "utimensat": (280, (-1, 0, 0, 0)),
+    # shared futexes, keyed by a shared file's offset (a null address: EFAULT if let through)
+    **{f"futex({name})": (202, (0, operation, 1, 0, 0, 0)) for name, operation in (
+        ("FUTEX_WAIT", 0), ("FUTEX_WAKE", 1), ("FUTEX_REQUEUE", 3), ("FUTEX_CMP_REQUEUE", 4),
+        ("FUTEX_WAKE_OP", 5), ("FUTEX_LOCK_PI", 6), ("FUTEX_WAIT_BITSET", 9),
+        ("FUTEX_WAKE_BITSET", 10), ("FUTEX_WAKE|1<<32", 1 | 1 << 32),
+        ("FUTEX_WAIT|CLOCK_REALTIME", 256))},
+    "futex_wake": (454, (0, 0xFFFFFFFF, 1, 2)),
+    "futex_wait": (455, (0, 0, 0xFFFFFFFF, 2, 0, 1)),
+    "futex_waitv": (449, (0, 0, 0, 0, 0)),
+    "futex_requeue": (456, (0, 0, 0, 0)),
     # the x32 entry points (x32 numbers), which the kernel may not even have
     "x32 ptrace": (X32 | 521, (3, PID, 0, 0)),
     "x32 unshare": (X32 | 272, (0,)),
@@ -118,15 +129,24 @@ CALLS = {
     "x32 fcntl(F_SETLK)": (X32 | 72, (-1, 6, 0)),
     "x32 inotify_init1": (X32 | 294, (0,)),
     "x32 utimensat": (X32 | 280, (-1, 0, 0, 0)),
+    "x32 futex(FUTEX_WAKE)": (X32 | 202, (0, 1, 1, 0, 0, 0)),
 }
 NO_LOCKS = ("flock", "fcntl(F_GETLK)", "fcntl(F_SETLK)", "fcntl(F_SETLKW)",
             "fcntl(F_OFD_GETLK)", "fcntl(F_OFD_SETLK)", "fcntl(F_OFD_SETLKW)",
             "fcntl(F_SETLK|1<<32)", "x32 flock", "x32 fcntl(F_SETLK)", "i386 flock",
             "i386 fcntl(F_SETLK)", "i386 fcntl64(F_SETLK64)")
 NOT_IMPLEMENTED = ("clone3", "preadv2", "pwritev2", "cachestat", "io_setup", "io_destroy",
-                   "io_getevents", "io_submit", "io_cancel", "io_pgetevents")
+                   "io_getevents", "io_submit", "io_cancel", "io_pgetevents", "futex_waitv",
+                   "futex_requeue")
+FUTEX_WAITS = ("futex(FUTEX_WAIT)", "futex(FUTEX_WAIT_BITSET)", "futex(FUTEX_WAIT|CLOCK_REALTIME)",
+               "futex_wait", "i386 futex_time64(FUTEX_WAIT)")
+FUTEX_OTHERS = ("futex(FUTEX_WAKE)", "futex(FUTEX_REQUEUE)", "futex(FUTEX_CMP_REQUEUE)",
+                "futex(FUTEX_WAKE_OP)", "futex(FUTEX_LOCK_PI)", "futex(FUTEX_WAKE_BITSET)",
+                "futex(FUTEX_WAKE|1<<32)", "futex_wake", "x32 futex(FUTEX_WAKE)",
+                "i386 futex(FUTEX_WAKE)")
 EXPECTED = {  # clone3 says "no such call": the C library falls back; so for the others
     **dict.fromkeys(NOT_IMPLEMENTED, errno.ENOSYS), **dict.fromkeys(NO_LOCKS, errno.ENOLCK),
+    **dict.fromkeys(FUTEX_WAITS, errno.EAGAIN), **dict.fromkeys(FUTEX_OTHERS, errno.EINVAL),
     "fallocate": errno.EOPNOTSUPP}
 CALLS["clone3"] = (435, (0, 0))
 # the 32-bit entry points (int 0x80, i386 numbers, arguments in ebx and ecx)
@@ -134,7 +154,8 @@ I386 = {"i386 ptrace": (26, 3, 0), "i386 umount": (22, 0, 0), "i386 unshare": (3
         "i386 personality": (136, 0x40000, 0), "i386 flock": (143, 0xFFFFFFFF, 0),
         "i386 fcntl(F_SETLK)": (55, 0xFFFFFFFF, 6),
         "i386 fcntl64(F_SETLK64)": (221, 0xFFFFFFFF, 13), "i386 utime": (30, 0, 0),
-        "i386 utimensat_time64": (412, 0xFFFFFFFF, 0)}
+        "i386 utimensat_time64": (412, 0xFFFFFFFF, 0), "i386 futex(FUTEX_WAKE)": (240, 0, 1),
+        "i386 futex_time64(FUTEX_WAIT)": (422, 0, 0)}
 ALLOWED_PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0x1_0000_0000)
 
 
@@ -222,11 +243,23 @@ class Syscaller:
         thread = threading.Thread(target=lambda: works.setdefault("thread", True))
         thread.start()
         thread.join()
+        works["pthread_join"] = pthread_join_works(libc)  # a shared wait, refused: it spins
         works["system"] = libc.system(b"/bin/true") == 0  # posix_spawn: clone3, then clone
         return works
 
     def act(self, observation):
         return observation.legal_actions[0]
+
+
+def pthread_join_works(libc):
+    """The C library's pthread_join waits for a thread's end with a shared futex."""
+    started = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(
+        lambda _: time.sleep(0.05) or 7)  # still running when it is joined
+    thread = ctypes.c_ulong()
+    if libc.pthread_create(ctypes.byref(thread), None, started, None) != 0:
+        return False
+    result = ctypes.c_void_p()
+    return libc.pthread_join(thread, ctypes.byref(result)) == 0 and result.value == 7
 
 
 def int80(number, ebx, ecx):
