@@ -75,7 +75,7 @@ SESSION_DAYS = 14
 REFRESH_SECONDS = 10
 SIGN_IN_FAILURES = 10
 """Failed sign-ins (a wrong token, by form or API, or a wrong invite code) allowed from one
-client address, and as many for one participant name, in :data:`SIGN_IN_WINDOW` seconds."""
+client address in :data:`SIGN_IN_WINDOW` seconds."""
 SIGN_IN_WINDOW = 300.0
 SIGN_IN_CEILING = 200
 """Failed sign-ins allowed on the whole server, from everywhere, in :data:`SIGN_IN_WINDOW`."""
@@ -222,12 +222,10 @@ class Attempt:
 
 
 def sign_in_limits() -> Limits:
-    """Failed sign-ins: :data:`SIGN_IN_FAILURES` per address and per name, and
+    """Failed sign-ins: :data:`SIGN_IN_FAILURES` per address, and
     :data:`SIGN_IN_CEILING` on the whole server, in :data:`SIGN_IN_WINDOW` seconds."""
     return Limits(
         address=Window(SIGN_IN_FAILURES, SIGN_IN_WINDOW, "too many failed sign-ins from here"),
-        name=Window(SIGN_IN_FAILURES, SIGN_IN_WINDOW, "too many failed sign-ins for this "
-                    "name"),
         server=Window(SIGN_IN_CEILING, SIGN_IN_WINDOW, "too many failed sign-ins on this "
                       "server just now"))
 
@@ -401,13 +399,19 @@ class Web:
 
     async def authenticate(self, request: Request, token: str) -> Participant:
         """The token's participant; 401 if it is wrong; 429, before any hash, while its
-        address or its name has had :data:`SIGN_IN_FAILURES` failures, or the server
+        address has had :data:`SIGN_IN_FAILURES` failures, or the server
         :data:`SIGN_IN_CEILING`, in :data:`SIGN_IN_WINDOW` (a try under way counts as a
-        failure until it is over). The hash runs off the event loop; a token verified lately
-        costs none (:class:`~arena.server.participants.VerifiedTokens`)."""
+        failure until it is over). The hash runs off the event loop. A token verified lately
+        costs none (:class:`~arena.server.participants.VerifiedTokens`) and passes whatever
+        others failed: the limits bound the hashing, and no one's failures lock out a
+        participant who signed in. (There is no limit per name: a token's secret is 192
+        random bits, which no number of tries guesses, and such a limit let anyone lock a
+        chosen participant out.)"""
+        known = await self.off_loop(lambda: self.tokens.check(self.store, token))
+        if known is not None:
+            return known
         address = client_key(request.client.host) if request.client else "?"
-        with self.sign_ins.attempt(True, address=address, name=token.rpartition(".")[0],
-                                   server="") as attempt:
+        with self.sign_ins.attempt(True, address=address, server="") as attempt:
             try:
                 found = await self.off_loop(lambda: by_token(self.store, token,
                                                              verified=self.tokens))
