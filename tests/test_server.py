@@ -17,7 +17,7 @@ from arena.cli import cli
 from arena.results.ladder_book import LadderBook
 from arena.results.store import Store
 from arena.server.app import create_app
-from arena.server.config import load_serve_config
+from arena.server.config import load_serve_config, public_seed_warnings
 from arena.server.participants import ParticipantError, add_participant, by_token
 from arena.tournaments.ladder import LadderControl, run_ladder
 from arena.tournaments.ladder_config import load_ladder_config
@@ -605,3 +605,24 @@ def test_a_participant_finds_their_own_submissions_from_their_name(client, site)
     finally:
         with Store(site["db"]) as store:
             store.db.execute("DELETE FROM submitters WHERE submission_id = ?", (steady.id,))
+
+
+def test_a_served_ladder_with_a_written_seed_is_warned_of_and_the_shipped_ones_have_none(
+        site, root):
+    """The shipped competition served ladders whose seeds were in their configs: anyone
+    could compute every game's dice (they are derived from it)."""
+    assert public_seed_warnings(site["config"]) == [
+        "ladder league's seed is written in its config: whoever reads it knows every game's "
+        "dice; write `seed: secret`"]
+    assert public_seed_warnings(load_serve_config(root / "configs/serve.yaml")) == []
+    for name in ("seasons-ladder", "sonnentau-ladder"):
+        assert load_ladder_config(root / f"configs/{name}.yaml").play.secret_seed
+
+
+def test_a_served_ladder_is_read_from_the_configs_folder_not_the_current_one(
+        site, tmp_path, monkeypatch):
+    impostor = yaml.safe_load((Path(site["config"].ladder_paths[0])).read_text())
+    (tmp_path / "ladder.yaml").write_text(yaml.safe_dump({**impostor, "name": "impostor"}))
+    monkeypatch.chdir(tmp_path)
+    served = load_serve_config(Path(site["config"].ladder_paths[0]).parent / "serve.yaml")
+    assert [ladder.name for ladder in served.ladders] == ["league"]

@@ -52,10 +52,12 @@ def serve() -> None:
 def serve_start(config_path: str, host: str, port: int, verbose: bool) -> None:
     """Start the web server and the ladders of CONFIG; Ctrl-C stops both. A ladder
     process that dies is restarted (after 1 s, 2 s, 4 s … up to 60 s)."""
-    from arena.server.config import load_serve_config
+    from arena.server.config import load_serve_config, public_seed_warnings
     from arena.server.service import serve as run_server
 
     config = load_serve_config(config_path)
+    for warning in public_seed_warnings(config):
+        echo(f"warning: {warning}", err=True)
     names = ", ".join(ladder.name for ladder in config.ladders)
     alongside = "; the ladders play alongside" if config.run_ladders else ""
     run_server(config, host, port, lines=ladder_lines, verbose=verbose, ready=lambda: echo(

@@ -105,7 +105,7 @@ def parse_serve_config(data: Mapping[str, Any], source: str) -> ServeConfig:
     for index, item in enumerate(data["ladders"]):
         if not isinstance(item, str):
             raise ConfigError(f"{source}: ladders[{index}]: must be a ladder config's path")
-        path = Path(item) if Path(item).is_file() else folder / item
+        path = folder / item  # from the config's folder, never the current one
         paths.append(str(path))
     if not paths:
         raise ConfigError(f"{source}: ladders: name at least one ladder config")
@@ -171,3 +171,11 @@ def trusted_proxies(items: list[Any], source: str) -> tuple[str, ...]:
             raise ConfigError(f"{source}: trusted_proxies[{index}]: must be an IP address "
                               f"or network (10.0.0.0/8), got {item!r}") from None
     return tuple(found)
+
+
+def public_seed_warnings(config: ServeConfig) -> list[str]:
+    """What to say of each served ladder whose seed is written in its config: whoever reads
+    the config knows every game's dice."""
+    return [f"ladder {ladder.name}'s seed is written in its config: whoever reads it knows "
+            "every game's dice; write `seed: secret`"
+            for ladder in config.ladders if not ladder.play.secret_seed]
