@@ -455,6 +455,44 @@ def test_arena_report_writes_the_latest_tournament(tmp_path, monkeypatch):
     assert missing.exit_code == 1 and "no tournament 'nope'" in missing.output
 
 
+def test_links_in_a_prepared_output_folder_are_replaced_never_written_through(
+        tmp_path, monkeypatch):
+    """A tournament kit whose output folder held links to the organizer's files had them
+    overwritten by the standings and the log. Replays exported into a folder with links, and
+    a viewer page written where a link is, replace them too."""
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    monkeypatch.chdir(ROOT)
+    victim = tmp_path / "bashrc"
+    victim.write_text("keep me\n")
+    out = tmp_path / "kit" / "out"
+    (out / "replays").mkdir(parents=True)
+    names = ("standings.csv", "ratings.csv", "pairs.csv", "games.csv", "report.html",
+             "arena.log", "replays/0001-r0-t0-s0-o0.json", "replays/replays.html")
+    for name in names:
+        (out / name).symlink_to(victim)
+    (out / "report-games").symlink_to(tmp_path)
+    config = tmp_path / "kit" / "t.yaml"
+    config.write_text("name: kit\ngame: seasons\nbots: [bots/seasons/greedy.py, "
+                      "bots/seasons/random_bot.py]\ngames_per_pairing: 2\nworkers: 1\n")
+    db = str(tmp_path / "a.db")
+    (tmp_path / "a.db.runs").mkdir()
+    (tmp_path / "a.db.runs" / "1.lock").symlink_to(victim)  # the run's claim on its tournament
+    ran = CliRunner().invoke(cli, ["run", str(config), "--db", db, "--output", str(out),
+                                   "--no-progress"])
+    assert ran.exit_code == 0, ran.output
+    exported = CliRunner().invoke(cli, ["export", "--db", db, "--out", str(out / "replays")])
+    assert exported.exit_code == 0, exported.output
+    viewed = CliRunner().invoke(cli, ["view", str(out / "replays")])
+    assert viewed.exit_code == 0, viewed.output
+    assert victim.read_text() == "keep me\n"
+    assert not any((out / name).is_symlink() for name in names)
+    assert "place,bot" in (out / "standings.csv").read_text()
+    assert not (out / "replays" / "replays.html").is_symlink()
+
+
 # -- the reports of the scenarios: failures, Swiss, many bots ------------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -23,6 +24,19 @@ INTERIM_ROWS = 10
 """Bots an interim table shows, the best (the standings at the end show every one)."""
 
 
+class LogFile(logging.FileHandler):
+    """A log file that replaces a symbolic link at its place instead of writing through it
+    (an output folder prepared by someone else could point it at any file)."""
+
+    def _open(self) -> Any:
+        path = Path(self.baseFilename)
+        if path.is_symlink():
+            path.unlink()
+        handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o666)
+        return open(handle, "a", encoding=self.encoding, errors=self.errors)
+
+
 class PrintableFormatter(logging.Formatter):
     """Log lines whose bot-supplied text cannot act on a terminal showing the log."""
 
@@ -40,7 +54,7 @@ def setup_logging(log_file: Path, *, verbose: bool) -> None:
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
-    file_handler = logging.FileHandler(log_file, encoding="utf-8")
+    file_handler = LogFile(log_file, encoding="utf-8")
     file_handler.setFormatter(PrintableFormatter(LOG_FORMAT))
     root.addHandler(file_handler)
     if verbose:

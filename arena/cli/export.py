@@ -13,6 +13,7 @@ import click
 
 from arena.cli.common import DB_OPTION, echo, open_store, reports_errors
 from arena.games.base import ArenaError
+from arena.reports.written import write_text
 
 STDOUT = "-"
 PAGE_TEMPLATE = "replay_page.html.j2"
@@ -82,7 +83,7 @@ def view(replays: str, out: str | None, title: str | None, start: int) -> None:
         else source / "replays.html"
     page = replay_page_html(source, title=title, start=start)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(page, encoding="utf-8")
+    write_text(target, page)  # a link at the target (in a folder handed over) is replaced
     echo(f"wrote {target}")
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from arena.bots.identity import BotIdentity
+from arena.reports.written import replaced
 from arena.results.ratings import Rating
 from arena.results.standings import BotResults
 from arena.results.stats import elo_interval, score_interval
@@ -57,7 +58,7 @@ def write_standings(path: Path, results: Sequence[BotResults],
                     identities: Sequence[BotIdentity], seats: int) -> None:
     seat_columns = [f"seat{s}_{what}" for s in range(seats)
                     for what in ("games", "points", "mean_score")]
-    with path.open("w", newline="", encoding="utf-8") as out:
+    with replaced(path, newline="") as out:
         writer = SafeWriter(out)
         writer.writerow(["place", "bot", "version", "games", "wins", "draws", "losses",
                          "points", "byes", "score", "mean_score", "mean_rank", *seat_columns])
@@ -80,7 +81,7 @@ def write_games(path: Path, rows: Iterable[GameRow], identities: Sequence[BotIde
     count = 0
     seat_columns = [f"seat{s}_{what}" for s in range(seats)
                     for what in ("bot", "version", "rank", "score", "status", "isolation")]
-    with path.open("w", newline="", encoding="utf-8") as out:
+    with replaced(path, newline="") as out:
         writer = SafeWriter(out)
         writer.writerow(["game", "round", "table", "set", "rotation", "seed", *seat_columns,
                          "termination", "detail", "moves", "seconds"])
@@ -118,7 +119,7 @@ outside [0, 1], and the adjusted columns hold the raw sets' score instead."""
 def write_ratings(path: Path, rows: Iterable[tuple[BotIdentity, Rating, int]],
                   system: str) -> None:
     """One row per bot, in the order given: (identity, rating, games rated)."""
-    with path.open("w", newline="", encoding="utf-8") as out:
+    with replaced(path, newline="") as out:
         writer = SafeWriter(out)
         writer.writerow(RATING_COLUMNS)
         for bot, rating, games in rows:
@@ -128,7 +129,7 @@ def write_ratings(path: Path, rows: Iterable[tuple[BotIdentity, Rating, int]],
 
 def write_pairs(path: Path, rows: Iterable[tuple[BotIdentity, BotIdentity, PairResult]]) -> None:
     """One row per ordered pair of bots that met: (bot, opponent, the bot's results)."""
-    with path.open("w", newline="", encoding="utf-8") as out:
+    with replaced(path, newline="") as out:
         writer = SafeWriter(out)
         writer.writerow(PAIR_COLUMNS)
         for bot, opponent, pair in rows:

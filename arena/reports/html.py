@@ -27,6 +27,7 @@ from arena.games.base import NORMAL
 from arena.referee.record import SEAT_STATUSES
 from arena.reports import charts, seasons_board, viewer
 from arena.reports.model import Bot, FailureGroup, PairResult, ReportModel
+from arena.reports.written import own_folder, write_text
 from arena.results.store import Store
 
 TEMPLATE = "report.html.j2"
@@ -82,8 +83,7 @@ def write_html(path: Path, store: Store, model: ReportModel) -> list[Path]:
     views = viewer.viewer_data(records, model.rows)
     folder = path.with_name(f"{path.stem}-games")
     written = write_parts(folder, records, model, views["parts"][1:])
-    path.write_text(render_html(store, model, views=views, folder=folder.name),
-                    encoding="utf-8")
+    write_text(path, render_html(store, model, views=views, folder=folder.name))
     return [folder, path] if written else [path]
 
 
@@ -96,11 +96,10 @@ def write_parts(folder: Path, records: Callable[[str], Any], model: ReportModel,
     for number, (first, last) in enumerate(parts, 2):
         games = viewer.viewer_games(records, model.rows, range(first, last + 1))
         data = {"games": games, "labels": [game_option(model, game) for game in games]}
-        folder.mkdir(parents=True, exist_ok=True)
+        own_folder(folder)
         target = folder / PART_FILE.format(number)
-        target.write_text(f"/* arena report: games {first}-{last} */\n"
-                          f"arenaReportPart({number}, {script_json(data)});\n",
-                          encoding="utf-8")
+        write_text(target, f"/* arena report: games {first}-{last} */\n"
+                           f"arenaReportPart({number}, {script_json(data)});\n")
         written.append(target)
     if folder.is_dir():
         for stale in folder.glob(PART_FILE.format("*")):

@@ -45,6 +45,7 @@ from arena.games.base import CHANCE_SEAT, ArenaError
 from arena.referee.record import SEAT_STATUSES, GameRecord, Move, SeatRecord
 from arena.reports import viewer
 from arena.reports.model import Bot, bot_colour
+from arena.reports.written import own_folder, write_text
 from arena.results.store import GameRow, Store, TournamentRow
 
 
@@ -422,11 +423,11 @@ def replay_file_name(data: Mapping[str, Any], index: int) -> str:
 def write_replay_folder(folder: Path, replays: Iterable[Mapping[str, Any]]) -> int:
     """Write each replay into ``folder`` as a file of its own (:func:`replay_file_name`,
     indented JSON); return how many."""
-    folder.mkdir(parents=True, exist_ok=True)
+    own_folder(folder)
     count = 0
     for count, data in enumerate(replays, 1):
         text = json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)
-        (folder / replay_file_name(data, count)).write_text(text + "\n", encoding="utf-8")
+        write_text(folder / replay_file_name(data, count), text + "\n")
     return count
 
 

@@ -729,10 +729,13 @@ class Store:
         the claim when this process ends, even by ``kill -9``."""
         folder = self.path.with_name(self.path.name + ".runs")
         folder.mkdir(exist_ok=True)
-        path = (folder / f"{tournament}.lock").resolve()
+        path = folder.resolve() / f"{tournament}.lock"
         if path in _CLAIMED:  # this process runs it already (another Store of the same file)
             return
-        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held until close()
+        if path.is_symlink():  # a link there is replaced: what it points at is not written
+            path.unlink()
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        handle = open(os.open(path, flags, 0o644), "a+", encoding="utf-8")  # noqa: SIM115 - held
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
