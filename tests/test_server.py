@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 import zipfile
@@ -626,3 +627,34 @@ def test_a_served_ladder_is_read_from_the_configs_folder_not_the_current_one(
     monkeypatch.chdir(tmp_path)
     served = load_serve_config(Path(site["config"].ladder_paths[0]).parent / "serve.yaml")
     assert [ladder.name for ladder in served.ladders] == ["league"]
+
+
+def test_a_bot_name_with_url_characters_links_to_its_own_page(tmp_path):
+    """``greedy?`` linked to /bots/greedy? — the page of ``greedy``, another participant's
+    bot — and ``%2e%2e`` to the ladder's folder."""
+    odd = "g?#%2e%2e"
+    ladder = {"name": "odd", "game": "seasons", "seed": 4, "workers": 1, "isolation": "none",
+              "db": str(tmp_path / "arena.db"),
+              "bots": [str(ROOT / "bots/seasons/random_bot.py"),
+                       {"spec": str(ROOT / "bots/seasons/greedy.py"), "name": odd}]}
+    (tmp_path / "ladder.yaml").write_text(yaml.safe_dump(ladder))
+    (tmp_path / "serve.yaml").write_text(yaml.safe_dump({"ladders": ["ladder.yaml"]}))
+    config = load_ladder_config(tmp_path / "ladder.yaml")
+    with Store(config.play.db) as store:
+        run_ladder(config, store, LadderControl(rounds=1))
+    app = create_app(load_serve_config(tmp_path / "serve.yaml"))
+
+    async def pages() -> dict[str, httpx.Response]:
+        # not Starlette's TestClient: it decodes a path twice (%252e to ".")
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            found = {page: await http.get(page) for page in ("/", "/ladders/odd")}
+            links = {link for reply in found.values()
+                     for link in re.findall(r'href="(/ladders/odd/bots/[^"]+)"', reply.text)}
+            return {**found, **{link: await http.get(link) for link in links}}
+
+    found = asyncio.run(pages())
+    odd_page = "/ladders/odd/bots/g%3F%23%252e%252e"
+    assert odd_page in found and odd in found[odd_page].text
+    assert "random" in found["/ladders/odd/bots/random"].text
+    assert all(reply.status_code == 200 for reply in found.values())

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
@@ -139,7 +140,8 @@ class _Line:
             r = self.rating
             change = f"{r.change:+.2f}".replace("-", "−")
             self._html = (
-                f'<td><a href="/ladders/{escape(ladder)}/bots/{escape(self.name)}">'
+                f'<td><a href="/ladders/{quote(ladder, safe="")}/bots/'
+                f'{quote(self.name, safe="")}">'
                 f"{escape(self.label)}</a></td>\n"
                 f'<td class="num wide-only">{r.mu:.2f}</td><td class="num wide-only">'
                 f'{r.sigma:.2f}</td>\n'
