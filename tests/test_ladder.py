@@ -8,6 +8,7 @@ import os
 import random
 import re
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -356,7 +357,10 @@ def test_a_submission_cannot_take_the_name_of_an_organizers_bot(tmp_path):
     impostor = tmp_path / "greedy.py"
     impostor.write_text((ROOT / "bots/seasons/greedy.py").read_text() + "\n# mine now\n")
     db = str(tmp_path / "arena.db")
+    (tmp_path / "ladders").mkdir(mode=0o755)  # made by an older arena
     CliRunner().invoke(cli, ["submit", "--ladder", "ladder", str(impostor), "--db", db])
+    # participants' code: no other user of the machine reads it
+    assert stat.S_IMODE((tmp_path / "ladders").stat().st_mode) == 0o700
     run_until_judged(data, Path(db))
     with Store(db) as store:
         book = LadderBook(store, 1)

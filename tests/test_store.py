@@ -3,6 +3,7 @@
 import json
 import multiprocessing
 import sqlite3
+import stat
 import subprocess
 import sys
 import textwrap
@@ -340,3 +341,19 @@ def test_a_schema_7_database_gets_its_games_indexed_by_entrant(tmp_path):
         assert book.changes() == (0, 2)
         assert [(line.position, seq) for line, seq in book.ratings_changed(0)] == [(0, 1),
                                                                                    (1, 2)]
+
+
+def test_a_database_is_its_owners_alone(tmp_path):
+    """It holds secret seeds, bots' code, failure details and token hashes: with umask 022
+    it was readable by every user of the machine."""
+    new = tmp_path / "new.db"
+    with Store(new) as store:
+        store.db.execute("CREATE TABLE t (x)")  # the WAL files exist while it is open
+        for path in (new, tmp_path / "new.db-wal", tmp_path / "new.db-shm"):
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    old = tmp_path / "old.db"
+    with Store(old):
+        pass
+    old.chmod(0o644)
+    with Store(old):
+        assert stat.S_IMODE(old.stat().st_mode) == 0o600

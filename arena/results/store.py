@@ -497,6 +497,21 @@ class PlayedGame:
     """The game's seed: games on one seed in one variant had the same dice."""
 
 
+def _private(path: Path) -> None:
+    """Make the database at ``path`` its owner's alone (created so, or its group's and
+    others' rights taken away): it holds secret seeds, bots' code, failure details and
+    token hashes. SQLite gives its -wal and -shm files the database's rights."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+    except FileExistsError:
+        with contextlib.suppress(OSError):  # another user's file, or read-only: as it is
+            mode = path.stat().st_mode
+            if mode & 0o077 and path.is_file():
+                os.chmod(path, mode & 0o700)
+    except OSError:
+        pass  # sqlite says what is wrong with the path
+
+
 class Store:
     """A connection to the results database."""
 
@@ -504,6 +519,7 @@ class Store:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._claims: list[tuple[Path, Any]] = []
+        _private(self.path)
         try:
             self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")

@@ -84,6 +84,13 @@ def ladder_home(store: Store, name: str) -> Path:
     return store.path.parent / "ladders" / name
 
 
+def private_folder(folder: Path) -> None:
+    """Make ``folder`` (made if need be) its owner's alone."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # not ours: as it is
+        os.chmod(folder, 0o700)
+
+
 def stage(book: LadderBook, home: Path, file: Path, source: str, *, attr: str | None = None,
           package: Path | None = None) -> int:
     """Copy the bot file (or the ``package`` folder whose ``__init__.py`` it is, as an
@@ -93,6 +100,7 @@ def stage(book: LadderBook, home: Path, file: Path, source: str, *, attr: str | 
         raise ArenaError(f"a ladder takes a Python bot file (path/to/bot.py), not {file}")
     tree = read_bot_folder(package) if package is not None else None  # no link followed
     code = None if package is not None else _read_plain(file)
+    private_folder(home.parent)  # participants' code: no other user of the machine reads it
     staged = home / "staged"
     staged.mkdir(parents=True, exist_ok=True)
     submission = book.submit(source, "")
