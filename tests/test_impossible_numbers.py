@@ -11,6 +11,7 @@ overstating the luck would give, so the adjusted sets average 104.3 % again.
 from __future__ import annotations
 
 import csv
+import html
 import re
 
 import pytest
@@ -129,3 +130,20 @@ def test_the_rendered_report_shows_no_minus_zero_and_no_score_outside_0_100(fixt
     assert shown and not [p for p in shown if p.startswith("-")], shown
     assert all(0.0 <= float(p) <= 100.0 for p in shown), shown
     assert "adj. 100%" in text and "adj. 0%" in text
+
+
+def test_the_pair_matrix_gives_a_sweep_no_infinite_elo_and_says_when_adjusting_fell_back(swept):
+    """The report's cell read ``10 g · +∞`` and its hover ``Elo +∞ ± ∞``, and a luck-adjusted
+    score that had fallen back to the raw sets' read as luck-adjusted."""
+    out = swept / "matrix"
+    invoke("report", "sweep", "--db", str(swept / "arena.db"), "--out", str(out))
+    text = (out / "report.html").read_text()
+    assert "∞" not in text and "inf" not in re.sub(r"info|infinit", "", text.lower())
+    cells = re.findall(r'<td class="pair"[^>]*title="([^"]*)"[^>]*>(.*?)</td>', text)
+    assert len(cells) == 2
+    for title, cell in cells:
+        title = html.unescape(title)
+        assert "no estimate, the" in title and "end of its 95% interval" in title
+        assert "outside 0 to 100 %" in title and "the raw sets' score stands" in title
+        assert re.search(r"adj\. (100|0)%\*", cell), cell
+        assert re.search(r"20 g · [&gt;&lt;]+ [+−]\d+", cell), cell

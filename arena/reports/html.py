@@ -28,6 +28,8 @@ from arena.referee.record import SEAT_STATUSES
 from arena.reports import charts, seasons_board, viewer
 from arena.reports.model import Bot, FailureGroup, PairResult, ReportModel
 from arena.reports.written import own_folder, write_text
+from arena.results.comparison import elo_text
+from arena.results.stats import elo_difference, elo_interval, score_interval
 from arena.results.store import Store
 
 TEMPLATE = "report.html.j2"
@@ -297,29 +299,43 @@ def _cell(bot: Bot, other: Bot, pair: PairResult | None) -> dict[str, Any]:
         return {"kind": "self"}
     if pair is None or pair.games == 0:
         return {"kind": "none", "title": f"{bot.label} and {other.label} did not meet"}
-    elo, error = pair.elo
+    interval = score_interval(pair.match)
     title = (f"{bot.label} vs {other.label}: {pair.wins} W, {pair.draws} D, {pair.losses} L "
              f"in {pair.games} games; score {100 * pair.score:.1f} %; "
-             f"Elo {_signed(elo)} ± {_plain(error)}; LOS {100 * pair.los:.1f} %")
-    adjusted, interval = pair.adjusted, pair.adjusted_interval
+             f"{elo_text(pair.score, interval)}; LOS {100 * pair.los:.1f} %")
+    adjusted, adjusted_bounds = pair.adjusted, pair.adjusted_interval
     shown = None
-    if adjusted is not None and interval is not None:
+    if adjusted is not None and adjusted_bounds is not None:
         shown = adjusted.score
-        title += (f"; luck-adjusted score {100 * adjusted.score:.1f} % (95 % interval "
-                  f"{100 * interval[0]:.1f} to {100 * interval[1]:.1f} %)")
+        low, high = adjusted_bounds
+        if adjusted.outside:
+            title += ("; luck-adjusted: the adjusted sets' mean fell outside 0 to 100 %, "
+                      "where no expected score can be, so the raw sets' score stands: "
+                      f"{100 * adjusted.score:.1f} % (95 % interval "
+                      f"{100 * low:.1f} to {100 * high:.1f} %)")
+        else:
+            title += (f"; luck-adjusted score {100 * adjusted.score:.1f} % (95 % interval "
+                      f"{100 * low:.1f} to {100 * high:.1f} %)")
     return {"kind": "pair", "score": pair.score, "games": pair.games, "title": title,
-            "colour": heat(pair.score), "elo": _signed(elo), "error": _plain(error),
-            "adjusted": shown, "game": pair.first_game}
+            "colour": heat(pair.score), "elo": short_elo(pair.score, interval),
+            "adjusted": shown, "raw_adjusted": adjusted is not None and adjusted.outside,
+            "game": pair.first_game}
+
+
+def short_elo(score: float, interval: tuple[float, float]) -> str:
+    """A pair cell's Elo: ``+35``; for a sweep, which has no estimate, the end of its
+    interval (``> +166``), or ``—`` without one."""
+    elo = elo_difference(score)
+    if math.isfinite(elo):
+        return _signed(elo)
+    bound = elo_interval(interval)[0 if elo > 0 else 1]
+    if not math.isfinite(bound):
+        return "—"
+    return f"{'>' if elo > 0 else '<'} {_signed(bound)}"
 
 
 def _signed(value: float) -> str:
-    if math.isinf(value):
-        return "+∞" if value > 0 else "−∞"
     return f"{value:+.0f}".replace("-", "−")
-
-
-def _plain(value: float) -> str:
-    return "∞" if math.isinf(value) else f"{value:.0f}"
 
 
 # -- charts ----------------------------------------------------------------------------
