@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from arena.cli import cli
 from arena.results.bradley_terry import ELO_PER_UNIT, MIN_DESIGN_EFFECT, SeatedGame, fit
 from arena.results.store import Store
+from arena.results.versions import seated_games
 from arena.tournaments.config import parse_config
 from arena.tournaments.runner import run_tournament
 
@@ -128,7 +129,29 @@ def test_arena_ratings_system_bt_prints_anchored_elo_with_intervals(tmp_path, ro
     assert "Bradley-Terry, 36 games" in result.output
     assert "the earlier seat's advantage" in result.output
     random_line = next(line for line in result.output.splitlines() if "random@1.0" in line)
-    assert random_line.split()[2:5] == ["0", "0", "0"]
+    assert random_line.split()[2:5] == ["0", "anchor", "anchor"]  # not a zero-width interval
     bad = CliRunner().invoke(cli, ["ratings", "--db", str(tmp_path / "a.db"), "--system",
                                    "bt", "--anchor", "random"])
     assert bad.exit_code == 2 and "is not BOT=ELO" in bad.output
+
+
+def test_two_games_give_symmetric_bounds_or_none_and_never_a_negative_zero(tmp_path, root,
+                                                                          monkeypatch):
+    """After one set (2 games), greedy's upper bound was where the search for random's lower
+    one gave up (15274 against -28782, though with two bots one is the other's negative),
+    and the seat advantage read "-0 Elo"."""
+    monkeypatch.chdir(root)
+    config = parse_config({"name": "one", "game": "seasons", "seed": 7, "isolation": "none",
+                           "games_per_pairing": 1, "db": str(tmp_path / "a.db"), "workers": 1,
+                           "bots": ["bots/seasons/greedy.py", "bots/seasons/random_bot.py"]})
+    with Store(config.db) as store:
+        run_tournament(config, store)
+        games = seated_games(store, "seasons", None)
+        result = fit(games)
+    first, second = sorted(result.elo)
+    assert result.low[first] == pytest.approx(-result.high[second], rel=1e-3)
+    assert result.high[first] == pytest.approx(-result.low[second], rel=1e-3)
+    shown = CliRunner().invoke(cli, ["ratings", "--db", str(tmp_path / "a.db"), "--system",
+                                     "bt"]).output
+    assert "-0 " not in shown and "-0)" not in shown, shown
+    assert "advantage: +0 Elo (none to none)" in shown, shown

@@ -62,14 +62,27 @@ def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
     low, high = result.seat_interval
     lines = [f"{heading(game, variant)} (Bradley-Terry, {len(games)} games, 95 % "
              "profile-likelihood intervals, corrected for the duplicate sets)",
-             f"  the earlier seat's advantage: {result.seat_advantage:+.0f} Elo "
-             f"({low:+.0f} to {high:+.0f})"]
+             f"  the earlier seat's advantage: {elo_number(result.seat_advantage, '+')} Elo "
+             f"({elo_number(low, '+')} to {elo_number(high, '+')})"]
+    anchor_bot = anchored[0] if anchored else None
     lines += text_table(["#", "bot", "elo", "95% low", "95% high", "games"],
-                        [[place, labels.get(bot, "?"), f"{result.elo[bot]:.0f}",
-                          f"{result.low[bot]:.0f}", f"{result.high[bot]:.0f}",
+                        [[place, labels.get(bot, "?"), elo_number(result.elo[bot]),
+                          *(("anchor", "anchor") if bot == anchor_bot else
+                            (elo_number(result.low[bot]), elo_number(result.high[bot]))),
                           result.games[bot]]
                          for place, bot in enumerate(result.order(), 1)], 2, terminal_width())
+    if any(not math.isfinite(v) for v in (*result.low.values(), *result.high.values(), low,
+                                          high)):
+        lines.append("  none: the games set no bound on that side (a bot that won or lost "
+                     "every game, or too few games)")
     return lines
+
+
+def elo_number(value: float, sign: str = "") -> str:
+    """An Elo figure rounded to a whole number, without "-0"; ``none`` for no bound."""
+    if not math.isfinite(value):
+        return "none"
+    return f"{round(value):{sign}d}"  # an int: no negative zero
 
 
 def game_variants(store: Store, game: str, pool: bool) -> list[Variant | None]:

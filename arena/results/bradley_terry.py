@@ -316,6 +316,10 @@ def design_effect(table: Table, best: Point, contrast: np.ndarray, residuals: np
     return max(robust / float(contrast @ towards), MIN_DESIGN_EFFECT), freedom
 
 
+FARTHEST = 100.0
+"""How far from its estimate (natural units: about 17,000 Elo) a bound is looked for."""
+
+
 def interval(table: Table, best: Point, contrast: np.ndarray, residuals: np.ndarray,
              level: float = LEVEL) -> tuple[float, float]:
     """The profile-likelihood interval of ``contrast @ theta`` in natural units."""
@@ -331,24 +335,30 @@ def _bound(table: Table, best: Point, contrast: np.ndarray, threshold: float, si
            variance: float) -> float:
     """Where the root of the profile deviance reaches ``threshold`` on ``side``: the
     root is nearly linear in the value, so a secant through the estimate usually
-    lands within a few steps; a bracketed root finder finishes otherwise."""
+    lands within a few steps; a bracketed root finder finishes otherwise. Infinite on
+    ``side`` where the deviance stays below it up to :data:`FARTHEST` from the estimate
+    (a bot that won or lost every game, with few games: the games set no bound)."""
     estimate = float(contrast @ best.theta)
     root = _profile_root(table, best, contrast, variance)
     inside, outside = estimate, math.inf
-    guess = estimate + side * threshold * math.sqrt(variance)
-    for _ in range(40):
+    guess = estimate + side * min(threshold * math.sqrt(variance), FARTHEST)
+    for _ in range(60):
         value = root(guess)
         if value < threshold:
             inside = guess
+            if abs(guess - estimate) >= FARTHEST:
+                return side * math.inf
         else:
             outside = guess
-        if abs(value - threshold) < 1e-4 * threshold or abs(guess - inside) > 60:
+        if abs(value - threshold) < 1e-4 * threshold:
             return guess
         if value > 0:
             guess = estimate + (guess - estimate) * threshold / value
         if value <= 0 or not _between(guess, inside, outside):
             guess = (inside + outside) / 2 if math.isfinite(outside) \
                 else estimate + 2 * (inside - estimate)
+        if not math.isfinite(outside):
+            guess = estimate + side * min(abs(guess - estimate), FARTHEST)
         if math.isfinite(outside) and abs(outside - inside) < 1e-4:
             return guess
     return guess
