@@ -153,6 +153,25 @@ def test_bots_without_common_games_get_a_clear_message(tmp_path):
     assert "--games N" in text
 
 
+def test_bots_that_met_only_at_larger_tables_are_told_so(tmp_path):
+    """They met 18 times at three-seat tables, and compare said they "have not met"."""
+    path = tmp_path / "arena.db"
+    config = parse_config({
+        "name": "three", "game": "sonnentau", "seats": 3, "seed": 5, "isolation": "none",
+        "workers": 1, "games_per_pairing": 1, "db": str(path),
+        "bots": ["bots/sonnentau/heuristic.py", "bots/sonnentau/random_bot.py",
+                 {"spec": "bots/sonnentau/random_bot.py", "name": "third"}]}, source="test")
+    with Store(path) as store:
+        run_tournament(config, store)
+        met = sum(1 for game in store.played_games("sonnentau") if len(game.bots) == 3)
+    result = run("compare", "heuristic", "random", "--db", path)
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "have not met" not in text
+    assert f"met only at tables of more than two seats ({met} games in" in text and met > 0
+    assert "pairs.csv" in text and "--games N" in text
+
+
 @pytest.mark.parametrize("differences", [
     [1.0] * 6,  # the first won every game the second lost
     [-1.0] * 6,

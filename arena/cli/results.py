@@ -302,7 +302,9 @@ def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, d
     met = stored_comparison(store, game, first, second, luck=luck, workers=workers)
     through = common_opponents(store, game, first, second, luck=luck, workers=workers)
     if not met.score.games and not through.games:
-        raise ArenaError(without_pairs(through, db))
+        larger = sum(1 for g in store.played_games(game)
+                     if len(g.bots) > 2 and {first.id, second.id} <= set(g.bots))
+        raise ArenaError(without_pairs(through, db, larger))
     blocks = [met.lines()] if met.score.games else []
     blocks += [through.lines()] if through.games else []
     return [line for block in blocks for line in [*block, ""]][:-1]

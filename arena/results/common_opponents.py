@@ -226,9 +226,15 @@ def _adjusted(games: Sequence[PairedGame]) -> AdjustedScore:
     return luck_adjusted(points, luck, counted)
 
 
-def without_pairs(comparison: CommonComparison, db: str) -> str:
-    """Why the stored games cannot compare the two bots, and what to do instead."""
+def without_pairs(comparison: CommonComparison, db: str, larger_tables: int = 0) -> str:
+    """Why the stored games cannot compare the two bots, and what to do instead;
+    ``larger_tables``: the games in which they met at tables of more than two."""
     first, second = comparison.first, comparison.second
+    if larger_tables:
+        return (f"{first} and {second} met only at tables of more than two seats "
+                f"({larger_tables} games in {db}), and compare reads two-seat games: their "
+                "scores against each other there are in pairs.csv and the report's pair "
+                "matrix; play them against each other with --games N, or --sprt")
     if comparison.shared:
         why = (f", and though both played {_names(comparison.shared)}, they never sat in "
                "the same seat against the same bots on the same dice (a game's dice follow "
