@@ -20,3 +20,22 @@ def test_a_tally_counts_wins_draws_losses_and_failures_per_bot_and_seat():
     assert first.by_seat[0].games == 2 and first.by_seat[1].games == 1
     assert second.overall.mean_score == 110 / 3
     assert second.overall.mean_rank == 1 + 1 / 3
+
+
+def test_a_bot_with_only_a_bye_shows_no_score_and_the_legend_says_what_a_bye_counts_in():
+    """After a Swiss round a bot whose only result was a bye read ``0.0%  0.00  0.00``: a
+    mean rank of 0 (1 is first) and a score for no games."""
+    from arena.results.standings import legend_lines, table_lines
+
+    played, bye = tally_games(["a@1", "b@1", "c@1"], 2,
+                              [((0, 1), (0, 1), (70.0, 50.0), ("ok", "ok"))])[0::2]
+    bye.byes, bye.bye_points = 1, 1.0
+    rows = {line.split()[0]: line.split()[1:] for line in table_lines([played, bye],
+                                                                      seats=False)[2:]}
+    assert rows["c@1"][:5] == ["0", "0", "0", "0", "1.0"]
+    assert rows["c@1"][5:8] == ["—", "—", "—"]
+    assert rows["a@1"][5:8] == ["100.0%", "70.00", "1.00"]
+    legend = " ".join(legend_lines(2, byes=True))
+    assert "a bye: a win's points, in points (and the order) only" in legend
+    assert "a bye" not in " ".join(legend_lines(2))
+    assert all(len(line) <= 80 for line in legend_lines(2, byes=True))

@@ -203,11 +203,13 @@ def _finish(config: TournamentConfig, store: Store, report: RunReport, *, luck: 
         echo(line)
     for line in table_lines(report.standings, width=width):
         echo(line)
-    for line in legend_lines(config.seats, width):
+    for line in legend_lines(config.seats, width,
+                             byes=any(result.byes for result in report.standings)):
         echo(line)
     if any(result.overall.failures for result in report.standings):
-        echo("every failure's detail: the `detail` column of games.csv and the Terminations "
-             "of report.html")
+        for line in wrap("every failure's detail: the `detail` column of games.csv and the "
+                         "Terminations of report.html", width):
+            echo(line)
     if config.secret_seed and report.complete:
         echo(f"the secret seed was {store.seed_of(report.tournament_id)}")
     row = store.find_tournament(config.name)

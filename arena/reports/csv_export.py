@@ -69,8 +69,9 @@ def write_standings(path: Path, results: Sequence[BotResults],
                                      round(seat.mean_score, 4))]
             writer.writerow([place, bot.name, bot.version, tally.games, tally.wins, tally.draws,
                              tally.losses, round(result.total_points, 4), result.byes,
-                             round(tally.score, 4), round(tally.mean_score, 4),
-                             round(tally.mean_rank, 4), *by_seat])
+                             *((round(tally.score, 4), round(tally.mean_score, 4),
+                                round(tally.mean_rank, 4)) if tally.games else ("", "", "")),
+                             *by_seat])
 
 
 def write_games(path: Path, rows: Iterable[GameRow], identities: Sequence[BotIdentity],

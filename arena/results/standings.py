@@ -122,10 +122,15 @@ def _tally_columns(rows: Sequence[tuple[Tally, float]]) -> list[_Column]:
         _Column(("", "draws"), [str(t.draws) for t, _ in rows]),
         _Column(("", "losses"), [str(t.losses) for t, _ in rows]),
         _Column(("", "points"), [f"{points:.1f}" for _, points in rows]),
-        _Column(("", "score"), [f"{100 * t.score:.1f}%" for t, _ in rows]),
-        _Column(("mean", "score"), [f"{t.mean_score:.2f}" for t, _ in rows]),
-        _Column(("mean", "rank"), [f"{t.mean_rank:.2f}" for t, _ in rows]),
+        _Column(("", "score"), [_played(t, f"{100 * t.score:.1f}%") for t, _ in rows]),
+        _Column(("mean", "score"), [_played(t, f"{t.mean_score:.2f}") for t, _ in rows]),
+        _Column(("mean", "rank"), [_played(t, f"{t.mean_rank:.2f}") for t, _ in rows]),
     ]
+
+
+def _played(tally: Tally, text: str) -> str:
+    """``text``, or a dash for a bot without games (a bye alone): no score, no mean."""
+    return text if tally.games else "—"
 
 
 def _layout(first: str, labels: Sequence[str], columns: Sequence[_Column],
@@ -195,8 +200,9 @@ def wrap(text: str, width: int = TABLE_WIDTH, indent: str = "") -> list[str]:
     return lines
 
 
-def legend_lines(seats: int, width: int = TABLE_WIDTH) -> list[str]:
-    """What the standings' columns mean, in lines of at most ``width`` characters."""
+def legend_lines(seats: int, width: int = TABLE_WIDTH, *, byes: bool = False) -> list[str]:
+    """What the standings' columns mean, in lines of at most ``width`` characters (with
+    ``byes``, what a Swiss bye counts in)."""
     if seats == 2:
         counted = ("win: the better result; draw: an equal one; points: 1 per win, 1/2 per "
                    "draw")
@@ -205,7 +211,9 @@ def legend_lines(seats: int, width: int = TABLE_WIDTH) -> list[str]:
                    f" points: per game, (players beaten + 1/2 tied) / {seats - 1}")
     return wrap(counted + "; score: points per game as a percentage; mean score: the game's "
                 "own score (Seasons: points on the board; Sonnentau: pieces brought home); "
-                "mean rank: 1 is first", width)
+                "mean rank: 1 is first" + ("; a bye: a win's points, in points (and the "
+                                           "order) only; games, wins and score are of games "
+                                           "played" if byes else ""), width)
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
