@@ -153,6 +153,21 @@ def test_bots_without_common_games_get_a_clear_message(tmp_path):
     assert "--games N" in text
 
 
+@pytest.mark.parametrize(("names", "said"), [
+    (("greedy", "randm"), "no bot named 'randm' in"),
+    (("greedy", "randm"), "(did you mean 'random'?)"),
+    (("bots/seasons/greedy.py", "random"), "compare takes the names of stored bots, not files"),
+])
+def test_a_name_no_stored_bot_has_is_refused_with_what_to_do(db, names, said):
+    """A typo, a file, or a bot never run: "name the game with --game (games with both
+    bots: none)" said nothing of the name."""
+    result = run("compare", *names, "--db", db)
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert said in text and "--game" not in text
+    assert "a bot is stored once it has played in a tournament there" in text
+
+
 def test_bots_that_met_only_at_larger_tables_are_told_so(tmp_path):
     """They met 18 times at three-seat tables, and compare said they "have not met"."""
     path = tmp_path / "arena.db"

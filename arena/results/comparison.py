@@ -8,6 +8,7 @@ games on one seed form the pairs of the pentanomial statistics.
 
 from __future__ import annotations
 
+import difflib
 import math
 import textwrap
 from collections import defaultdict
@@ -145,13 +146,31 @@ def elo_text(score: float, interval: tuple[float, float],
 
 
 def common_game(store: Store, *names: str) -> str:
-    """The one game in which bots of every one of ``names`` are stored."""
+    """The one game in which bots of every one of ``names`` are stored; an ArenaError that
+    says which name is stored nowhere, and how a bot gets stored, if one is not."""
+    stored = sorted({b.identity.name for b in store.bots()})
+    for name in names:
+        if name not in stored:
+            raise ArenaError(unknown_bot(name, stored, store.path))
     games = [g for g in sorted({b.game for b in store.bots()})
              if all(any(b.identity.name == n for b in store.bots(g)) for n in names)]
     if len(games) != 1:
         found = ", ".join(games) if games else "none"
         raise ArenaError(f"name the game with --game (games with both bots: {found})")
     return games[0]
+
+
+def unknown_bot(name: str, stored: Sequence[str], db: object) -> str:
+    """What to say of a bot name that no stored bot has."""
+    if "/" in name or name.endswith((".py", ".sh")):
+        first = f"compare takes the names of stored bots, not files ({name!r})"
+    else:
+        close = difflib.get_close_matches(name, stored, n=1)
+        first = f"no bot named {name!r} in {db}" + (f" (did you mean {close[0]!r}?)" if close
+                                                    else "")
+    return (f"{first}; a bot is stored once it has played in a tournament there; put it in "
+            "a config's bots and `arena run` it (for two of the shipped bots: `arena run "
+            "configs/seasons-round-robin.yaml`)")
 
 
 def stored_comparison(store: Store, game: str, first: StoredBot, second: StoredBot,
