@@ -368,3 +368,33 @@ print("closed")
     assert [line.split()[-1] for line in lines if "after kill" in line] == [
         str(i) for i in range(20)]
     assert any("worker line" in line for line in lines)
+
+
+def test_an_error_on_a_terminal_is_wrapped_between_words_and_one_line_elsewhere():
+    """A config with several mistakes gave error lines of 280 characters, which an 80-column
+    terminal broke mid-word; in a pipe or a log each message stays one line."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:  # a path short enough to wrap
+        error_on_a_terminal_and_in_a_pipe(Path(folder) / "bad.yaml")
+
+
+def error_on_a_terminal_and_in_a_pipe(bad: Path) -> None:
+    from test_human import Pty
+
+    bad.write_text("name: bad\ngame: seasons\nformt: swiss\nbots: [bots/seasons/greedy.py, "
+                   "nothere.py]\ngames_per_pairing: -3\ntime_limit: fast\n")
+    terminal = Pty("run", str(bad))
+    shown = terminal.read_until(lambda text: False, patience=60)
+    lines = [line for line in shown.split("\r\n") if line]
+    assert lines[0].startswith("Error: ") and len(lines) >= 6, lines
+    assert all(len(line) <= 80 for line in lines), lines
+    words = " ".join(" ".join(lines).split())
+    assert "unknown key 'formt' (did you mean 'format'?); known: bots," in words
+    assert "time_limit: must be a number of seconds, or null for no limit, got 'fast'" in words
+    piped = subprocess.run([sys.executable, "-m", "arena", "run", str(bad)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+    messages = piped.stderr.splitlines()
+    assert messages[0].startswith("Error: ") and "known: bots," in messages[0]
+    assert len(messages[0]) > 80  # one line, as it is, for a log or grep
+    assert any(line.endswith("got 'fast'") and "time_limit" in line for line in messages)

@@ -9,6 +9,7 @@ import select
 import shutil
 import sqlite3
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,23 @@ from arena.tournaments.config import DEFAULT_DB
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class ArenaException(click.ClickException):
+    """An error shown as ``Error: …``; on a terminal in lines within its width, each line
+    of the message wrapped between words and aligned under its start (a terminal would
+    break words), elsewhere (a log, a pipe) a line each, as they are."""
+
+    def format_message(self) -> str:
+        if not is_terminal(sys.stderr):
+            return self.message
+        indent = " " * len("Error: ")
+        width = terminal_width(err=True)
+        lines = []
+        for line in self.message.split("\n"):
+            lines += textwrap.wrap(line, width, initial_indent=indent, subsequent_indent=indent,
+                                   break_long_words=False, break_on_hyphens=False) or [indent]
+        return "\n".join(lines)[len(indent):]
+
+
 def reports_errors(command: F) -> F:
     """Turn arena's errors into one line and exit code 1 (a bot's traceback follows)."""
 
@@ -38,19 +56,19 @@ def reports_errors(command: F) -> F:
         except BrokenPipeError as exc:
             if output_gone():  # the reader left (`| head`): not an error of arena's
                 raise
-            raise click.ClickException(printable(str(exc))) from None  # a connection
+            raise ArenaException(printable(str(exc))) from None  # a connection
         except BotLoadError as exc:
             if exc.details:
                 echo(exc.details.rstrip(), err=True)
-            raise click.ClickException(printable(str(exc))) from None
+            raise ArenaException(printable(str(exc))) from None
         except ArenaError as exc:
-            raise click.ClickException(printable(str(exc))) from None
+            raise ArenaException(printable(str(exc))) from None
         except sqlite3.Error as exc:  # a full disk, a locked or damaged file
-            raise click.ClickException(
+            raise ArenaException(
                 f"the results database: {printable(str(exc))}; finished games are kept — fix "
                 "this and run the same command again to resume") from None
         except OSError as exc:  # a full disk or a folder arena may not write to
-            raise click.ClickException(printable(str(exc))) from None
+            raise ArenaException(printable(str(exc))) from None
 
     return wrapper  # type: ignore[return-value]
 

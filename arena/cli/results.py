@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import math
-import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -228,21 +227,15 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
     each played against the same opponents on the same dice (two revisions of a version
     in the same config), paired game by game.
     """
-    from arena.bots.loading import BotLoadError
     from arena.results.luck_book import LuckSource
     from arena.results.stats import SprtSettings
 
     settings = SprtSettings(elo0, elo1, alpha, beta) if use_sprt else None
     source = LuckSource(value_model) if luck else None
     with open_store(db) as store:
-        try:
-            lines = compared_lines(store, (first, second), game_name, db, pairs=pairs,
-                                   settings=settings, seed=seed, workers=workers,
-                                   progress=progress, luck=source)
-        except BotLoadError:
-            raise  # its details (a traceback) follow its line
-        except ArenaError as exc:
-            raise ArenaError(fitted_error(str(exc))) from None
+        lines = compared_lines(store, (first, second), game_name, db, pairs=pairs,
+                               settings=settings, seed=seed, workers=workers,
+                               progress=progress, luck=source)
     for line in lines:
         echo(line)
 
@@ -281,15 +274,6 @@ def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, 
     finally:
         bar.close()
     return result.lines()
-
-
-def fitted_error(text: str) -> str:
-    """An error message in lines that keep within 80 columns after the CLI's ``Error: ``,
-    what runs over aligned under the message's start."""
-    indent = " " * len("Error: ")
-    return "\n".join(textwrap.wrap(text, 80, initial_indent=indent, subsequent_indent=indent,
-                                   break_long_words=False, break_on_hyphens=False)
-                     )[len(indent):]
 
 
 def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, db: str,
