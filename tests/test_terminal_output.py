@@ -216,12 +216,25 @@ def test_ratings_and_history_fit_80_columns_with_long_names(tmp_path, monkeypatc
                  {"spec": "bots/seasons/greedy.py", "name": long}]})
     with Store(config.db) as store:
         run_tournament(config, store)
-    for command in (["ratings", "--db", db], ["history", long, "--db", db]):
+    wide = tmp_path / "wide.yaml"
+    wide.write_text(yaml.safe_dump({
+        "name": "the-nightly-round-robin-of-the-long-names-2", "game": "sonnentau",
+        "seed": 2026, "games_per_pairing": 10, "isolation": "none", "db": db,
+        "output": str(tmp_path / "wide"), "bots": ["bots/sonnentau/random_bot.py",
+                                                  "bots/sonnentau/heuristic.py"]}))
+    header = CliRunner().invoke(cli, ["run", str(wide), "--no-progress"])
+    assert header.exit_code == 0, header.output
+    assert all(len(line) <= 80 or " " not in line.strip()  # a path alone may be longer
+               for line in header.output.splitlines()), header.output  # the header was 84
+    for command in (["ratings", "--db", db], ["history", long, "--db", db],
+                    ["ratings", "--system", "bt", "--db", db]):  # its title was 114 wide
         result = CliRunner().invoke(cli, command)
         assert result.exit_code == 0, result.output
         lines = result.output.splitlines()
         assert max(map(len, lines)) <= 80, result.output
-        if command[0] == "ratings":  # each bot's numbers on its line or the next
+        if "bt" in command:
+            assert "corrected for the duplicate sets)" in result.output
+        elif command[0] == "ratings":  # each bot's numbers on its line or the next
             for name in (f"{long}@1.0+", "random@1.0+"):
                 at = next(i for i, line in enumerate(lines) if name in line)
                 cells = (lines[at] + " " + lines[at + 1]).split()

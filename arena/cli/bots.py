@@ -54,7 +54,7 @@ def bots_validate(spec: str, game_name: str | None, count: int, time_limit: floa
     check_bot_files(spec)
     verdict = validate(spec, game=game_name, games=count, time_limit=time_limit)
     for line in verdict.lines():
-        echo(line)
+        echo_wrapped(line, indent="  ")
     if not verdict.valid:
         raise SystemExit(1)
 
@@ -97,7 +97,7 @@ def submit(spec: str, game_name: str | None, db: str, folder: str,
         labels = sorted({bot.label for bot in store.bots() if copy is not None
                          and bot.identity.spec == str(copy)})
     for line in verdict.lines():
-        echo(line)
+        echo_wrapped(line, indent="  ")
     if copy is None:
         raise SystemExit(1)
     echo_wrapped(f"submitted {', '.join(labels)} for {', '.join(verdict.games)}: code kept "

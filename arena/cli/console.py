@@ -97,7 +97,7 @@ class ProgressBar(Progress, BarLines):
             for line in wrap(note, terminal_width()):
                 echo(line)
         for line in header_lines(run):
-            echo(line)
+            echo_wrapped(line, indent="  ")
 
     def _start(self, total: int, done: int) -> None:
         self.finished = done

@@ -72,8 +72,9 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
             _show_status(store, config.name)
     except KeyboardInterrupt:
         view.close()
-        echo("\ninterrupted: the finished games are kept; run the same command again to "
-             "resume", err=True)
+        echo(err=True)
+        echo_wrapped("interrupted: the finished games are kept; run the same command again "
+                     "to resume", err=True)
         raise SystemExit(130) from None
     finally:
         close_logging()

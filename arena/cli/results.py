@@ -59,8 +59,9 @@ def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
     result = fit(games, anchor=anchored)
     labels = {bot.id: bot.label for bot in store.bots(game)}
     low, high = result.seat_interval
-    lines = [f"{heading(game, variant)} (Bradley-Terry, {len(games)} games, 95 % "
-             "profile-likelihood intervals, corrected for the duplicate sets)",
+    lines = [*wrap(f"{heading(game, variant)} (Bradley-Terry, {len(games)} games, 95 % "
+                   "profile-likelihood intervals, corrected for the duplicate sets)",
+                   terminal_width(), "  "),
              f"  the earlier seat's advantage: {elo_number(result.seat_advantage, '+')} Elo "
              f"({elo_number(low, '+')} to {elo_number(high, '+')})"]
     anchor_bot = anchored[0] if anchored else None
@@ -268,8 +269,9 @@ def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, 
                                  progress=bar, luck=luck)
     except KeyboardInterrupt as stop:
         bar.close()
-        echo(f"\ninterrupted: the finished games are kept in {db}; run the same command "
-             "again to resume", err=True)
+        echo(err=True)
+        echo_wrapped(f"interrupted: the finished games are kept in {db}; run the same "
+                     "command again to resume", err=True)
         raise SystemExit(interrupt_status(stop)) from None
     finally:
         bar.close()

@@ -122,8 +122,9 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
                 bar.close()
                 name = bar.run.config.name if bar.run else config.name
                 done = store.finished_count(name)
-                echo(f"\ninterrupted: {done} finished games are kept in {config.db}; "
-                           "run the same command again to resume", err=True)
+                echo(err=True)
+                echo_wrapped(f"interrupted: {done} finished games are kept in {config.db}; "
+                             "run the same command again to resume", err=True)
                 raise SystemExit(interrupt_status(stop)) from None
             bar.close()
             finished = bar.run.config if bar.run else config
@@ -131,10 +132,10 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
                 _finish(finished, store, report, luck=luck, progress=progress,
                         accountant=accountant)
             except KeyboardInterrupt as stop:
-                echo(f"\ninterrupted: all {report.total} games are kept in {config.db}; "
-                     f"arena report {shlex.quote(finished.name)} --db {shlex.quote(config.db)} "
-                     "writes the report",
-                     err=True)
+                echo(err=True)
+                echo_wrapped(f"interrupted: all {report.total} games are kept in "
+                             f"{config.db}; arena report {shlex.quote(finished.name)} --db "
+                             f"{shlex.quote(config.db)} writes the report", err=True)
                 raise SystemExit(interrupt_status(stop)) from None
     finally:
         accountant.stop()

@@ -21,7 +21,7 @@ from arena.results.ladder_book import (
     LadderBook,
     Submission,
 )
-from arena.results.standings import TABLE_WIDTH, text_table
+from arena.results.standings import TABLE_WIDTH, text_table, wrap
 from arena.results.store import Store, TournamentRow
 from arena.tournaments.ladder import ratings_of
 
@@ -82,7 +82,8 @@ def status_lines(store: Store, row: TournamentRow, width: int = TABLE_WIDTH) -> 
     for line in entrants:
         if line.submission.status == ERROR:
             lines.append(f"submission {line.submission.id} ({line.submission.source}):")
-            lines += [f"  {text}" for text in line.submission.log.splitlines()[:LOG_LINES]]
+            lines += [wrapped for text in line.submission.log.splitlines()[:LOG_LINES]
+                      for wrapped in wrap(f"  {text}", width, "  ")]
     if row.status in (FROZEN, COMPLETE):
         lines += final_standing_lines(store, row, width)
     return lines
