@@ -136,6 +136,11 @@ def test_json_refuses_to_overwrite_a_file_unless_told(run, tmp_path):
     assert run("play", "seasons", GREEDY, RANDOM, "--json", str(out), "--overwrite"
                ).exit_code == 0
     assert len(read_records(str(out))) == 1
+    nowhere = tmp_path / "no" / "such" / "games.jsonl"  # said before any game: not a raw errno
+    missing = run("play", "seasons", GREEDY, RANDOM, "--json", str(nowhere))
+    assert missing.exit_code == 1 and missing.output.strip() == (
+        f"Error: {nowhere}: no folder {nowhere.parent} to write it in; make it first, or "
+        "name another file")
 
 
 def test_a_bot_for_another_game_is_refused_before_it_plays(run):

@@ -208,7 +208,7 @@ def good(db: Path) -> dict[str, Any]:
 
 
 BAD: list[tuple[str, Any, str]] = [
-    ("format", "chess-replay", "format: 'chess-replay' is not 'arena-replay'"),
+    ("format", "chess-replay", "format: 'chess-replay', not 'arena-replay'"),
     ("version", 2, "version: 2 is newer than this arena reads (1); update arena"),
     ("game", "chess", "game: 'chess' is not one of seasons, sonnentau"),
     ("seed", "7", "seed: '7' is neither an integer nor null"),
@@ -311,6 +311,21 @@ def test_a_malformed_file_is_one_line_naming_the_file_line_and_problem(db, tmp_p
     result = CliRunner().invoke(cli, ["view", str(path)])
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [f"Error: {raised.value}"]
+
+
+def test_a_game_record_of_arena_play_is_told_apart_from_a_replay(tmp_path, monkeypatch):
+    """``arena view`` of what ``arena play --json`` writes said "format: None is not
+    'arena-replay'": Python's None, and nothing of what to do."""
+    monkeypatch.chdir(ROOT)
+    record = tmp_path / "played.jsonl"
+    played = CliRunner().invoke(cli, ["play", "seasons", "greedy", "random", "--seed", "3",
+                                      "--json", str(record)])
+    assert played.exit_code == 0, played.output
+    result = CliRunner().invoke(cli, ["view", str(record)])
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        f"Error: {record}, line 1: a game record as `arena play --json` writes it, not a "
+        "replay: `arena export` writes a tournament's games as replays")
 
 
 def test_a_broken_json_file_names_its_line(tmp_path):

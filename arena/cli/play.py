@@ -92,6 +92,9 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
     given = dict(parse_option(o) for o in raw_options)
     given.update({k: v for k, v in (("dice", dice), ("board", board)) if v is not None})
     options = resolve_game_options(game, given, len(bots))
+    if json_path and not Path(json_path).absolute().parent.is_dir():
+        raise ArenaError(f"{json_path}: no folder {Path(json_path).parent} to write it in; "
+                         "make it first, or name another file")
     if json_path and Path(json_path).exists() and not overwrite:
         raise ArenaError(f"{json_path} exists already; pass --overwrite to replace it, or "
                          "name another file")

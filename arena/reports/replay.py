@@ -156,9 +156,12 @@ def check_replay(data: Any) -> None:
     moves legal by the game's rules (replayed through the engine, as :func:`arena.replay`
     would: ``moves[12].action: 'place:max-99' is not legal here ...``)."""
     obj = _object(data, "the replay")
+    if "format" not in obj and {"game", "seats", "moves"} <= obj.keys():
+        raise ReplayError("a game record as `arena play --json` writes it, not a replay: "
+                          "`arena export` writes a tournament's games as replays")
     if obj.get("format") != FORMAT:
-        raise ReplayError(f"format: {obj.get('format')!r} is not {FORMAT!r} (not an arena "
-                          "replay)")
+        shown = repr(obj["format"]) if "format" in obj else "missing"
+        raise ReplayError(f"format: {shown}, not {FORMAT!r} (not an arena replay)")
     version = obj.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise ReplayError(f"version: {version!r} is not a version number")
