@@ -402,3 +402,10 @@ def test_a_long_round_robin_shows_its_standings_three_times_before_the_end():
         shown = [games for games in range(1, total + 1) if games % every == 0]
         assert len(shown) == 3 and shown[-1] < total, (bots, total, shown)
     assert interim_every(config, 7) == 7
+
+
+@pytest.mark.parametrize("command", ["new", "validate"])
+def test_a_bots_command_typed_without_bots_says_where_it_is(run, command):
+    result = run(command, "x")
+    assert result.exit_code == 2
+    assert f"No such command '{command}': it is `arena bots {command}`." in result.output

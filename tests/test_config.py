@@ -76,7 +76,7 @@ def test_the_fingerprint_ignores_where_and_how_fast():
     (base(bots=[GREEDY, 5]), "bots[1]: must be a bot spec"),
     (base(bots=[GREEDY]), "1 bots cannot fill a table of 2 seats"),
     (base(bots=[GREEDY, GREEDY]), "bots[1]: the same bot as bots[0]"),
-    (base(seats=3), "seasons tables have 2 to 2 seats, not 3"),
+    (base(seats=3), "seasons tables have 2 seats, not 3"),
     (base(game="chess"), "game: unknown game 'chess'"),
     (base(format="knockout"), "format: must be one of round-robin, swiss"),
     (base(options={"placement_limt": 5}), "did you mean 'placement_limit'"),

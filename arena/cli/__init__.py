@@ -34,6 +34,13 @@ class ArenaGroup(click.Group):
         except KeyboardInterrupt as stop:
             interrupted(stop)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        """An unknown command that is a ``bots`` one (``arena new``) says where it is."""
+        name = args[0] if args else ""
+        if args and self.get_command(ctx, name) is None and name in BOTS_COMMANDS:
+            ctx.fail(f"No such command {name!r}: it is `arena bots {name}`.")
+        return super().resolve_command(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -43,6 +50,10 @@ class ArenaGroup(click.Group):
             reader_left()
         except KeyboardInterrupt as stop:  # before a command's own answer, or it has none
             interrupted(stop)
+
+
+BOTS_COMMANDS = ("new", "validate")
+"""The ``arena bots`` commands a new user may type without ``bots``."""
 
 
 def interrupted(stop: KeyboardInterrupt) -> NoReturn:

@@ -420,9 +420,10 @@ def _check_semantics(config: TournamentConfig, problems: Problems, given_bots: i
     ]
     if game is not None:
         info = game.info
+        seats = (f"{info.min_seats}" if info.min_seats == info.max_seats
+                 else f"{info.min_seats} to {info.max_seats}")
         checks.insert(3, (info.min_seats <= config.seats <= info.max_seats, "seats",
-                          f"{info.name} tables have {info.min_seats} to {info.max_seats} "
-                          f"seats, not {config.seats}"))
+                          f"{info.name} tables have {seats} seats, not {config.seats}"))
     for ok, key, message in checks:
         if not ok and not problems.about(key):
             problems.add(key, message)
