@@ -226,6 +226,9 @@ def test_ratings_and_history_fit_80_columns_with_long_names(tmp_path, monkeypatc
     assert header.exit_code == 0, header.output
     assert all(len(line) <= 80 or " " not in line.strip()  # a path alone may be longer
                for line in header.output.splitlines()), header.output  # the header was 84
+    compared = CliRunner().invoke(cli, ["compare", long, "random", "--games", "1", "--db", db,
+                                        "--no-progress"])  # a tournament named in words
+    assert compared.exit_code == 0, compared.output
     for command in (["ratings", "--db", db], ["history", long, "--db", db],
                     ["ratings", "--system", "bt", "--db", db]):  # its title was 114 wide
         result = CliRunner().invoke(cli, command)
@@ -239,7 +242,7 @@ def test_ratings_and_history_fit_80_columns_with_long_names(tmp_path, monkeypatc
                 at = next(i for i, line in enumerate(lines) if name in line)
                 cells = (lines[at] + " " + lines[at + 1]).split()
                 label = next(cell for cell in cells if cell.startswith(name))
-                assert cells[cells.index(label) + 4] == "4", result.output  # games
+                assert cells[cells.index(label) + 4] == "6", result.output  # games: 4 + 2
         else:
             at = next(i for i, line in enumerate(lines) if "the-nightly" in line)
             assert "4" in (lines[at] + " " + lines[at + 1]).split()[-1:], result.output

@@ -225,12 +225,38 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_co
     lines = _plain(headers, rows, text_columns, "  ")
     if max(map(len, lines)) <= width:
         return lines
-    texts = _plain(headers[:text_columns], [row[:text_columns] for row in rows],
-                   text_columns, "  ")
+    text_rows = [[str(cell) for cell in row[:text_columns]] for row in rows]
+    pieces = _wrapped_widest(headers[:text_columns], text_rows, width)
+    flat = [line for row in pieces for line in row]
+    texts = _plain(headers[:text_columns], flat, text_columns, "  ")
     numbers = _plain(headers[text_columns:], [row[text_columns:] for row in rows], 0,
                      "      ")
-    return [line for pair in zip(texts, numbers, strict=True) for line in pair
-            if line.strip()]
+    out = [texts[0], numbers[0], texts[1], numbers[1]]  # headers, then rules
+    at = 2
+    for row, number in zip(pieces, numbers[2:], strict=True):
+        out += [*texts[at:at + len(row)], number]
+        at += len(row)
+    return [line for line in out if line.strip()]
+
+
+def _wrapped_widest(headers: Sequence[str], rows: Sequence[list[str]], width: int
+                    ) -> list[list[list[str]]]:
+    """Each row's text cells as lines of cells: the widest column's cells wrapped between
+    words where the text columns would not fit ``width`` (a long tournament name), the
+    other cells on a row's first line."""
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
+    widest = max(range(len(widths)), key=widths.__getitem__)
+    room = width - 2 - sum(w + 2 for i, w in enumerate(widths) if i != widest)
+    if sum(widths) + 2 * len(widths) <= width or room < max(12, len(headers[widest])):
+        return [[row] for row in rows]
+    grouped = []
+    for row in rows:
+        parts = textwrap.wrap(row[widest], room, break_long_words=False,
+                              break_on_hyphens=False) or [""]
+        grouped.append([[cell if i != widest else part for i, cell in enumerate(row)]
+                        if n == 0 else ["" if i != widest else part for i in range(len(row))]
+                        for n, part in enumerate(parts)])
+    return grouped
 
 
 def _plain(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
