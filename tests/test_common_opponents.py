@@ -230,6 +230,16 @@ def test_a_config_run_again_counts_its_replayed_games_once(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output.startswith(f"{labels(path)[0]} vs random@1.0+")
     assert ": 4 games," in result.output and "2 seat-swapped pairs" in result.output
+    # the ratings count them once too: TrueSkill's and Bradley-Terry's games were 8, as if
+    # twice the evidence (their intervals as much too narrow)
+    from arena.results.versions import all_time, seated_games
+
+    with Store(path) as store:
+        rated = all_time(store, "seasons")
+        assert sorted(rated.table.games.values()) == [4, 4]
+        assert len(seated_games(store, "seasons")) == 4
+    shown = run("ratings", "--system", "bt", "--db", path)
+    assert "Bradley-Terry, 4 games" in " ".join(shown.output.split())
 
 
 def test_a_revision_is_not_compared_with_itself(db):

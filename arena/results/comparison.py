@@ -35,7 +35,7 @@ from arena.results.stats import (
     sprt,
 )
 from arena.results.store import PlayedGame, Store, StoredBot
-from arena.results.versions import variant_of
+from arena.results.versions import first_plays
 
 GameLuck = Mapping[tuple[int, str], tuple[float, ...]]
 """Luck per seat by (tournament, game key)."""
@@ -184,22 +184,6 @@ def stored_comparison(store: Store, game: str, first: StoredBot, second: StoredB
                                                                               second.id}])
     model, found = games_luck(store, games, luck, workers) if luck else ("", None)
     return summarise(first.label, second.label, first.id, games, settings, found, model)
-
-
-def first_plays(store: Store, game: str, games: Iterable[PlayedGame]) -> list[PlayedGame]:
-    """``games`` without the replays: a config run again after another of its bots changed
-    plays its other tables again on the same seeds, and a game with the same bots in the
-    same seats on the same seed (in the same variant) is the same game, not a new
-    observation. The first stored play of each is kept."""
-    variants = {t.id: variant_of(t).key for t in store.tournaments(game)}
-    seen: set[tuple[str, int, tuple[int, ...]]] = set()
-    kept = []
-    for played in games:
-        arrangement = (variants[played.tournament], played.seed, played.bots)
-        if arrangement not in seen:
-            seen.add(arrangement)
-            kept.append(played)
-    return kept
 
 
 def games_luck(store: Store, games: Sequence[PlayedGame], source: LuckSource,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from arena.referee.match import SEATS_OPTION
 from arena.results.bradley_terry import SeatedGame
 from arena.results.ratings import RatedGame, Rating, RatingSettings, RatingTable, make_rater
 from arena.results.standings import Tally
-from arena.results.store import Store, StoredBot, TournamentRow
+from arena.results.store import PlayedGame, Store, StoredBot, TournamentRow
 
 
 @dataclass(frozen=True)
@@ -90,10 +90,26 @@ class AllTime:
     after_tournament: dict[int, dict[int, tuple[Rating, int]]]
 
 
+def first_plays(store: Store, game: str, games: Iterable[PlayedGame]) -> list[PlayedGame]:
+    """``games`` without the replays: a config run again after another of its bots changed
+    plays its other tables again on the same seeds, and a game with the same bots in the
+    same seats on the same seed (in the same variant) is the same game, not a new
+    observation. The first stored play of each is kept."""
+    variants = {t.id: variant_of(t).key for t in store.tournaments(game)}
+    seen: set[tuple[str, int, tuple[int, ...]]] = set()
+    kept = []
+    for played in games:
+        arrangement = (variants[played.tournament], played.seed, played.bots)
+        if arrangement not in seen:
+            seen.add(arrangement)
+            kept.append(played)
+    return kept
+
+
 def all_time(store: Store, game: str, settings: RatingSettings | None = None,
              variant: Variant | None = None) -> AllTime:
-    """Rate the stored games of ``game`` in ``variant`` (every game, pooled, if None); keep
-    a snapshot after each tournament."""
+    """Rate the stored games of ``game`` in ``variant`` (every game, pooled, if None), a
+    replayed game once (:func:`first_plays`); keep a snapshot after each tournament."""
     settings = settings or RatingSettings()
     table = RatingTable(make_rater(settings))
     tallies: dict[int, Tally] = defaultdict(Tally)
@@ -101,7 +117,7 @@ def all_time(store: Store, game: str, settings: RatingSettings | None = None,
     last: int | None = None
     included = None if variant is None else {
         t.id for t in store.tournaments(game) if variant_of(t).key == variant.key}
-    for played in store.played_games(game):
+    for played in first_plays(store, game, store.played_games(game)):
         if included is not None and played.tournament not in included:
             continue
         if last is not None and played.tournament != last:
@@ -121,12 +137,12 @@ def all_time(store: Store, game: str, settings: RatingSettings | None = None,
 def seated_games(store: Store, game: str, variant: Variant | None = None
                  ) -> list[SeatedGame]:
     """The stored games of ``game`` in ``variant`` (all, pooled, if None) for a
-    Bradley-Terry fit, each with its duplicate set."""
+    Bradley-Terry fit, each with its duplicate set; a replayed game once."""
     included = None if variant is None else {
         t.id for t in store.tournaments(game) if variant_of(t).key == variant.key}
     return [SeatedGame(played.bots, played.ranks,
                        (played.tournament, played.round, played.table, played.set))
-            for played in store.played_games(game)
+            for played in first_plays(store, game, store.played_games(game))
             if included is None or played.tournament in included]
 
 
