@@ -90,6 +90,8 @@ def test_compare_shows_no_impossible_score_and_says_why(swept):
         assert f"the adjusted sets average {average}" in shown
         assert "inf" not in shown
         assert "Elo above +" in shown or "Elo below -" in shown
+        # every set the same raw result: nothing to take luck out of, and it says so
+        assert "no luck taken out: the raw result is the same in all 10 duplicate sets" in shown
 
 
 def test_pairs_csv_and_the_pair_matrix_show_no_impossible_number(swept):

@@ -116,6 +116,9 @@ def adjusted_lines(adjusted: AdjustedScore, model: str, *, name: str = "score",
         lines.append(f"    variance {ratio:.2f}× the raw one over {adjusted.sets} duplicate "
                      f"sets: the same certainty from {100 * ratio:.0f}% of the games "
                      f"({100 * adjusted.scale:.0f}% of the accounted luck taken out)")
+    else:
+        lines.append(f"    no luck taken out: the raw result is the same in all "
+                     f"{adjusted.sets} duplicate sets, so there is no noise to take it from")
     return lines
 
 
