@@ -46,14 +46,19 @@ def test_the_command_line_keeps_out_what_it_should():
     assert argv[argv.index("--") + 1:] == ["python", "bot.py"]
 
 
-def probe(tmp_path, **params):
-    bot = SandboxedPlayer(PROBE, params, Limits(processes=32, scratch_mb=16))
+def against_random(spec, params, limits, time_limit):
+    """A game of the sandboxed bot ``spec`` against the random bot: its record."""
+    bot = SandboxedPlayer(spec, params, limits)
     opponent = SandboxedPlayer("bots/seasons/random_bot.py", {})
     try:
-        record = play_game("seasons", [bot, opponent], seed=1, time_limit=5)
+        return play_game("seasons", [bot, opponent], seed=1, time_limit=time_limit)
     finally:
         bot.close()
         opponent.close()
+
+
+def probe(tmp_path, **params):
+    record = against_random(PROBE, params, Limits(processes=32, scratch_mb=16), 5)
     detail = record.seats[0].detail
     assert "PROBE" in detail, detail
     return json.loads(detail.split("PROBE")[-2])
@@ -183,14 +188,8 @@ def test_the_probe_says_why_the_sandbox_cannot_run(monkeypatch):
                     reason="no memory cgroup to use here (needs root and cgroup v1 memory)")
 def test_the_memory_limit_holds_for_all_of_a_bots_processes_together(monkeypatch):
     monkeypatch.chdir(ROOT)
-    bot = SandboxedPlayer(str(Path(__file__).with_name("bots") / "memory_forker.py"), {},
-                          Limits(memory_mb=512))
-    opponent = SandboxedPlayer("bots/seasons/random_bot.py", {})
-    try:
-        record = play_game("seasons", [bot, opponent], seed=1, time_limit=10)
-    finally:
-        bot.close()
-        opponent.close()
+    record = against_random(str(Path(__file__).with_name("bots") / "memory_forker.py"), {},
+                            Limits(memory_mb=512), 10)
     killed = int(record.seats[0].detail.split("KILLED")[-2])
     assert killed >= 4  # 6 x 300 MB in 512 MB: at most one fits beside the bot
 
@@ -205,14 +204,8 @@ def test_a_bots_stderr_and_tmp_are_memory_it_pays_for_and_a_kill_for_it_says_so(
     (a stderr on disk counted against nothing, and took the disk's bandwidth from everyone),
     and the failure names the memory limit, not bubblewrap's exit status 137."""
     monkeypatch.chdir(ROOT)
-    bot = SandboxedPlayer(str(Path(__file__).with_name("bots") / "file_filler.py"),
-                          {"where": where}, Limits(memory_mb=40))
-    opponent = SandboxedPlayer("bots/seasons/random_bot.py", {})
-    try:
-        record = play_game("seasons", [bot, opponent], seed=1, time_limit=10)
-    finally:
-        bot.close()
-        opponent.close()
+    record = against_random(str(Path(__file__).with_name("bots") / "file_filler.py"),
+                            {"where": where}, Limits(memory_mb=40), 10)
     assert record.seats[0].status == "crash"
     assert record.seats[0].detail.startswith(
         "used more than its memory (40 MB for all its processes, memory_limit)"), \
