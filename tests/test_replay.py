@@ -190,6 +190,11 @@ def test_a_jsonl_file_and_a_folder_hold_the_same_games(db, tmp_path):
     listed = tmp_path / "list.json"
     listed.write_text(json.dumps([json.loads(p.read_text()) for p in sorted(folder.iterdir())]))
     assert [r for _, r in read_replays(listed)] == from_folder
+    again = runner.invoke(cli, ["export", SONNENTAU["name"], "--db", str(db), "--out",
+                                str(lines)])  # it was replaced without a word; play refuses
+    assert again.exit_code == 1 and "exists already; pass --overwrite" in again.output
+    assert runner.invoke(cli, ["export", SONNENTAU["name"], "--db", str(db), "--out",
+                               str(lines), "--overwrite"]).exit_code == 0
 
 
 def test_the_latest_tournament_by_default_and_a_missing_one_is_one_line(db):

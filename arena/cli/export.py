@@ -27,11 +27,16 @@ PAGE_TEMPLATE = "replay_page.html.j2"
               "folder that gets one .json file per game.")
 @click.option("--details/--no-details", default=True, show_default=True,
               help="Keep each failed seat's traceback and stderr in the replays.")
+@click.option("--overwrite", is_flag=True, help="Let --out replace a .jsonl file that exists.")
 @reports_errors
-def export(tournament: str | None, db: str, out: str, details: bool) -> None:
+def export(tournament: str | None, db: str, out: str, details: bool, overwrite: bool) -> None:
     """Write every game of TOURNAMENT (name or id; default: the latest), a tournament or a
     ladder, as replay JSON, in schedule order, each game as it is read."""
     from arena.reports.replay import stored_replays, write_replay_folder, write_replay_lines
+
+    if out.endswith(".jsonl") and Path(out).exists() and not overwrite:
+        raise ArenaError(f"{out} exists already; pass --overwrite to replace it, or name "
+                         "another file")
 
     with open_store(db) as store:
         rows = store.tournaments()
