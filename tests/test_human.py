@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from sonnentau_examples import example_position
 
 from arena.bots.announcer import move_log
-from arena.bots.human import MORE, GameAbandoned, HumanPlayer, Terminal, seat_name
+from arena.bots.human import MORE, MORE_CHOICES, GameAbandoned, HumanPlayer, Terminal, seat_name
 from arena.bots.loading import load_bot
 from arena.bots.screen import fit, grid, numbered, pages
 from arena.cli import cli
@@ -388,18 +388,25 @@ def test_many_choices_come_in_pages_and_all_of_them_on_request():
     state = SONNENTAU.initial_state({})
     state.apply(SONNENTAU.parse_action("dice:5,6"))
     actions = state.legal_actions()
-    screens, chosen = screens_of(SONNENTAU, state,
-                                 ["+", "?", "", "nonsense", str(len(actions))])
+    listed = screens_of(SONNENTAU, state, ["?", *[""] * 10, "1"])[0][1:]  # Enter each screen
+    last = next(n for n, screen in enumerate(listed) if "board again" in screen)
+    screens, chosen = screens_of(SONNENTAU, state, ["+", "?", *[""] * (last + 1), "nonsense",
+                                                    str(len(actions))])
     assert chosen == actions[-1]
-    first, second, full, again, mistake = screens
+    first, second, *full, again, mistake = screens
     assert "page 1/2" in first and " 1. 5: y0 in at OL, M cw -> M04" in first
     assert "page 2/2" in second and f"{len(actions)}. 6: " in second
     assert "page 2/2" not in first and " 1. 5:" not in second
-    assert all(f"[{a}]" in full for a in actions)
+    # the full list a screen at a time: it scrolled its first choices off 24 rows
+    assert len(full) >= 2 and all(s.splitlines()[-1] == MORE_CHOICES for s in full[:-1])
+    assert full[-1].splitlines()[-1].startswith("Your choice (1-32, Enter shows the board")
+    assert all(f"[{a}]" in "\n".join(full) for a in actions)
     assert "page 2/2" in again and "is not a choice" not in again
     assert "Enter alone" not in again    # the full list's Enter shows the board again
     assert "'nonsense' is not a choice: type 1-32 and Enter (+/- other pages, ? all)" in mistake
-    assert all(len(s.splitlines()) <= 24 for s in (first, second, again, mistake))
+    assert all(len(s.splitlines()) <= 24 for s in (first, second, *full, again, mistake))
+    _, typed = screens_of(SONNENTAU, state, ["?", "3"])  # a choice typed on the way
+    assert typed == actions[2]
 
 
 def test_the_prompt_offers_the_page_turns_there_are():

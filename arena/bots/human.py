@@ -32,6 +32,7 @@ HUMAN_SPEC = "human"
 MIN_CHOICE_ROWS = 4
 """Rows of choices every screen has room for: more moves than fit above wait for Enter."""
 MORE = "More moves follow - press Enter:"
+MORE_CHOICES = "More choices follow - press Enter, or type your choice:"
 WAKE_UP = 0.2
 """Seconds between checks for a Ctrl-C while waiting for a line at the terminal."""
 NOTE_QUOTE = 16
@@ -214,7 +215,7 @@ class _Decision:
             if chosen is not None:
                 return chosen
             if answer == "?":
-                answer = self.terminal.ask(self._full_list()).strip()
+                answer = self._full_list().strip()
                 chosen = self._answer(answer)
                 if chosen is not None:
                     return chosen
@@ -299,10 +300,21 @@ class _Decision:
         return fit([text], self.width)
 
     def _full_list(self) -> str:
-        """Every choice with its full description and its action string; returns a prompt."""
+        """Every choice with its full description and its action string, a screen at a
+        time (Enter shows the next; a choice typed on the way is the answer); the answer."""
         game = self.player.game
         lines = [f"{number}. {game.describe_action(self.state, action)}   [{action}]"
                  for number, action in enumerate(self.actions, 1)]
-        for row in fit(lines, self.width):
+        rows = fit(lines, self.width)
+        room = max(MIN_CHOICE_ROWS, self.height - 1)
+        while len(rows) > room:
+            for row in rows[:room]:
+                self.terminal.echo(row)
+            rows = rows[room:]
+            answer = self.terminal.ask(fit([MORE_CHOICES], self.width)[0])
+            if answer.strip():
+                return answer
+        for row in rows:
             self.terminal.echo(row)
-        return f"Your choice (1-{len(self.actions)}, Enter shows the board again):"
+        return self.terminal.ask(f"Your choice (1-{len(self.actions)}, Enter shows the board "
+                                 "again):")
