@@ -397,6 +397,9 @@ def test_many_choices_come_in_pages_and_all_of_them_on_request():
     assert "page 1/2" in first and " 1. 5: y0 in at OL, M cw -> M04" in first
     assert "page 2/2" in second and f"{len(actions)}. 6: " in second
     assert "page 2/2" not in first and " 1. 5:" not in second
+    # a page turn moves nothing else: the board stayed, the last page was 6 rows shorter
+    assert len(first.splitlines()) == len(second.splitlines())
+    assert first.splitlines()[:5] == second.splitlines()[:5]
     # the full list a screen at a time: it scrolled its first choices off 24 rows
     assert len(full) >= 2 and all(s.splitlines()[-1] == MORE_CHOICES for s in full[:-1])
     assert full[-1].splitlines()[-1].startswith("Your choice (1-32, Enter shows the board")

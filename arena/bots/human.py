@@ -276,10 +276,13 @@ class _Decision:
         return prompt[-1]
 
     def _choice_rows(self) -> list[str]:
+        """The page's choices, as many rows as the fullest page's, so that turning a page
+        moves nothing else on the screen."""
         if len(self.actions) == 1:
             return fit([f"Only one choice: {self.labels[0]}"], self.width)
-        page = self.pages[self.page]
-        return grid(self.items[page.start:page.stop], self.width)
+        rows = [grid(self.items[page.start:page.stop], self.width) for page in self.pages]
+        shown = rows[self.page]
+        return shown + [""] * (max(map(len, rows)) - len(shown))
 
     def _prompt_rows(self, page: int | None = None, page_count: int | None = None
                      ) -> list[str]:
