@@ -404,6 +404,7 @@ def test_many_choices_come_in_pages_and_all_of_them_on_request():
     assert len(full) >= 2 and all(s.splitlines()[-1] == MORE_CHOICES for s in full[:-1])
     assert full[-1].splitlines()[-1].startswith("Your choice (1-32, Enter shows the board")
     assert all(f"[{a}]" in "\n".join(full) for a in actions)
+    assert all(not s.splitlines()[0].startswith("    [") for s in full)  # no choice cut
     assert "page 2/2" in again and "is not a choice" not in again
     assert "Enter alone" not in again    # the full list's Enter shows the board again
     assert "'nonsense' is not a choice: type 1-32 and Enter (+/- other pages, ? all)" in mistake

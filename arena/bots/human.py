@@ -308,16 +308,18 @@ class _Decision:
         game = self.player.game
         lines = [f"{number}. {game.describe_action(self.state, action)}   [{action}]"
                  for number, action in enumerate(self.actions, 1)]
-        rows = fit(lines, self.width)
+        entries = [fit([line], self.width) for line in lines]  # a choice is not cut in two
         room = max(MIN_CHOICE_ROWS, self.height - 1)
-        while len(rows) > room:
-            for row in rows[:room]:
-                self.terminal.echo(row)
-            rows = rows[room:]
+        while sum(map(len, entries)) > room:
+            shown = 0
+            while entries and (not shown or shown + len(entries[0]) <= room):
+                for row in entries[0]:
+                    self.terminal.echo(row)
+                shown += len(entries.pop(0))
             answer = self.terminal.ask(fit([MORE_CHOICES], self.width)[0])
             if answer.strip():
                 return answer
-        for row in rows:
+        for row in (row for entry in entries for row in entry):
             self.terminal.echo(row)
         return self.terminal.ask(f"Your choice (1-{len(self.actions)}, Enter shows the board "
                                  "again):")
