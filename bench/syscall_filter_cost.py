@@ -88,9 +88,9 @@ def main() -> None:
             player.close()
     calls = {side: min(system_call(side == "with") for _ in range(3))
              for side in ("without", "with")}
-    size = len(syscall_filter.compiled()) // 8
+    size = " + ".join(str(len(program) // 8) for program in syscall_filter.programs())
     print(f"the random bot sandboxed, {args.decisions} decisions (best of {args.rounds} "
-          f"interleaved rounds), filter {size} BPF instructions")
+          f"interleaved rounds), filter {size} BPF instructions (its programs)")
     for side in ("without", "with"):
         print(f"   {side:7} filter: {1e6 * best[side]:7.1f} us a decision "
               f"(Seccomp: {modes[side]})")

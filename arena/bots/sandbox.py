@@ -104,7 +104,7 @@ class Bind:
 
 def bwrap_argv(inner: Sequence[str], binds: Sequence[Bind], limits: Limits, *,
                info_fd: int | None = None, nproc_inside: int | None = None,
-               seccomp_fd: int | None = None) -> list[str]:
+               seccomp_fds: Sequence[int] = ()) -> list[str]:
     """The ``bwrap`` command line that runs ``inner`` in a sandbox seeing only ``binds``."""
     argv = [BWRAP,
             "--unshare-all",        # user, PID, net, IPC, UTS, cgroup: no network, no other process
@@ -146,8 +146,8 @@ def bwrap_argv(inner: Sequence[str], binds: Sequence[Bind], limits: Limits, *,
                                              # not counted by any limit but the memory cgroup)
     if info_fd is not None:
         argv += ["--info-fd", str(info_fd)]  # where bwrap says the bot's pid
-    if seccomp_fd is not None:          # the system-call filter, loaded just before the bot
-        argv += ["--seccomp", str(seccomp_fd)]
+    for fd in seccomp_fds:              # the system-call filter, loaded just before the bot
+        argv += ["--add-seccomp-fd", str(fd)]
     argv.append("--")
     if nproc_inside is not None:        # arena is not root: the bot limits its own process count
         argv += ["/usr/bin/prlimit", f"--nproc={nproc_inside}", "--"]
@@ -241,10 +241,10 @@ class SandboxLaunch:
         raise SandboxUnavailable("all 256 sandbox uids of this process are in use")
 
     def argv(self, staged: Sequence[Bind], info_fd: int | None,
-             seccomp_fd: int | None = None) -> list[str]:
+             seccomp_fds: Sequence[int] = ()) -> list[str]:
         return bwrap_argv(self.inner, staged, self.limits, info_fd=info_fd,
                           nproc_inside=None if self.root else self.limits.processes,
-                          seccomp_fd=seccomp_fd)
+                          seccomp_fds=seccomp_fds)
 
     def stage(self, folder: Path) -> list[Bind]:
         """As root: an empty folder per bind below ``folder``, which the bot's uid can
@@ -290,11 +290,11 @@ class SandboxLaunch:
         """Start the sandbox; returns the process and the read end of bwrap's info pipe."""
         staged = self.stage(folder)
         try:  # no filter, no sandbox: it is never started without one
-            seccomp = syscall_filter.filter_fd() if FILTER_SYSCALLS else None
+            seccomp = syscall_filter.filter_fds() if FILTER_SYSCALLS else []
         except syscall_filter.SyscallFilterUnavailable as exc:
             raise SandboxUnavailable(f"no system-call filter: {exc}") from None
         info_read, info_write = os.pipe()
-        passed = (info_write,) if seccomp is None else (info_write, seccomp)
+        passed = (info_write, *seccomp)
         parent = os.getpid()
         try:  # the memory group's fd is open in the child until its exec, and no longer
             with signals_held_while_forking():

@@ -18,7 +18,8 @@ file and offset), setting a file's times (``EPERM``: the sandbox's devices are t
 writable by all), and ``fallocate`` (``EOPNOTSUPP``: the C library then writes), which
 could take disk blocks that no file-size limit counts.
 Nothing is killed. The filter covers the 32-bit (x86) and x32 entry points too, and a call
-of any other architecture fails with ``EPERM``.
+of any other architecture fails with ``EPERM``. A second program, stacked on the first,
+refuses every x86_64 call newer than this filter knows (``ENOSYS``).
 
 The filter is compiled once per process (:func:`compiled`) and given to ``bwrap`` as a file
 descriptor (:func:`filter_fd`); bubblewrap loads it just before it starts the bot.
@@ -234,7 +235,39 @@ def build() -> bytes:
     return program
 
 
+NEWEST_KNOWN = 456
+"""The highest x86_64 system-call number this filter was written for (``futex_requeue``).
+A later call is one nobody here has looked at: refused as a kernel without it would
+(``ENOSYS``; programs fall back), through :func:`build_newer`."""
+HIGHEST_REFUSED = 1023
+
+
+def build_newer() -> bytes | None:
+    """A second program, stacked on the first: every x86_64 call numbered above
+    :data:`NEWEST_KNOWN` fails with ``ENOSYS``. libseccomp refuses rules for numbers it does
+    not know in a filter of several architectures, so this one has only the native one and
+    lets the others' calls through to the first (None off x86_64)."""
+    if platform.machine() != "x86_64":
+        return None
+    seccomp = _seccomp()
+    try:
+        rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+        rules.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.ALLOW)  # i386, x32: the first's
+        with contextlib.suppress(OSError):
+            rules.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)
+        for number in range(NEWEST_KNOWN + 1, HIGHEST_REFUSED + 1):
+            rules.add_rule(seccomp.ERRNO(errno.ENOSYS), number)
+        with tempfile.TemporaryFile() as file:
+            rules.export_bpf(file)
+            file.seek(0)
+            program = file.read()
+    except OSError as exc:
+        raise SyscallFilterUnavailable(f"libseccomp cannot compile the filter: {exc}") from None
+    return program if isinstance(program, bytes) and program else None
+
+
 _compiled: bytes | None = None
+_compiled_newer: bytes | None = None
 
 
 def compiled() -> bytes:
@@ -254,11 +287,33 @@ def problem() -> str | None:
     return None
 
 
-def filter_fd() -> int:
-    """A new file descriptor (close-on-exec: pass it on explicitly) holding the filter at
-    offset 0, for ``bwrap --seccomp FD``. A memory file, not a pipe: bwrap reads it when it
-    likes, however long the program is."""
-    program = compiled()
+def programs() -> list[bytes]:
+    """The filter's BPF programs, compiled on first use and kept for the process: the
+    first, and the one for calls newer than it (:func:`build_newer`)."""
+    global _compiled_newer
+    first = compiled()
+    if _compiled_newer is None:
+        _compiled_newer = build_newer() or b""
+    return [first, _compiled_newer] if _compiled_newer else [first]
+
+
+def filter_fds() -> list[int]:
+    """New file descriptors (close-on-exec: pass them on explicitly), one per program at
+    offset 0, for ``bwrap --add-seccomp-fd FD``."""
+    fds: list[int] = []
+    try:
+        for program in programs():
+            fds.append(_program_fd(program))
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return fds
+
+
+def _program_fd(program: bytes) -> int:
+    """A memory file, not a pipe, holding ``program``: bwrap reads it when it likes,
+    however long the program is."""
     try:
         fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
     except (AttributeError, OSError):  # no memfd: an unnamed temporary file
