@@ -7,7 +7,9 @@ import dataclasses
 import itertools
 import json
 import math
+import os
 import re
+import stat
 from pathlib import Path
 
 import pytest
@@ -490,6 +492,9 @@ def test_links_in_a_prepared_output_folder_are_replaced_never_written_through(
     assert victim.read_text() == "keep me\n"
     assert not any((out / name).is_symlink() for name in names)
     assert "place,bot" in (out / "standings.csv").read_text()
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert stat.S_IMODE((out / "standings.csv").stat().st_mode) == 0o666 & ~umask
     assert not (out / "replays" / "replays.html").is_symlink()
 
 

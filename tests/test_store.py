@@ -357,3 +357,10 @@ def test_a_database_is_its_owners_alone(tmp_path):
     old.chmod(0o644)
     with Store(old):
         assert stat.S_IMODE(old.stat().st_mode) == 0o600
+    victim = tmp_path / "victim.txt"  # a config's `db:` linking to another file
+    victim.write_text("not a database\n")
+    victim.chmod(0o644)
+    (tmp_path / "link.db").symlink_to(victim)
+    with pytest.raises(StoreError):
+        Store(tmp_path / "link.db")
+    assert stat.S_IMODE(victim.stat().st_mode) == 0o644  # its rights as they were

@@ -224,6 +224,14 @@ def build() -> bytes:
             refuse("ioctl", arg(1, seccomp.MASKED_EQ, LOW_32, command))
         for mask, value in personality_patterns():
             refuse("personality", arg(0, seccomp.MASKED_EQ, mask, value))
+    except OSError as exc:
+        raise SyscallFilterUnavailable(f"libseccomp cannot compile the filter: {exc}") from None
+    return _exported(rules)
+
+
+def _exported(rules: Any) -> bytes:
+    """The BPF program libseccomp compiles ``rules`` into."""
+    try:
         with tempfile.TemporaryFile() as file:
             rules.export_bpf(file)
             file.seek(0)
@@ -257,13 +265,9 @@ def build_newer() -> bytes | None:
             rules.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)
         for number in range(NEWEST_KNOWN + 1, HIGHEST_REFUSED + 1):
             rules.add_rule(seccomp.ERRNO(errno.ENOSYS), number)
-        with tempfile.TemporaryFile() as file:
-            rules.export_bpf(file)
-            file.seek(0)
-            program = file.read()
     except OSError as exc:
         raise SyscallFilterUnavailable(f"libseccomp cannot compile the filter: {exc}") from None
-    return program if isinstance(program, bytes) and program else None
+    return _exported(rules)
 
 
 _compiled: bytes | None = None

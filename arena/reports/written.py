@@ -8,28 +8,23 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 @contextlib.contextmanager
 def replaced(path: Path, *, newline: str | None = None) -> Iterator[TextIO]:
     """A text file (UTF-8) to write ``path``'s new content to, put in its place when the
     block ends without an error; ``newline`` as for :func:`open`."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=".part")
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.part")
+    # a new name of its own, never a link, with the rights of any new file (the umask's)
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                     | os.O_CLOEXEC, 0o666)
     try:
         with open(handle, "w", encoding="utf-8", newline=newline) as out:
             yield out
-        os.chmod(temporary, 0o666 & ~_umask())  # as an ordinary new file, not mkstemp's 0600
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

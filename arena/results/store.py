@@ -17,6 +17,7 @@ import json
 import os
 import secrets
 import sqlite3
+import stat
 import sys
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -505,8 +506,8 @@ def _private(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
     except FileExistsError:
         with contextlib.suppress(OSError):  # another user's file, or read-only: as it is
-            mode = path.stat().st_mode
-            if mode & 0o077 and path.is_file():
+            mode = path.lstat().st_mode  # a link (a config's `db:`) is not followed: its
+            if mode & 0o077 and stat.S_ISREG(mode):  # target is no database of arena's
                 os.chmod(path, mode & 0o700)
     except OSError:
         pass  # sqlite says what is wrong with the path

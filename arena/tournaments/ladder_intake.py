@@ -87,8 +87,9 @@ def ladder_home(store: Store, name: str) -> Path:
 def private_folder(folder: Path) -> None:
     """Make ``folder`` (made if need be) its owner's alone."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with contextlib.suppress(OSError):  # not ours: as it is
-        os.chmod(folder, 0o700)
+    if not folder.is_symlink():  # a link's target is not the ladder's to change
+        with contextlib.suppress(OSError):  # not ours: as it is
+            os.chmod(folder, 0o700)
 
 
 def stage(book: LadderBook, home: Path, file: Path, source: str, *, attr: str | None = None,
