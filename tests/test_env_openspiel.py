@@ -338,9 +338,10 @@ def test_undo_takes_back_every_action_of_a_replay(game, params, root, monkeypatc
     monkeypatch.chdir(root)
     spiel, ids, record = _replay_ids(game, params, seed=3)
     assert len(ids) > 2 * 32  # past a checkpoint or two
-    state = spiel.new_initial_state()
+    state, players = spiel.new_initial_state(), []
     for action in ids:
         before, player = _facts(state), state.current_player()
+        players.append(player)
         state.apply_action(action)
         after = _facts(state)
         state.undo_action(player, action)
@@ -348,14 +349,66 @@ def test_undo_takes_back_every_action_of_a_replay(game, params, root, monkeypatc
         state.apply_action(action)
         assert _facts(state) == after
     assert state.returns() == list(game_points(record.ranks))
-    for action in reversed(ids):  # and all the way back
-        state.undo_action(0, action)
+    for player, action in reversed(list(zip(players, ids, strict=True))):  # all the way back
+        state.undo_action(player, action)
     assert _facts(state) == _facts(spiel.new_initial_state())
     with pytest.raises(pyspiel.SpielError, match="no action to undo"):
-        state.undo_action(0, ids[0])
+        state.undo_action(players[0], ids[0])
     state.apply_action(ids[0])
     with pytest.raises(pyspiel.SpielError, match="last action"):
-        state.undo_action(0, ids[0] + 1)
+        state.undo_action(players[0], ids[0] + 1)
+    state.apply_action(ids[1])  # a decision of seat 0: not another player's, nor chance's
+    for wrong in (1, int(pyspiel.PlayerId.CHANCE)):
+        with pytest.raises(pyspiel.SpielError, match="made by player 0"):
+            state.undo_action(wrong, ids[1])
+    state.undo_action(players[1], ids[1])
+    assert state.history() == ids[:1]
+
+
+def test_an_id_that_is_no_action_here_is_a_spiel_error_not_another_action():
+    state = load("seasons").new_initial_state()
+    state.apply_action(dice_stream_action(state, DiceStream(3)))
+    n = state.get_game().num_distinct_actions()
+    reroll_chance = state.legal_actions()[-1]  # a re-roll of all three dice, then a roll
+    for bad in (-2, -7, n, n + 5, 10**9):  # (pyspiel itself refuses -1)
+        with pytest.raises(pyspiel.SpielError, match=f"apply_action\\({bad}\\)"):
+            state.apply_action(bad)
+    assert len(state.history()) == 1 and state.move_number() == 1
+    state.apply_action(reroll_chance)
+    with pytest.raises(pyspiel.SpielError, match="0 is not a chance id"):
+        state.apply_action(0)  # a decision's id where the dice roll
+    assert state.move_number() == 2
+
+
+def test_an_openspiel_bot_is_given_the_position_it_decides_at_and_can_undo_and_pickle_it(root):
+    import pickle
+
+    seen: list[tuple[bool, bool, bool, str]] = []
+
+    class Probe:
+        def __init__(self, game: object, info: object) -> None:
+            pass
+
+        def step(self, state: object) -> int:
+            action = state.legal_actions()[0]
+            position = str(state)
+            tried = state.clone()
+            tried.apply_action(action)
+            tried.undo_action(state.current_player(), action)
+            again = pickle.loads(pickle.dumps(state))
+            seen.append((str(tried) == position, str(again) == position,
+                         state.is_initial_state(),
+                         state.information_state_string(state.current_player())))
+            return action
+
+    for game in ("seasons", "sonnentau"):
+        seen.clear()
+        rival = load_bot(str(root / "bots" / game / "random_bot.py")).player
+        play_game(game, [OpenSpielPlayer(Probe), rival], seed=3)
+        assert len(seen) > 10
+        assert all(undone and unpickled for undone, unpickled, _, _ in seen)
+        assert not any(initial for _, _, initial, _ in seen)
+        assert len({text for *_, text in seen}) == len(seen)  # every position its own
 
 
 def test_undo_on_a_clone_leaves_the_original_alone():

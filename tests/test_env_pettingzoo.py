@@ -7,6 +7,7 @@ import subprocess
 import sys
 import warnings
 
+import numpy as np
 import pytest
 
 from arena.env.actions import ActionIndex, ByIdentity, action_index, seasons_index, sonnentau_index
@@ -186,8 +187,27 @@ def test_an_illegal_or_malformed_action_is_refused_with_the_legal_ones():
     env.reset(seed=1)
     with pytest.raises(IllegalActionError, match=r"legal: 0 \(keep\)"):
         env.step(8)
-    with pytest.raises(IllegalActionError, match="not an action id"):
-        env.step("keep")
+    for malformed in ("keep", "0", 0.9, 0.0, True, np.bool_(False), np.array([0])):
+        with pytest.raises(IllegalActionError, match=r"not an integer|a boolean"):
+            env.step(malformed)  # int() would have played each of them as action 0
+    assert len(env.history) == 1  # only the roll: nothing was played
+    env.step(np.int64(0))  # NumPy's integers are ids (an action mask's nonzero() gives them)
+    assert env.history[-1] == "keep"
+
+
+def test_any_integer_seeds_a_reset_and_the_unseeded_resets_after_it():
+    env = seasons_env()
+    for seed in (-5, 2**70, np.int64(-3)):
+        env.reset(seed=seed)
+        assert env.game_seed == seed
+        env.reset()  # from a generator seeded by it
+        first = env.game_seed
+        env.reset(seed=seed)
+        env.reset()
+        assert env.game_seed == first
+    for malformed in (1.5, "3", True):
+        with pytest.raises(ValueError, match="seed"):
+            env.reset(seed=malformed)
 
 
 def test_a_game_stopped_by_its_limit_truncates_and_still_pays_the_points():

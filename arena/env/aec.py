@@ -37,6 +37,7 @@ to move acts.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -123,8 +124,8 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         if seed is not None:
             # The generator for the resets without a seed that may follow is made
             # only when one comes: making it costs more than a short game.
-            self._np_random, self._np_random_seed = None, seed
-            self.game_seed = int(seed)
+            self.game_seed = _whole_number(seed, "seed", ValueError)
+            self._np_random, self._np_random_seed = None, self.game_seed % 2**64
         else:
             if self._np_random is None:
                 self._np_random = np.random.default_rng(self._np_random_seed)
@@ -151,11 +152,8 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         if self._to_act < 0:  # the game is over: every agent is terminated or truncated
             self._was_dead_step(action)
             return
-        try:
-            number = int(action)
-            legal = 0 <= number < self._n_decisions and self._flags[number]
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"{action!r} is not an action id") from None
+        number = _whole_number(action, "action")
+        legal = 0 <= number < self._n_decisions and self._flags[number]
         if not legal:
             raise IllegalActionError(f"action {number} is not legal here; legal: "
                                      + ", ".join(f"{i} ({self.index.name(i)})"
@@ -260,6 +258,17 @@ def _agent_iter(env: ArenaEnv, max_iter: int) -> Iterator[str]:
         if not env.agents:
             return
         yield env.agent_selection
+
+
+def _whole_number(value: Any, what: str, error: type[Exception] = IllegalActionError) -> int:
+    """``value`` as an int if it is an integer (Python's or NumPy's), else ``error``:
+    ``0.9``, ``"0"`` and ``True`` are not ids or seeds (``int()`` would take each as one)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise error(f"{what} {value!r} is a boolean, not an integer")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise error(f"{what} {value!r} is not an integer") from None
 
 
 def _mask(n: int, index: ActionIndex, legal: Sequence[Action]) -> Mask:

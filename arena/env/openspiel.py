@@ -57,10 +57,18 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from arena.env.actions import ActionIndex, ByIdentity, action_index
+from arena.env.actions import ActionIndex, ByIdentity, UnknownActionError, action_index
 from arena.env.encoding import encoder, float_encoder, vector_high
 from arena.games import find_game
-from arena.games.base import CHANCE_SEAT, TERMINAL_SEAT, Action, Game, Observation, State
+from arena.games.base import (
+    CHANCE_SEAT,
+    TERMINAL_SEAT,
+    Action,
+    ArenaError,
+    Game,
+    Observation,
+    State,
+)
 from arena.games.sonnentau.rules import ROLL, SonnentauState
 from arena.referee.dice import DiceStream
 from arena.referee.match import resolve_game_options
@@ -320,11 +328,17 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
     def _apply_action(self, action: int) -> None:
         position, game = self.position, self.spiel_game
         state, history = position.state, position.history
-        if self._player == _CHANCE:
-            roll = game.roll_actions.get(action)
-            state.apply(game.index.roll(action) if roll is None else roll)  # unknown: raises
-        else:
-            state.apply(game.index.decisions[action])
+        try:
+            if self._player == _CHANCE:
+                roll = game.roll_actions.get(action)
+                state.apply(game.index.roll(action) if roll is None else roll)  # unknown: raises
+            elif 0 <= action < game.index.n_decisions:
+                state.apply(game.index.decisions[action])
+            else:
+                raise UnknownActionError(f"{action} is not a decision id of {game.arena_name} "
+                                         f"(0 to {game.index.n_decisions - 1})")
+        except (ArenaError, ValueError) as exc:  # an unknown id, or one not legal here
+            raise pyspiel.SpielError(f"apply_action({action}): {exc}") from None
         history.append(action)
         if not len(history) % CHECKPOINT_EVERY:
             position.checkpoints[len(history)] = state.copy()
@@ -346,23 +360,32 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
         if history[-1] != action:
             raise pyspiel.SpielError(f"undo_action: the last action is {history[-1]}, "
                                      f"not {action}")
+        state = self._state_before_last()
+        if _player(state) != player:
+            raise pyspiel.SpielError(f"undo_action: action {action} was made by player "
+                                     f"{_player(state)}, not {player}")
+        del history[-1]
+        for stale in [n for n in position.checkpoints if n > len(history)]:
+            del position.checkpoints[stale]
+        position.state = state
+        self._player = _player(state)
+
+    def _state_before_last(self) -> State:
+        """A new arena state: the position before the last action of the history."""
+        position = self.position
+        history = position.history
         game, index = self.spiel_game, self.spiel_game.index
         length, n = len(history) - 1, index.n_decisions
         base = length - length % CHECKPOINT_EVERY
-        checkpoints = position.checkpoints
-        for stale in [n for n in checkpoints if n > length]:
-            del checkpoints[stale]
         if base:
-            state = checkpoints[base].copy()
+            state = position.checkpoints[base].copy()
         elif position.start is not None:
             state = position.start.copy()
         else:
             state = game.arena_game.initial_state(game.arena_options)
         for number in history[base:length]:
             state.apply(index.roll(number) if number >= n else index.decisions[number])
-        del history[length:]
-        position.state = state
-        self._player = _player(state)
+        return state
 
     def history(self) -> list[int]:
         """The ids of the actions applied so far (chance outcomes too), undone ones excepted."""
@@ -375,7 +398,9 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
         return len(self.position.history)
 
     def is_initial_state(self) -> bool:
-        return not self.position.history
+        """True at the game's start only (a :meth:`ArenaSpielGame.state_for` state starts
+        later)."""
+        return not self.position.history and self.position.start is None
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
         """The observation as floats: :mod:`arena.env.encoding`'s vector from ``player``'s view.
@@ -460,7 +485,10 @@ class ArenaObserver:
     def string_from(self, state: ArenaSpielState, player: int) -> str:
         if self.perfect_recall:
             history: str = state.history_str()
-            return history
+            start = state.position.start
+            if start is None:
+                return history
+            return f"from {json.dumps(start.to_json(), sort_keys=True)}: {history}"
         return str(state)
 
 
@@ -501,7 +529,7 @@ class OpenSpielPlayer:
         if self._game is None:
             raise RuntimeError("act() before start(): the referee always calls start() first")
         game = self._game
-        state = ArenaSpielState(game, game.arena_game.state_from_json(observation.state))
+        state = game.state_for(game.arena_game.state_from_json(observation.state))
         return game.index.decisions[int(self._bot.step(state))]
 
 
