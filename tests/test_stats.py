@@ -549,6 +549,9 @@ def test_sprt_ends_for_a_bot_that_only_wins():
     ({"alpha": 0.0}, "alpha"),
     ({"beta": 1.0}, "beta"),
     ({"elo0": 0.0, "elo1": 1e6}, "no finite expected score"),
+    ({"elo0": -2e5, "elo1": 0.0}, "no finite expected score"),  # (10**500 overflowed)
+    ({"alpha": 0.5, "beta": 0.5}, "alpha \\+ beta below 1"),  # bounds 0 and 0: H1 at once
+    ({"alpha": 0.6, "beta": 0.6}, "alpha \\+ beta below 1"),  # the bounds crossed
 ])
 def test_sprt_settings_are_validated(kwargs, message):
     with pytest.raises(StatsError, match=message):

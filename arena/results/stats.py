@@ -131,7 +131,10 @@ def elo_difference(score: float) -> float:
 
 def expected_score(elo: float) -> float:
     """Logistic expected score of an Elo difference: ``1 / (1 + 10**(-elo / 400))``."""
-    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
+    exponent = -elo / 400.0
+    if exponent > 308.0:  # 10**exponent overflows: the score is 0 to the last digit
+        return 0.0
+    return 1.0 / (1.0 + math.pow(10.0, exponent))
 
 
 def elo_interval(interval: tuple[float, float]) -> tuple[float, float]:
@@ -479,6 +482,9 @@ class SprtSettings:
         for name, rate in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0.0 < rate < 1.0:
                 raise StatsError(f"SPRT {name} must lie strictly between 0 and 1, got {rate}")
+        if not self.alpha + self.beta < 1.0:  # Wald's bounds would cross: H1 at once
+            raise StatsError(f"SPRT needs alpha + beta below 1, got alpha={self.alpha} "
+                             f"beta={self.beta}")
 
 
 @dataclass(frozen=True)
