@@ -8,7 +8,13 @@ from bench_scripts import load_bench
 from click.testing import CliRunner
 
 from arena.cli import cli
-from arena.results.bradley_terry import ELO_PER_UNIT, MIN_DESIGN_EFFECT, SeatedGame, fit
+from arena.results.bradley_terry import (
+    ELO_PER_UNIT,
+    MIN_DESIGN_EFFECT,
+    SeatedGame,
+    connected_groups,
+    fit,
+)
 from arena.results.store import Store
 from arena.results.versions import seated_games
 from arena.tournaments.config import parse_config
@@ -155,3 +161,59 @@ def test_two_games_give_symmetric_bounds_or_none_and_never_a_negative_zero(tmp_p
                                      "bt"]).output
     assert "-0 " not in shown and "-0)" not in shown, shown
     assert "advantage: +0 Elo (none to none)" in shown, shown
+
+
+def _pair_sets(results: list[tuple[int, int]]) -> list[SeatedGame]:
+    """Duplicate sets of bots 0 and 1: per set, whether 0 won with the first seat, then with
+    the second."""
+    games = []
+    for number, (first, second) in enumerate(results):
+        games.append(SeatedGame((0, 1), (0, 1) if first else (1, 0), number))
+        games.append(SeatedGame((1, 0), (1, 0) if second else (0, 1), number))
+    return games
+
+
+def test_a_sweep_is_no_surer_than_its_games_say():
+    """Ten sets won 2-0 each: the robust variance sees no game go the other way, and
+    narrowed the interval to [410, 676] Elo, above compare's bound for the same 20 games
+    (Wilson: 83.9 %, +287)."""
+    result = fit(_pair_sets([(1, 1)] * 10), anchor=(1, 0.0))
+    assert result.low[0] < 287 < result.elo[0]
+
+
+def test_a_strong_pair_over_few_sets_is_covered():
+    """A +400 Elo pair over 10 sets of independent games: narrowed intervals covered 0.83."""
+    rng = random.Random(5)
+    p = 1 / (1 + 10 ** (-400 / 400))
+    samples, covered = 120, 0
+    for _ in range(samples):
+        results = [(int(rng.random() < p), int(rng.random() < p)) for _ in range(10)]
+        result = fit(_pair_sets(results), anchor=(1, 0.0))
+        covered += result.low[0] <= 400 <= result.high[0]
+    assert covered / samples >= 0.93
+
+
+def test_bots_that_never_met_the_others_are_rated_in_a_group_of_their_own(tmp_path, root,
+                                                                          monkeypatch):
+    """Two tournaments in one database with no bot in common: one fit rated the second
+    pair by its prior alone (455 Elo above the anchor, ranked above it)."""
+    monkeypatch.chdir(root)
+    db = str(tmp_path / "a.db")
+    pairs = [["bots/seasons/greedy.py", "bots/seasons/random_bot.py"],
+             [{"spec": "bots/seasons/greedy.py", "name": "keep", "params": {"rerolls": False}},
+              {"spec": "bots/seasons/random_bot.py", "name": "random-b"}]]
+    for number, bots in enumerate(pairs):
+        config = parse_config({"name": f"t{number}", "game": "seasons", "seed": 2,
+                               "isolation": "none", "games_per_pairing": 4, "db": db,
+                               "workers": 1, "bots": bots})
+        with Store(config.db) as store:
+            run_tournament(config, store)
+    with Store(db) as store:
+        groups = connected_groups(seated_games(store, "seasons", None))
+    assert [len(group) for group in groups] == [8, 8]
+    shown = CliRunner().invoke(cli, ["ratings", "--db", db, "--system", "bt", "--anchor",
+                                     "random=0"]).output
+    assert "group 1 of 2: bots that met each other" in shown and "group 3" not in shown, shown
+    tables = shown.split("group 2 of 2")
+    assert "random@1.0" in tables[0] and "anchor" in tables[0] and "keep@" not in tables[0]
+    assert "keep@" in tables[1] and "random-b@" in tables[1] and "anchor" not in tables[1]

@@ -721,7 +721,23 @@ def test_two_identical_deterministic_bots_set_no_verdict_through_the_luck_model(
     for elo0, elo1 in ((-3, 1), (-10, 10), (-5, 5)):
         result = sprt(a, SprtSettings(elo0, elo1))
         assert result.verdict == CONTINUE and abs(result.llr) < 0.1, (elo0, elo1, result)
-    assert adjusted_interval(a) == pytest.approx(wilson(0.5, 4, Z95))
+    # every raw set is a draw: the raw sets' score and interval stand (nothing to adjust)
+    assert a.uniform and a.score == 0.5
+    assert adjusted_interval(a) == adjusted_interval(luck_adjusted(points, [1.0] * 4))
+
+
+def test_a_sweep_keeps_its_raw_score_and_says_why():
+    """Ten sets all won 2-0: the adjusted sets varied with the luck (96.8 %, Elo +594 ±),
+    contradicting the raw line (no estimate, above +166) under a note that no luck was
+    taken out."""
+    luck = [0.1, -0.2, 0.05, 0.3, -0.1, 0.0, 0.2, -0.3, 0.15, -0.05]
+    a = luck_adjusted([1.0] * 10, luck)
+    assert a.uniform and a.raw_stands and not a.outside
+    assert a.score == 1.0 and a.mean != 1.0
+    assert adjusted_interval(a) == adjusted_interval(luck_adjusted([1.0] * 10, [0.0] * 10))
+    assert "same in all 10 duplicate sets" in a.raw_reason
+    varied = luck_adjusted([1.0] * 9 + [0.5], luck)
+    assert not varied.raw_stands and varied.score == varied.mean
 
 
 def test_the_adjusted_llr_is_the_exact_one_on_the_sets_as_outcomes():

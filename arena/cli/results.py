@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ from arena.results.ratings import SYSTEMS, RatingSettings
 from arena.results.standings import text_table, wrap
 
 if TYPE_CHECKING:
+    from arena.results.bradley_terry import SeatedGame
     from arena.results.luck_book import LuckSource
     from arena.results.stats import SprtSettings
     from arena.results.store import Store, StoredBot
@@ -39,8 +41,9 @@ POOL_OPTION = click.option(
 
 def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
                         anchor: str | None) -> list[str]:
-    """The Bradley-Terry leaderboard of one variant: Elo, its 95 % interval, games."""
-    from arena.results.bradley_terry import fit
+    """The Bradley-Terry leaderboard of one variant: Elo, its 95 % interval, games; one
+    table for each group of bots that met (directly or through common opponents)."""
+    from arena.results.bradley_terry import connected_groups
     from arena.results.versions import seated_games
 
     games = seated_games(store, game, variant)
@@ -56,13 +59,28 @@ def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
         if not math.isfinite(elo):
             raise click.BadParameter(f"{anchor!r} is not BOT=ELO", param_hint="--anchor")
         anchored = (store.find_bot(game, label).id, elo)
-    result = fit(games, anchor=anchored)
     labels = {bot.id: bot.label for bot in store.bots(game)}
+    lines = wrap(f"{heading(game, variant)} (Bradley-Terry, {len(games)} games, 95 % "
+                 "profile-likelihood intervals, corrected for the duplicate sets)",
+                 terminal_width(), "  ")
+    groups = connected_groups(games)
+    for number, group in enumerate(groups, 1):
+        if len(groups) > 1:
+            lines += wrap(f"  group {number} of {len(groups)}: bots that met each other, "
+                          "directly or through common opponents, never one of another group "
+                          "(ratings compare within a group only)", terminal_width(), "  ")
+        in_group = anchored if anchored and any(anchored[0] in g.bots for g in group) else None
+        lines += _bradley_terry_table(group, in_group, labels)
+    return lines
+
+
+def _bradley_terry_table(games: Sequence[SeatedGame], anchored: tuple[int, float] | None,
+                         labels: Mapping[int, str]) -> list[str]:
+    from arena.results.bradley_terry import fit
+
+    result = fit(games, anchor=anchored)
     low, high = result.seat_interval
-    lines = [*wrap(f"{heading(game, variant)} (Bradley-Terry, {len(games)} games, 95 % "
-                   "profile-likelihood intervals, corrected for the duplicate sets)",
-                   terminal_width(), "  "),
-             f"  the earlier seat's advantage: {elo_number(result.seat_advantage, '+')} Elo "
+    lines = [f"  the earlier seat's advantage: {elo_number(result.seat_advantage, '+')} Elo "
              f"({elo_number(low, '+')} to {elo_number(high, '+')})"]
     anchor_bot = anchored[0] if anchored else None
     lines += text_table(["#", "bot", "elo", "95% low", "95% high", "games"],
@@ -73,8 +91,8 @@ def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
                          for place, bot in enumerate(result.order(), 1)], 2, terminal_width())
     if any(not math.isfinite(v) for v in (*result.low.values(), *result.high.values(), low,
                                           high)):
-        lines.append("  none: the games set no bound on that side (a bot that won or lost "
-                     "every game, or too few games)")
+        lines += wrap("  none: the games set no bound on that side (a bot that won or lost "
+                      "every game, or too few games)", terminal_width(), "  ")
     return lines
 
 

@@ -148,8 +148,8 @@ def _adjusted_columns(pair: PairResult) -> list[float | str]:
     interval, elo = pair.adjusted_interval, pair.adjusted_elo
     if pair.adjusted is None or interval is None or elo is None:
         return [""] * 8
-    note = (f"adjusted mean {pair.adjusted.mean:.4f} outside [0, 1]: the raw sets' score"
-            if pair.adjusted.outside else "")
+    note = f"{pair.adjusted.raw_reason}: the raw sets' score" if pair.adjusted.raw_stands \
+        else ""
     return [round(pair.adjusted.score, 4), round(interval[0], 4), round(interval[1], 4),
             _number(elo[0], 1), _number(elo[1], 1), *_elo_bounds(interval), note]
 

@@ -308,23 +308,22 @@ def _cell(bot: Bot, other: Bot, pair: PairResult | None) -> dict[str, Any]:
     if adjusted is not None and adjusted_bounds is not None:
         shown = adjusted.score
         low, high = adjusted_bounds
-        if adjusted.outside:
-            title += ("; luck-adjusted: the adjusted sets' mean fell outside 0 to 100 %, "
-                      "where no expected score can be, so the raw sets' score stands: "
-                      f"{100 * adjusted.score:.1f} % (95 % interval "
+        if adjusted.raw_stands:
+            title += (f"; luck-adjusted: {adjusted.raw_reason}, so the raw sets' score "
+                      f"stands: {100 * adjusted.score:.1f} % (95 % interval "
                       f"{100 * low:.1f} to {100 * high:.1f} %)")
         else:
             title += (f"; luck-adjusted score {100 * adjusted.score:.1f} % (95 % interval "
                       f"{100 * low:.1f} to {100 * high:.1f} %)")
     return {"kind": "pair", "score": pair.score, "games": pair.games, "title": title,
             "colour": heat(pair.score), "elo": short_elo(pair.score, interval),
-            "adjusted": shown, "raw_adjusted": adjusted is not None and adjusted.outside,
+            "adjusted": shown, "raw_adjusted": adjusted is not None and adjusted.raw_stands,
             "game": pair.first_game}
 
 
 def short_elo(score: float, interval: tuple[float, float]) -> str:
     """A pair cell's Elo: ``+35``; for a sweep, which has no estimate, the end of its
-    interval (``> +166``), or ``—`` without one."""
+    interval (``> +287`` after 20 games won), or ``—`` without one."""
     elo = elo_difference(score)
     if math.isfinite(elo):
         return _signed(elo)

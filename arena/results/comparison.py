@@ -104,21 +104,15 @@ def adjusted_lines(adjusted: AdjustedScore, model: str, *, name: str = "score",
     low, high = adjusted_interval(adjusted)
     score = (f"{name} {100 * adjusted.score:.1f}% (95% interval {100 * low:.1f}% to "
              f"{100 * high:.1f}%), {elo_text(adjusted.score, (low, high), sweeps)}")
-    if adjusted.outside:
-        lines = [f"  luck-adjusted ({model}): the adjusted sets average "
-                 f"{100 * adjusted.mean:.1f}%, outside 0-100% where no expected score can "
-                 f"be, so the raw sets' {name} stands:",
-                 f"    {score}"]
-    else:
-        lines = [f"  luck-adjusted ({model}): {score}"]
+    if adjusted.raw_stands:
+        return [f"  luck-adjusted ({model}): {adjusted.raw_reason}, so the raw sets' "
+                f"{name} stands:", f"    {score}"]
+    lines = [f"  luck-adjusted ({model}): {score}"]
     ratio = adjusted.variance_ratio
     if math.isfinite(ratio):
         lines.append(f"    variance {ratio:.2f}× the raw one over {adjusted.sets} duplicate "
                      f"sets: the same certainty from {100 * ratio:.0f}% of the games "
                      f"({100 * adjusted.scale:.0f}% of the accounted luck taken out)")
-    else:
-        lines.append(f"    no luck taken out: the raw result is the same in all "
-                     f"{adjusted.sets} duplicate sets, so there is no noise to take it from")
     return lines
 
 

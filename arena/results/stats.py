@@ -314,10 +314,35 @@ class AdjustedScore:
         return not 0.0 <= self.mean <= 1.0
 
     @property
+    def uniform(self) -> bool:
+        """True where every raw set has the same result (a sweep, say, over two sets or
+        more): there is no noise in them to take out, and the adjustment would only add
+        the luck's own, so the raw sets' score stands."""
+        return len(self.raw_units) > 1 and max(self.raw_units) == min(self.raw_units)
+
+    @property
+    def raw_stands(self) -> bool:
+        """True where :attr:`score` and :func:`adjusted_interval` are the raw sets'
+        (:attr:`outside` or :attr:`uniform`)."""
+        return self.outside or self.uniform
+
+    @property
+    def raw_reason(self) -> str:
+        """Why the raw sets' score stands (empty where it does not)."""
+        if self.outside:
+            return (f"the adjusted sets average {100 * self.mean:.1f}%, outside 0-100% "
+                    "where no expected score can be")
+        if self.uniform:
+            return (f"the raw result is the same in all {self.sets} duplicate sets: there "
+                    "is no noise to take the luck out of")
+        return ""
+
+    @property
     def score(self) -> float:
-        """The estimate to show: the adjusted mean, or where that lies outside [0, 1]
-        the raw sets' mean (the adjusted one clamped where the raw sets are unknown)."""
-        if not self.outside:
+        """The estimate to show: the adjusted mean, or where the raw sets' stands
+        (:attr:`raw_stands`) their mean (the adjusted one clamped where the raw sets are
+        unknown)."""
+        if not self.raw_stands:
             return self.mean
         if self.raw_units:
             return sum(self.raw_units) / len(self.raw_units)
@@ -404,11 +429,12 @@ def adjusted_interval(a: AdjustedScore, confidence: float = 0.95) -> tuple[float
     (:func:`_variance_df`). Sets without spread (zero up to
     rounding) say nothing of the variance: Wilson's interval for ``n``
     observations, with the normal quantile. Where the adjusted mean lies outside
-    [0, 1], the raw sets' interval (see :attr:`AdjustedScore.outside`). ``(0, 1)``
+    [0, 1], or the raw sets are all alike, the raw sets' interval (see
+    :attr:`AdjustedScore.raw_stands`). ``(0, 1)``
     below two sets.
     """
     _check_confidence(confidence)
-    if a.outside and a.raw_units:
+    if a.raw_stands and a.raw_units:
         return _bounded_interval(a.raw_units, [1] * len(a.raw_units), confidence)
     if a.outside:
         return _wilson(a.score, a.sets, _t(confidence, math.inf)) if a.sets > 1 else (0.0, 1.0)
