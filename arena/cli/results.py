@@ -208,8 +208,8 @@ SPRT_MAX_PAIRS = 5000
 @click.argument("second", metavar="BOT2")
 @click.option("--game", "game_name", help="The game (needed when both play several).")
 @click.option("--games", "pairs", type=click.IntRange(min=1),
-              help="Play this many seat-swapped pairs now (with --sprt: at most this many; "
-              f"default {SPRT_MAX_PAIRS}).")
+              help="Play this many seat-swapped pairs now, with the game's default options "
+              f"(with --sprt: at most this many; default {SPRT_MAX_PAIRS}).")
 @click.option("--sprt", "use_sprt", is_flag=True,
               help="Play pairs until a sequential probability ratio test accepts elo0 or elo1.")
 @click.option("--elo0", type=float, default=0.0, show_default=True,
@@ -301,15 +301,17 @@ def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, d
     """The stored games' comparisons: where the two met, and through their common
     opponents on the same dice; ArenaError where there are neither."""
     from arena.results.common_opponents import common_opponents, without_pairs
-    from arena.results.comparison import stored_comparison
+    from arena.results.comparison import stored_comparisons
 
-    met = stored_comparison(store, game, first, second, luck=luck, workers=workers)
+    met = [(variant, found) for variant, found in stored_comparisons(
+        store, game, first, second, luck=luck, workers=workers) if found.score.games]
     through = common_opponents(store, game, first, second, luck=luck, workers=workers)
-    if not met.score.games and not through.games:
+    if not met and not through.games:
         larger = sum(1 for g in store.played_games(game)
                      if len(g.bots) > 2 and {first.id, second.id} <= set(g.bots))
         raise ArenaError(without_pairs(through, db, larger))
-    blocks = [met.lines()] if met.score.games else []
+    blocks = [[f"in {variant.label}:", *found.lines()] if len(met) > 1 else found.lines()
+              for variant, found in met]
     blocks += [through.lines()] if through.games else []
     return [line for block in blocks for line in [*block, ""]][:-1]
 

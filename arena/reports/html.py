@@ -309,8 +309,11 @@ def _cell(bot: Bot, other: Bot, pair: PairResult | None) -> dict[str, Any]:
         shown = adjusted.score
         low, high = adjusted_bounds
         if adjusted.raw_stands:
-            title += (f"; luck-adjusted: {adjusted.raw_reason}, so the raw sets' score "
-                      f"stands: {100 * adjusted.score:.1f} % (95 % interval "
+            why = ("the adjusted sets' mean fell outside 0 to 100 %, where no expected score "
+                   "can be" if adjusted.outside else "every raw set had the same result, "
+                   "which leaves no noise to take the luck out of")
+            title += (f"; luck-adjusted: {why}, so the raw sets' score stands: "
+                      f"{100 * adjusted.score:.1f} % (95 % interval "
                       f"{100 * low:.1f} to {100 * high:.1f} %)")
         else:
             title += (f"; luck-adjusted score {100 * adjusted.score:.1f} % (95 % interval "

@@ -12,7 +12,7 @@ import difflib
 import math
 import textwrap
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.games.base import ArenaError
@@ -35,7 +35,7 @@ from arena.results.stats import (
     sprt,
 )
 from arena.results.store import PlayedGame, Store, StoredBot
-from arena.results.versions import first_plays
+from arena.results.versions import Variant, first_plays, variant_of
 
 GameLuck = Mapping[tuple[int, str], tuple[float, ...]]
 """Luck per seat by (tournament, game key)."""
@@ -172,15 +172,34 @@ def unknown_bot(name: str, stored: Sequence[str], db: object) -> str:
 
 def stored_comparison(store: Store, game: str, first: StoredBot, second: StoredBot,
                       settings: SprtSettings | None = None, *,
-                      luck: LuckSource | None = None, workers: int = 0) -> Comparison:
-    """The two versions' direct meetings at two-seat tables among the stored games, each
-    counted once (:func:`first_plays`); with ``luck``, also their luck-adjusted score
-    (the games accounted for where needed)."""
+                      luck: LuckSource | None = None, workers: int = 0,
+                      tournaments: Collection[int] | None = None) -> Comparison:
+    """The two versions' direct meetings at two-seat tables among the stored games (of
+    ``tournaments`` only, if given), each counted once (:func:`first_plays`); with
+    ``luck``, also their luck-adjusted score (the games accounted for where needed)."""
     games = first_plays(store, game, [g for g in store.played_games(game)
                                       if len(g.bots) == 2 and set(g.bots) == {first.id,
-                                                                              second.id}])
+                                                                              second.id}
+                                      and (tournaments is None or g.tournament in tournaments)])
     model, found = games_luck(store, games, luck, workers) if luck else ("", None)
     return summarise(first.label, second.label, first.id, games, settings, found, model)
+
+
+def stored_comparisons(store: Store, game: str, first: StoredBot, second: StoredBot, *,
+                       luck: LuckSource | None = None, workers: int = 0
+                       ) -> list[tuple[Variant, Comparison]]:
+    """:func:`stored_comparison` for each variant of the game (players and options) in
+    which the two met, the oldest first: games of other rules are not pooled."""
+    met = {g.tournament for g in store.played_games(game)
+           if len(g.bots) == 2 and set(g.bots) == {first.id, second.id}}
+    by_variant: dict[str, tuple[Variant, set[int]]] = {}
+    for tournament in store.tournaments(game):
+        if tournament.id in met:
+            variant = variant_of(tournament)
+            by_variant.setdefault(variant.key, (variant, set()))[1].add(tournament.id)
+    return [(variant, stored_comparison(store, game, first, second, luck=luck,
+                                        workers=workers, tournaments=ids))
+            for variant, ids in by_variant.values()]
 
 
 def games_luck(store: Store, games: Sequence[PlayedGame], source: LuckSource,
