@@ -229,6 +229,11 @@ BAD: list[tuple[str, Any, str]] = [
     ("outcome.scores", [1, "x"], "outcome.scores: [1, 'x'] are not all numbers"),
     ("finished", "yesterday", "finished: 'yesterday' is not an ISO 8601 time"),
     ("tournament.number", "1", "tournament.number: '1' is not an integer"),
+    ("tournament.number", 0, "tournament.number: 0 is not an integer from 1"),
+    ("tournament.round", -1, "tournament.round: -1 is not an integer from 0"),
+    ("finished", "2025-06-01", "finished: '2025-06-01' is not an ISO 8601 time"),
+    ("finished", "2025-06-01T12:00:00", "finished: '2025-06-01T12:00:00' is not an ISO 8601"),
+    ("arena", 5, "arena: expected a non-empty string"),
     ("moves.1.action", "place:max-99", "moves[1].action: 'place:max-99' is not legal here"),
     ("moves.1.action", "reroll:3", "moves[1].action: 'reroll:3' is not legal here"),
     ("moves.0.roll", "dice:1,2,3,4", "moves[0].roll: 'dice:1,2,3,4' is not legal here"),
@@ -275,6 +280,71 @@ def test_a_well_formed_move_the_rules_forbid_is_refused_by_the_check(db, path, v
     with pytest.raises(ReplayError) as raised:
         check_replay(data)
     assert str(raised.value).startswith(message)
+
+
+def _outcome_changed(data: dict[str, Any], **outcome: Any) -> dict[str, Any]:
+    return {**copy.deepcopy(data), "outcome": {**data["outcome"], **outcome}}
+
+
+def test_the_outcome_and_the_dice_are_the_ones_the_moves_and_the_seed_give(db):
+    """The check passed replays whose outcome contradicted their moves, whose dice were not
+    their seed's, and with as many seats as one liked (``arena view`` drew them)."""
+    data = good(db)
+    assert data["outcome"]["termination"] == "normal" and data["seed"] is not None
+    ranks = data["outcome"]["ranks"]
+    bad: list[tuple[dict[str, Any], str]] = [
+        (_outcome_changed(data, ranks=ranks[::-1] if len(set(ranks)) > 1 else [0, 1]),
+         "outcome.ranks: "),
+        (_outcome_changed(data, scores=[s + 1 for s in data["outcome"]["scores"]]),
+         "outcome.scores: "),
+        (_outcome_changed(data, termination="banana"), "outcome.termination: 'banana'"),
+        (_outcome_changed(data, termination="crash"), "outcome.termination: 'crash'"),
+        (changed(data, "seats.1.status", "crash"), "seats[1].status: 'crash', but the game"),
+        ({**data, "moves": data["moves"][:10]}, "outcome: the moves stop before the end"),
+        ({**data, "moves": []}, "outcome: the moves stop before the end"),
+        ({**data, "seats": data["seats"] + data["seats"][:1],
+          "outcome": {**data["outcome"], "ranks": [*ranks, 1],
+                      "scores": [*data["outcome"]["scores"], 0]}},
+         "seats: 3 seats, but this seasons game has 2"),
+    ]
+    first = data["moves"][0]["roll"]
+    values = [int(v) for v in first.removeprefix("dice:").split(",")]
+    values[0] = values[0] % 6 + 1
+    bad.append((changed(data, "moves.0.roll", "dice:" + ",".join(map(str, values))),
+                f"moves[0].roll: 'dice:{','.join(map(str, values))}', but the dice of seed "))
+    for wrong, message in bad:
+        with pytest.raises(ReplayError) as raised:
+            check_replay(wrong)
+        assert str(raised.value).startswith(message), (message, raised.value)
+    no_seed = {key: value for key, value in data.items() if key != "seed"}
+    with pytest.raises(ReplayError, match=r"^seed: missing"):
+        check_replay(no_seed)  # from_replay raised KeyError, arena view a traceback
+    secret = {**data, "seed": None, "moves": data["moves"]}
+    check_replay(secret)  # no seed to check the dice against: the rules still are
+
+
+def test_a_failed_seat_ends_the_game_with_its_failure_and_rank(db):
+    """A crash mid-game: the failed seat last, the others by their standing; the check
+    accepts arena's own such games and refuses the same moves with another outcome."""
+    import arena
+
+    class Crash:
+        name, version = "crash", "1"
+
+        def act(self, observation: Any) -> Any:
+            raise RuntimeError("boom")
+
+    record = arena.make("sonnentau").run([arena.load_bot("bots/sonnentau/random_bot.py")
+                                          .player, Crash()], seed=4)
+    data = arena.to_replay(record)
+    assert data["outcome"]["termination"] == "crash"
+    check_replay(data)
+    with pytest.raises(ReplayError, match=r"^outcome.termination: 'timeout', but seat 1 ended"):
+        check_replay(_outcome_changed(data, termination="timeout"))
+    with pytest.raises(ReplayError, match=r"^outcome.ranks: \[1, 0\], but the moves give"):
+        check_replay(_outcome_changed(data, ranks=[1, 0]))
+    with pytest.raises(ReplayError, match="one seat must have failed"):
+        check_replay(changed(data, "seats.0.status", "crash"))
 
 
 def test_a_move_after_the_end_or_a_roll_in_place_of_a_decision_is_refused(db):
@@ -434,3 +504,9 @@ def test_the_replay_page_steps_through_every_game_in_a_browser(db, browser, tmp_
     browser.find_element("css selector", "[data-step=last]").click()
     assert js(browser, "var v = document.getElementById('game-viewer');"
                        "return [v.dataset.game, v.dataset.move];") == ["2", str(len(log) - 1)]
+
+
+def test_a_missing_file_is_a_replay_error_whatever_its_name(tmp_path):
+    for name in ("missing.jsonl", "missing.json", "missing"):
+        with pytest.raises(ReplayError, match="no such file or folder"):
+            list(read_replays(tmp_path / name))  # .jsonl raised FileNotFoundError

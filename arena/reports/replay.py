@@ -34,6 +34,7 @@ import datetime
 import importlib.metadata
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,8 +42,10 @@ from typing import IO, Any
 
 from arena.bots.identity import BotIdentity, revision_labels
 from arena.games import MODULES, find_game
-from arena.games.base import CHANCE_SEAT, ArenaError
-from arena.referee.record import SEAT_STATUSES, GameRecord, Move, SeatRecord
+from arena.games.base import CHANCE_SEAT, ArenaError, State
+from arena.referee.dice import DiceStream
+from arena.referee.match import forfeit_outcome
+from arena.referee.record import OK, SEAT_STATUSES, GameRecord, Move, SeatRecord
 from arena.reports import viewer
 from arena.reports.model import Bot, bot_colour
 from arena.reports.written import own_folder, write_text
@@ -170,8 +173,12 @@ def check_replay(data: Any) -> None:
                           "update arena")
     if obj.get("game") not in MODULES:
         raise ReplayError(f"game: {obj.get('game')!r} is not one of {', '.join(MODULES)}")
+    if "arena" in obj:
+        _text(obj["arena"], "arena")
     _object(obj.get("options"), "options")
-    seed = obj.get("seed")
+    if "seed" not in obj:
+        raise ReplayError("seed: missing (the game seed, or null where it is kept secret)")
+    seed = obj["seed"]
     if seed is not None and not _is_int(seed):
         raise ReplayError(f"seed: {seed!r} is neither an integer nor null")
     seats = _list(obj.get("seats"), "seats")
@@ -184,19 +191,25 @@ def check_replay(data: Any) -> None:
         _check_move(move, f"moves[{index}]", len(seats))
     _check_outcome(obj.get("outcome"), len(seats))
     _check_optional(obj)
-    _check_play(obj["game"], obj["options"], moves)
+    state = _check_play(obj["game"], obj["options"], moves, len(seats), seed)
+    _check_end(state, seats, obj["outcome"])
 
 
-def _check_play(name: str, options: Mapping[str, Any], moves: Sequence[Mapping[str, Any]]
-                ) -> None:
+def _check_play(name: str, options: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
+                seats: int, seed: int | None) -> State:
     """Replay the moves through the game's rules: each one legal where it stands (a roll at
-    a chance node, one of its outcomes; a decision by the seat to act, one of its legal
-    actions), none after the end."""
+    a chance node, one of its outcomes, the one the dice stream of ``seed`` rolls where
+    the seed is given; a decision by the seat to act, one of its legal actions), none
+    after the end; the state they reach."""
     game = find_game(name)
     try:
         state = game.initial_state(options)
     except (ArenaError, ValueError, TypeError, KeyError) as exc:
         raise ReplayError(f"options: {exc}") from None
+    if len(state.scores()) != seats:
+        raise ReplayError(f"seats: {seats} seats, but this {name} game has "
+                          f"{len(state.scores())}")
+    roll = None if seed is None else DiceStream(seed).roll
     for index, move in enumerate(moves):
         where = f"moves[{index}]"
         if state.is_terminal:
@@ -220,7 +233,45 @@ def _check_play(name: str, options: Mapping[str, Any], moves: Sequence[Mapping[s
         if text not in legal:
             shown = ", ".join(sorted(legal)[:12]) + (", ..." if len(legal) > 12 else "")
             raise ReplayError(f"{where}.{kind}: {text!r} is not legal here (legal: {shown})")
+        if kind == "roll" and roll is not None:
+            rolled = str(state.chance_action(roll(state.chance_request())))
+            if text != rolled:
+                raise ReplayError(f"{where}.roll: {text!r}, but the dice of seed {seed} roll "
+                                  f"{rolled!r} here")
         state.apply(legal[text])
+    return state
+
+
+def _check_end(state: State, seats: Sequence[Mapping[str, Any]],
+               outcome: Mapping[str, Any]) -> None:
+    """The outcome is the one the moves reach: the rules' at the end of the game; before it,
+    a seat's failure, that seat's status, the failed seat last and the others by their
+    standing (as the referee decides it)."""
+    statuses = [seat["status"] for seat in seats]
+    failed = [number for number, status in enumerate(statuses) if status != OK]
+    termination = outcome["termination"]
+    if state.is_terminal:
+        if failed:
+            raise ReplayError(f"seats[{failed[0]}].status: {statuses[failed[0]]!r}, but the "
+                              "game was played to its end")
+        expected = state.outcome()
+    else:
+        if len(failed) != 1:
+            raise ReplayError("outcome: the moves stop before the end of the game, so one "
+                              f"seat must have failed (statuses: {', '.join(statuses)})")
+        loser = failed[0]
+        if termination != statuses[loser]:
+            raise ReplayError(f"outcome.termination: {termination!r}, but seat {loser} ended "
+                              f"with {statuses[loser]!r}")
+        expected = forfeit_outcome(state, loser, termination)
+    if termination != expected.termination:
+        raise ReplayError(f"outcome.termination: {termination!r}, but the moves end the game "
+                          f"with {expected.termination!r}")
+    for key, given, found in (("ranks", outcome["ranks"], expected.ranks),
+                              ("scores", outcome["scores"], expected.scores)):
+        if list(given) != list(found):
+            raise ReplayError(f"outcome.{key}: {list(given)}, but the moves give "
+                              f"{list(found)}")
 
 
 def _check_seat(data: Any, where: str) -> None:
@@ -279,16 +330,26 @@ def _check_optional(obj: Mapping[str, Any]) -> None:
         _text(fields.get("name"), f"{where}.name")
         _text(fields.get("key"), f"{where}.key")
         for key in ("number", "round", "table", "set", "rotation"):
-            if not _is_int(fields.get(key)):
-                raise ReplayError(f"{where}.{key}: {fields.get(key)!r} is not an integer")
+            least = 1 if key == "number" else 0
+            if not _is_int(fields.get(key)) or fields[key] < least:
+                raise ReplayError(f"{where}.{key}: {fields.get(key)!r} is not an integer "
+                                  f"from {least}")
     finished = obj.get("finished")
     if finished is not None:
+        if not _FINISHED.fullmatch(_text(finished, "finished")):
+            raise ReplayError(f"finished: {finished!r} is not an ISO 8601 time with its date "
+                              "and offset (2025-06-01T12:00:00Z)")
         try:
-            datetime.datetime.fromisoformat(_text(finished, "finished").replace("Z", "+00:00"))
+            datetime.datetime.fromisoformat(finished.replace("Z", "+00:00"))
         except ValueError:
             raise ReplayError(f"finished: {finished!r} is not an ISO 8601 time") from None
     if obj.get("duration") is not None:
         _seconds(obj["duration"], "duration")
+
+
+_FINISHED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
+                       r"(Z|[+-][0-9]{2}:[0-9]{2})")
+"""The schema's pattern of ``finished``."""
 
 
 def _object(value: Any, where: str) -> Mapping[str, Any]:
@@ -443,12 +504,12 @@ def read_replays(path: str | Path) -> Iterator[tuple[str, GameRecord]]:
     if path.is_dir():
         for item in sorted(path.glob("*.json")):
             yield from _read_json_file(item)
+    elif not path.exists():
+        raise ReplayError(f"{path}: no such file or folder")
     elif path.suffix == ".jsonl":
         yield from _read_lines(path)
-    elif path.exists():
-        yield from _read_json_file(path)
     else:
-        raise ReplayError(f"{path}: no such file or folder")
+        yield from _read_json_file(path)
 
 
 def _read_lines(path: Path) -> Iterator[tuple[str, GameRecord]]:
