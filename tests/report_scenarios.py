@@ -52,6 +52,9 @@ def seasons(db: Path, out: Path, bots: int, name: str, **extra: Any) -> Path:
     entries[1] = {"spec": CRASHER, "name": EVIL if bots == 2 else "crasher"}
     if bots >= 4:
         entries[3] = {"spec": ILLEGAL, "name": "illegal"}
+    if bots == 8:  # names that differ only at their end, wider than a name's column
+        entries[5]["name"] = "heuristic-random-with-a-longer-name-06"
+        entries[6]["name"] = "heuristic-random-with-a-longer-name-07"
     return play(db, out, {"name": name, "game": "seasons", "bots": entries,
                           "games_per_pairing": 1, **extra})
 

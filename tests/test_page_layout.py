@@ -175,10 +175,47 @@ return result;
 """
 
 
+CUT_OFF = """
+/* Elements whose text runs past their own box where that box hides it (no scrolling). */
+var out = [];
+document.querySelectorAll('body *').forEach(function (node) {
+  var style = getComputedStyle(node);
+  if (node.clientWidth && node.scrollWidth > node.clientWidth + 1 &&
+      (style.overflowX === 'hidden' || style.overflowX === 'clip') &&
+      !(node instanceof SVGElement)) {
+    out.push(node.tagName.toLowerCase() + '.' + (node.getAttribute('class') || '') + ' ' +
+             node.clientWidth + '<' + node.scrollWidth + ' ' +
+             node.textContent.trim().slice(0, 30));
+  }
+});
+return out.slice(0, 8);
+"""
+
+
+SMALL_TEXT = """
+/* Visible HTML elements whose own text is set below arguments[0] px. */
+var out = [], least = arguments[0];
+document.querySelectorAll('body *').forEach(function (node) {
+  if (node instanceof SVGElement || !node.getClientRects().length) return;
+  var own = Array.prototype.some.call(node.childNodes, function (child) {
+    return child.nodeType === 3 && child.textContent.trim();
+  });
+  var size = parseFloat(getComputedStyle(node).fontSize);
+  if (own && size < least) {
+    out.push(node.tagName.toLowerCase() + '.' + (node.getAttribute('class') || '') + ' ' +
+             size + 'px ' + node.textContent.trim().slice(0, 20));
+  }
+});
+return out.slice(0, 8);
+"""
+
+
 def assert_fits(driver: Any, what: str) -> None:
     found = js(driver, OVERFLOW)
     assert found["scroll"] <= found["client"], (what, found)
     assert found["past"] == [], (what, found)
+    assert js(driver, CUT_OFF) == [], what
+    assert js(driver, SMALL_TEXT, SMALLEST_TEXT) == [], what
 
 
 def assert_charts_readable(driver: Any, what: str, selector: str = "svg.chart") -> int:
@@ -261,8 +298,9 @@ def test_the_enlarged_sonnentau_board_reads_and_scrolls_in_its_own_box(browser, 
 
 # -- server pages -----------------------------------------------------------------------------
 
-LONG = "greedy-with-a-name-as-long-as-they-come"
-"""A bot name that does not fit a phone's width unbroken."""
+LONG = "greedywithanameaslongastheycomeandnoplacetobreakitatallxxxxxx"
+"""A bot name that does not fit a phone's width unbroken, and offers no place to break
+(a submission's name may have 64 characters)."""
 
 
 def build_site(folder: Path) -> dict[str, Any]:

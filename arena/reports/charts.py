@@ -92,6 +92,8 @@ NARROW = Size(3.5, 2.7, 10.0, 10.0, 4, "-narrow")
 (12.4 px on a 360 px phone). ``height`` is the plot's; the list of names adds to it."""
 NARROW_NAMED = 6
 """Lines named below a narrow chart at most."""
+NARROW_CHARS = 38
+"""Characters of a name in a narrow chart's list at most (its width after the swatch)."""
 
 
 def text(label: str) -> str:
@@ -205,7 +207,8 @@ def name_lines(figure: Figure, ax: Axes, lines: Sequence[Any],
         end_labels(figure, ax, ends, labels)
         return
     order = sorted(range(len(labels)), key=lambda i: -labels[i].y)
-    legend = figure.legend([lines[i] for i in order], [text(labels[i].text) for i in order],
+    legend = figure.legend([lines[i] for i in order],
+                           [text(_middle_cut(labels[i].text, NARROW_CHARS)) for i in order],
                            loc="outside lower left", ncols=1, fontsize=size.label,
                            handlelength=1.6, borderaxespad=0.2, labelspacing=0.3)
     for entry, i in zip(legend.get_texts(), order, strict=True):
@@ -339,8 +342,19 @@ def _tournament_axis(ax: Axes, history: VersionHistory, size: Size) -> None:
     ax.axvspan(history.current - half, history.current + half, color="#fde68a", alpha=0.5,
                linewidth=0, zorder=0)
     ax.grid(axis="x", visible=False)
+    # from the plot's left edge: centred under a plot narrowed by long names beside it,
+    # the label ran out of the chart on the left
     ax.set_xlabel("tournaments, oldest first\n(this one highlighted)" if size.narrow else
-                  "tournaments of this game, oldest first (this one highlighted)")
+                  "tournaments of this game, oldest first (this one highlighted)", loc="left")
+
+
+def _middle_cut(name: str, limit: int) -> str:
+    """``name`` within ``limit`` characters, its middle cut out: the start and the end
+    stay, where names that differ (a number, the revision, the value) tell them apart."""
+    if len(name) <= limit:
+        return name
+    tail = (limit - 1) * 3 // 5
+    return name[:limit - 1 - tail] + "…" + name[-tail:]
 
 
 def _short(name: str, limit: int = 22) -> str:

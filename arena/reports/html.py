@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from arena import __version__
 from arena.games import find_game
@@ -52,8 +53,20 @@ without its per cent sign: 34 columns fit beside the names in a 1280 px window."
 @functools.cache
 def environment() -> Environment:
     """The report's templates (one environment, which compiles each template once)."""
-    return Environment(loader=PackageLoader("arena.reports", "templates"), autoescape=True,
-                       trim_blocks=True, lstrip_blocks=True)
+    env = Environment(loader=PackageLoader("arena.reports", "templates"), autoescape=True,
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["breakable"] = breakable
+    return env
+
+
+_BREAKS = re.compile(r"([@+])|([-_])")
+
+
+def breakable(name: str) -> Markup:
+    """A bot's name or label, escaped, that a narrow cell wraps where it reads well: before
+    ``@`` and ``+``, after ``-`` and ``_`` (``<wbr>``), not inside a word."""
+    return Markup(_BREAKS.sub(lambda m: f"<wbr>{m[1]}" if m[1] else f"{m[2]}<wbr>",
+                              str(escape(name))))
 
 
 @functools.cache
