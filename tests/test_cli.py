@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from arena.bots.sandbox import INSTALL_HINT
 from arena.cli import cli
 from arena.referee.record import read_records, replay
 
@@ -356,7 +357,8 @@ def test_without_the_sandbox_anyone_elses_bot_stops_run_and_play_before_a_game(
         run, tmp_path, monkeypatch):
     from arena.bots import isolation
 
-    monkeypatch.setattr(isolation, "sandbox_problem", lambda: "bwrap is not installed")
+    monkeypatch.setattr(isolation, "sandbox_problem", lambda: (
+        f"bubblewrap (bwrap) is not installed; install it with: {INSTALL_HINT}"))
     own = tmp_path / "mine.py"
     own.write_text(Path(RANDOM).read_text())
     config = tmp_path / "c.yaml"
@@ -369,6 +371,11 @@ def test_without_the_sandbox_anyone_elses_bot_stops_run_and_play_before_a_game(
         assert "isolation: process" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "a.db").exists() or "mine" not in run("ratings", "--db", str(
         tmp_path / "a.db")).output
+    broken = "bubblewrap (bwrap) does not work here: No module named 'arena'"
+    monkeypatch.setattr(isolation, "sandbox_problem", lambda: broken)
+    result = run("run", str(config), "--no-progress")  # installed, but it fails: no advice
+    assert result.exit_code == 1 and broken in " ".join(result.output.split()), result.output
+    assert "apt-get" not in result.output, result.output  # said "install bubblewrap"
     config.write_text(config.read_text() + "isolation: process\n")
     played = run("run", str(config), "--no-progress")
     assert played.exit_code == 0, played.output

@@ -346,6 +346,8 @@ def test_arena_serve_runs_the_ladder_alongside_and_stops_both(site, tmp_path):
     assert server.returncode == 0, err
     assert "Traceback" not in err and "ERROR" not in err, err
     assert f"http://127.0.0.1:{port}/" in out
+    assert all(len(line) <= 80 or " " not in line.strip()  # a path alone may be longer
+               for line in out.splitlines()), out  # its first line was 152 wide
     time.sleep(0.5)
     alive = [pid for pid in started if Path(f"/proc/{pid}").exists()
              and "Z" not in Path(f"/proc/{pid}/stat").read_text().split(")")[-1][:3]]

@@ -414,3 +414,21 @@ def error_on_a_terminal_and_in_a_pipe(bad: Path) -> None:
     assert messages[0].startswith("Error: ") and "known: bots," in messages[0]
     assert len(messages[0]) > 80  # one line, as it is, for a log or grep
     assert any(line.endswith("got 'fast'") and "time_limit" in line for line in messages)
+
+
+def test_a_label_with_no_place_to_break_is_cut_into_pieces_that_fit():
+    """`arena ladder status` printed lines of 122-133 columns for a bot submitted with a
+    63-character name and a 31-character version (both within the server's limits)."""
+    from arena.results.standings import text_table
+
+    label = "averyveryverylongbotnamewithoutanybreaksatall" + "x" * 18 + \
+        "@1.0.0-with-a-long-version-str+abcdef"
+    rows = [[4, label, "active", "upload: alice", 14, "30.77", "2.44", "23.44"],
+            [3, "expectimax@1.0+664f65", "active", "config: bots[2]", 6, "3.1", "1.2", "0.5"]]
+    lines = text_table(["id", "bot", "status", "from", "games", "mu", "sigma", "mu-3sigma"],
+                       rows, 4, 80)
+    assert max(map(len, lines)) <= 80, lines
+    first = next(i for i, line in enumerate(lines) if line.lstrip().startswith("4 "))
+    pieces = [lines[first].split()[1]] + [line.strip() for line in lines[first + 1:first + 3]]
+    assert "".join(pieces) == label, lines
+    assert lines[first + 3].split() == ["14", "30.77", "2.44", "23.44"], lines

@@ -19,7 +19,7 @@ from typing import Any
 from arena.bots.bundles import Unpacked, spec_at
 from arena.bots.loading import BotLoadError, BotNotFoundError, load_bot, split_spec
 from arena.bots.process import Limits, ProcessPlayer, bot_command, is_command
-from arena.bots.sandbox import INSTALL_HINT, TMPDIR_ADVICE, SandboxedPlayer, sandbox_problem
+from arena.bots.sandbox import SandboxedPlayer, sandbox_problem
 from arena.games.base import ArenaError
 from arena.referee.protocol import STDERR_MARK, Player, PlayerFailure
 
@@ -55,9 +55,8 @@ def resolve_isolation(requested: str | None, *, strangers: bool = False,
     if requested == SANDBOX:
         raise IsolationError(f"isolation 'sandbox' was asked for, but {problem}")
     if not shipped:
-        hint = _install_hint(problem)
         raise IsolationError(
-            f"bots run in the sandbox by default, and {problem}{hint}; to run them in plain "
+            f"bots run in the sandbox by default, and {problem}; to run them in plain "
             "processes, which do not contain a hostile bot, say so: isolation: process "
             "(config) or --isolation process")
     _announce(problem)
@@ -72,19 +71,11 @@ def is_shipped(spec: str) -> bool:
     return target.exists() and target.resolve().is_relative_to(SHIPPED_BOTS)
 
 
-def _install_hint(problem: str) -> str:
-    """Advice to install bubblewrap, unless ``problem`` says what to do itself."""
-    if INSTALL_HINT in problem or TMPDIR_ADVICE in problem:
-        return ""
-    return f" (install it with: {INSTALL_HINT})"
-
-
 def _announce(problem: str) -> None:
     global _announced
     if not _announced:
         _announced = True
-        hint = _install_hint(problem)
-        sys.stderr.write(f"warning: no sandbox: {problem}{hint}; bots run as plain processes, "
+        sys.stderr.write(f"warning: no sandbox: {problem}; bots run as plain processes, "
                          "which do not contain them\n")
 
 

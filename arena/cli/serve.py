@@ -60,9 +60,10 @@ def serve_start(config_path: str, host: str, port: int, verbose: bool) -> None:
         echo(f"warning: {warning}", err=True)
     names = ", ".join(ladder.name for ladder in config.ladders)
     alongside = "; the ladders play alongside" if config.run_ladders else ""
-    run_server(config, host, port, lines=ladder_lines, verbose=verbose, ready=lambda: echo(
-        f"{config.title}: http://{host}:{port}/ serving {names} (database {config.db})"
-        f"{alongside}; Ctrl-C stops it"))
+    run_server(config, host, port, lines=ladder_lines, verbose=verbose,
+               ready=lambda: echo_wrapped(
+                   f"{config.title}: http://{host}:{port}/ serving {names} (database "
+                   f"{config.db}){alongside}; Ctrl-C stops it", indent="    "))
 
 
 def ladder_lines(name: str, verbose: bool) -> Any:

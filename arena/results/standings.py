@@ -241,9 +241,10 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_co
 
 def _wrapped_widest(headers: Sequence[str], rows: Sequence[list[str]], width: int
                     ) -> list[list[list[str]]]:
-    """Each row's text cells as lines of cells: the widest column's cells wrapped between
-    words where the text columns would not fit ``width`` (a long tournament name), the
-    other cells on a row's first line."""
+    """Each row's text cells as lines of cells: the widest column's cells wrapped where the
+    text columns would not fit ``width`` (a long tournament name, a long bot label), the
+    other cells on a row's first line. Wrapped between words, else after a hyphen, and a
+    word longer than the room left (a name with no break) in pieces that fit."""
     widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
     widest = max(range(len(widths)), key=widths.__getitem__)
     room = width - 2 - sum(w + 2 for i, w in enumerate(widths) if i != widest)
@@ -251,8 +252,7 @@ def _wrapped_widest(headers: Sequence[str], rows: Sequence[list[str]], width: in
         return [[row] for row in rows]
     grouped = []
     for row in rows:
-        parts = textwrap.wrap(row[widest], room, break_long_words=False,
-                              break_on_hyphens=False) or [""]
+        parts = textwrap.wrap(row[widest], room) or [""]
         grouped.append([[cell if i != widest else part for i, cell in enumerate(row)]
                         if n == 0 else ["" if i != widest else part for i in range(len(row))]
                         for n, part in enumerate(parts)])
