@@ -89,7 +89,7 @@ def test_the_readme_loop_compares_the_changed_bot_with_the_old(root, tmp_path, m
     (tmp_path / "my_bot.py").write_text(readme_bot(root))
     (tmp_path / "bots").symlink_to(root / "bots")
     monkeypatch.chdir(tmp_path)
-    quick = ["--games-per-pairing", "1", "--no-progress", "--workers", "1"]
+    quick = ["--no-progress", "--workers", "1"]
     first = CliRunner().invoke(cli, ["run", "mine.yaml", *quick])
     assert first.exit_code == 0, first.output
     bot = tmp_path / "my_bot.py"
@@ -107,5 +107,8 @@ def test_the_readme_loop_compares_the_changed_bot_with_the_old(root, tmp_path, m
     assert compared.exit_code == 0, compared.output
     shown = " ".join(compared.output.split())
     assert f"{old} vs {new} through common opponents, not head-to-head" in shown
-    assert "each played the same 4 games (2 duplicate sets: the same dice" in shown
+    assert "each played the same 40 games (20 duplicate sets: the same dice" in shown
     assert "greedy@1.0+" in shown and "random@1.0+" in shown
+    printed = text.split(f"  $ arena compare {old} {new}\n", 1)[1].split("  ```", 1)[0]
+    assert compared.output == "".join(line[2:] + "\n" for line in printed.splitlines()), \
+        compared.output  # the README shows what compare prints, to the digit
