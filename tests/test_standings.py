@@ -39,3 +39,34 @@ def test_a_bot_with_only_a_bye_shows_no_score_and_the_legend_says_what_a_bye_cou
     assert "a bye: a win's points, in points (and the order) only" in legend
     assert "a bye" not in " ".join(legend_lines(2))
     assert all(len(line) <= 80 for line in legend_lines(2, byes=True))
+
+
+def test_a_bot_with_only_a_bye_has_no_mean_anywhere_and_ratings_list_it_apart(
+        tmp_path, monkeypatch):
+    """standings.csv gave a bye-only bot empty means but seat means of 0.0, and `arena
+    ratings` listed it third by a μ − 3σ above the second's, against its stated order."""
+    import csv
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    config = tmp_path / "swiss.yaml"
+    config.write_text(f"name: one-round\ngame: seasons\nformat: swiss\nrounds: 1\nseed: 5\n"
+                      f"games_per_pairing: 2\nisolation: none\nworkers: 1\n"
+                      f"db: {tmp_path / 'a.db'}\noutput: {tmp_path / 'out'}\n"
+                      "bots: [bots/seasons/greedy.py, bots/seasons/random_bot.py, "
+                      "{spec: bots/seasons/random_bot.py, name: idle}]\n")
+    ran = CliRunner().invoke(cli, ["run", str(config), "--no-progress"])
+    assert ran.exit_code == 0, ran.output
+    rows = list(csv.DictReader((tmp_path / "out" / "standings.csv").open()))
+    byes = [row for row in rows if row["byes"] == "1"]
+    assert len(byes) == 1 and byes[0]["games"] == "0", rows
+    assert all(byes[0][f"seat{s}_mean_score"] == "" for s in (0, 1)), byes
+    shown = CliRunner().invoke(cli, ["ratings", "--db", str(tmp_path / "a.db")]).output
+    lines = shown.splitlines()
+    idle = next(line for line in lines if byes[0]["bot"] + "@" in line)
+    assert idle.split()[0] == "-" and "no rated game yet" in shown, shown
+    assert [line.split()[0] for line in lines[3:5]] == ["1", "2"], shown

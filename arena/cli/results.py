@@ -147,11 +147,15 @@ def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str
                 for line in text_table(
                         ["#", "bot", "mu", "sigma", "mu-3sigma", "games", "wins", "draws",
                          "losses"],
-                        [[place, row.bot.label, f"{row.rating.mu:.2f}",
-                          f"{row.rating.sigma:.2f}", f"{row.rating.conservative:.2f}",
-                          row.tally.games, row.tally.wins, row.tally.draws, row.tally.losses]
+                        [[place if row.tally.games else "-", row.bot.label,
+                          f"{row.rating.mu:.2f}", f"{row.rating.sigma:.2f}",
+                          f"{row.rating.conservative:.2f}", row.tally.games, row.tally.wins,
+                          row.tally.draws, row.tally.losses]
                          for place, row in enumerate(rows, 1)], 2, terminal_width()):
                     echo(line)
+                if any(not row.tally.games for row in rows):
+                    echo_wrapped("  -: no rated game yet (a bye, say): after the others, at "
+                                 "the rating every bot starts from", indent="  ")
             waiting = never_played(store, name)
             if waiting:
                 for line in wrap(f"{name}: registered, in no tournament yet: "

@@ -66,7 +66,7 @@ def write_standings(path: Path, results: Sequence[BotResults],
             bot, tally = identities[result.index], result.overall
             by_seat = [value for seat in result.by_seat
                        for value in (seat.games, round(seat.points, 4),
-                                     round(seat.mean_score, 4))]
+                                     round(seat.mean_score, 4) if seat.games else "")]
             writer.writerow([place, bot.name, bot.version, tally.games, tally.wins, tally.draws,
                              tally.losses, round(result.total_points, 4), result.byes,
                              *((round(tally.score, 4), round(tally.mean_score, 4),
