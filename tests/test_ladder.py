@@ -20,6 +20,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from arena.bots.sandbox import INSTALL_HINT
 from arena.cli import cli
 from arena.results.ladder_book import (
     ACTIVE,
@@ -432,7 +433,8 @@ def test_without_the_sandbox_a_ladder_of_others_bots_stops_before_its_first_game
         tmp_path, monkeypatch):
     from arena.bots import isolation
 
-    monkeypatch.setattr(isolation, "sandbox_problem", lambda: "bwrap is not installed")
+    monkeypatch.setattr(isolation, "sandbox_problem", lambda: (
+        f"bubblewrap (bwrap) is not installed; install it with: {INSTALL_HINT}"))
     own = tmp_path / "mine.py"
     own.write_text((ROOT / "bots/seasons/random_bot.py").read_text())
     data = {**ladder_data(tmp_path), "bots": ["bots/seasons/greedy.py", str(own)]}

@@ -14,6 +14,7 @@ from arena.bots import cgroups, isolation, sandbox
 from arena.bots.isolation import IsolationError, resolve_isolation
 from arena.bots.process import Limits
 from arena.bots.sandbox import (
+    INSTALL_HINT,
     UID_BASE,
     Bind,
     SandboxedPlayer,
@@ -156,7 +157,8 @@ def test_a_board_file_the_bots_cannot_reach_is_shown_to_them(tmp_path, monkeypat
 
 def test_without_a_sandbox_only_shipped_bots_fall_back_and_explicit_or_strangers_refuse(
         monkeypatch, capsys):
-    monkeypatch.setattr(isolation, "sandbox_problem", lambda: "bwrap is not installed")
+    monkeypatch.setattr(isolation, "sandbox_problem", lambda: (
+        f"bubblewrap (bwrap) is not installed; install it with: {INSTALL_HINT}"))
     monkeypatch.setattr(isolation, "_announced", False)
     with pytest.raises(IsolationError, match=r"apt-get install bubblewrap.*isolation: process"):
         resolve_isolation(None)
