@@ -54,7 +54,8 @@ def seasons(db: Path, out: Path, bots: int, name: str, **extra: Any) -> Path:
         entries[3] = {"spec": ILLEGAL, "name": "illegal"}
     if bots == 8:  # names that differ only at their end, wider than a name's column
         entries[5]["name"] = "heuristic-random-with-a-longer-name-06"
-        entries[6]["name"] = "heuristic-random-with-a-longer-name-07"
+        entries[6]["name"] = "heuristicrandomwithalongernamethathasnoplacetobreakatall07xxxxxx"
+        entries[0]["name"] = "WWWWWWWWWW-MMMMMMMMMM-WWWWWWWWWW-MMMMMMMMMM-01"  # wide letters
     return play(db, out, {"name": name, "game": "seasons", "bots": entries,
                           "games_per_pairing": 1, **extra})
 

@@ -208,6 +208,12 @@ def test_any_integer_seeds_a_reset_and_the_unseeded_resets_after_it():
     for malformed in (1.5, "3", True):
         with pytest.raises(ValueError, match="seed"):
             env.reset(seed=malformed)
+    following = set()
+    for seed in (0, 2**64, 2**200, -(2**100), 5, 5 + 2**64, -5):
+        env.reset(seed=seed)
+        env.reset()
+        following.add(env.game_seed)
+    assert len(following) == 7  # seeds 2**64 apart gave the same games after them
 
 
 def test_a_game_stopped_by_its_limit_truncates_and_still_pays_the_points():

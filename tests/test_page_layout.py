@@ -176,12 +176,14 @@ return result;
 
 
 CUT_OFF = """
-/* Elements whose text runs past their own box where that box hides it (no scrolling). */
+/* Elements whose text runs past their own box where that box hides it (no scrolling),
+   and table cells whose text spills over their neighbours. */
 var out = [];
 document.querySelectorAll('body *').forEach(function (node) {
   var style = getComputedStyle(node);
+  var cell = node.tagName === 'TD' || node.tagName === 'TH';
   if (node.clientWidth && node.scrollWidth > node.clientWidth + 1 &&
-      (style.overflowX === 'hidden' || style.overflowX === 'clip') &&
+      (style.overflowX === 'hidden' || style.overflowX === 'clip' || cell) &&
       !(node instanceof SVGElement)) {
     out.push(node.tagName.toLowerCase() + '.' + (node.getAttribute('class') || '') + ' ' +
              node.clientWidth + '<' + node.scrollWidth + ' ' +
@@ -271,6 +273,26 @@ def test_a_report_page_fits_the_screen_and_its_text_reads(browser, report_pages,
         if js(browser, "return !!document.querySelector('svg.seasons-board')"):
             assert assert_charts_readable(browser, name, "svg.seasons-board") == 1
         save_shot(browser, tmp_path / f"{name}-{pixels}.png")
+
+
+def test_the_games_of_a_bot_with_a_long_name_fit_a_phone_in_the_viewer(browser, report_pages):
+    """A game's result line names its winner: a 64-character name without a break ran
+    124 px past a 390 px window (only the first game was measured)."""
+    with width(browser, 390):
+        open_page(browser, report_pages["seasons-8"].as_uri())
+        games = js(browser, """return Array.from(document.querySelectorAll(
+            '#game-select option')).filter(function (o) {
+              return o.textContent.indexOf('placetobreak') >= 0; })
+            .map(function (o) { return parseInt(o.value, 10); });""")
+        assert len(games) == 42, games  # 7 opponents, 3 sets of 2 games
+        for game in games[:12]:
+            js(browser, f"location.hash = '#game={game}&move=999'")
+            deadline = time.monotonic() + 5
+            while js(browser, "return document.getElementById('game-result').textContent")\
+                    .find(f"Game {game} ") < 0:
+                assert time.monotonic() < deadline, game
+                time.sleep(0.02)
+            assert_fits(browser, f"game {game}")
 
 
 @pytest.mark.parametrize("pixels", WIDTHS)

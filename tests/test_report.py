@@ -734,3 +734,20 @@ def test_rating_across_versions_shows_only_the_tournaments_its_bots_played(tmp_p
     assert history.tournaments == ("ours-1", "ours-2") and history.current == 1
     assert {point.tournament for points in history.series.values() for point in points} == {0, 1}
     assert alone.tournaments == ("others",) and alone.current == 0
+
+
+def test_a_name_in_letters_the_chart_font_lacks_draws_without_a_warning():
+    """Bots named in CJK or emoji flooded `arena run`'s stderr with some 30 matplotlib
+    warnings (\"Glyph 26085 missing from font(s) DejaVu Sans\"); the SVG keeps the text as
+    text, which the browser draws with its own fonts."""
+    import warnings
+
+    from arena.reports.charts import chart, to_svg
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with chart("glyphs") as (figure, ax):
+            ax.plot([0, 1], [0, 1])
+            ax.set_title("Straße_日本語ボット_🎲🎲")
+            svg = to_svg(figure, "glyphs", "a chart")
+    assert "日本語ボット" in svg

@@ -109,7 +109,7 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         self._mask_of: Callable[[Sequence[Action]], Mask]
         self._views: dict[str, Observation] = {}
         self._np_random: np.random.Generator | None = None
-        self._np_random_seed: int | None = None
+        self._np_random_seed: int | list[int] | None = None
         self.reset()
 
     # -- the AEC interface ---------------------------------------------------------
@@ -125,7 +125,10 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
             # The generator for the resets without a seed that may follow is made
             # only when one comes: making it costs more than a short game.
             self.game_seed = _whole_number(seed, "seed", ValueError)
-            self._np_random, self._np_random_seed = None, self.game_seed % 2**64
+            # NumPy's seeds are non-negative (of any size): a negative one as its size and sign
+            self._np_random = None
+            self._np_random_seed = (self.game_seed if self.game_seed >= 0
+                                    else [-self.game_seed, 1])
         else:
             if self._np_random is None:
                 self._np_random = np.random.default_rng(self._np_random_seed)

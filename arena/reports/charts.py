@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -94,6 +95,8 @@ NARROW_NAMED = 6
 """Lines named below a narrow chart at most."""
 NARROW_CHARS = 38
 """Characters of a name in a narrow chart's list at most (its width after the swatch)."""
+WIDE_CHARS = 48
+"""Characters of a name beside a wide chart at most (a longer one is cut in its middle)."""
 
 
 def text(label: str) -> str:
@@ -110,7 +113,10 @@ def _style(name: str) -> Any:
 def chart(name: str, width: float = 11.0, height: float = 3.8, font: float = 9.0
           ) -> Iterator[tuple[Figure, Axes]]:
     """A figure and its axes in the report's style; ``name`` keeps its SVG ids apart."""
-    with matplotlib.rc_context({**_style(name), "font.size": font}):
+    with matplotlib.rc_context({**_style(name), "font.size": font}), warnings.catch_warnings():
+        # Text stays text in the SVG, drawn by the browser's fonts: a glyph (CJK, emoji) that
+        # matplotlib's own font lacks only makes its measure of the text approximate.
+        warnings.filterwarnings("ignore", "Glyph .* missing from", UserWarning)
         figure = Figure(figsize=(width, height), layout="constrained")
         yield figure, figure.add_subplot()
 
@@ -118,7 +124,8 @@ def chart(name: str, width: float = 11.0, height: float = 3.8, font: float = 9.0
 def to_svg(figure: Figure, name: str, title: str,
            tooltips: Mapping[str, str] | None = None, *, narrow: bool = False) -> str:
     """The figure as an inline ``<svg>`` element that scales to its container."""
-    with matplotlib.rc_context(_style(name)):
+    with matplotlib.rc_context(_style(name)), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Glyph .* missing from", UserWarning)
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", transparent=True,
                        metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
@@ -211,8 +218,26 @@ def name_lines(figure: Figure, ax: Axes, lines: Sequence[Any],
                            [text(_middle_cut(labels[i].text, NARROW_CHARS)) for i in order],
                            loc="outside lower left", ncols=1, fontsize=size.label,
                            handlelength=1.6, borderaxespad=0.2, labelspacing=0.3)
-    for entry, i in zip(legend.get_texts(), order, strict=True):
+    entries = legend.get_texts()
+    for entry, i in zip(entries, order, strict=True):
         entry.set_gid(labels[i].gid)
+    _fit_width(figure, entries, [labels[i].text for i in order])
+
+
+def _fit_width(figure: Figure, entries: Sequence[Any], names: Sequence[str]) -> None:
+    """Cut each name of a narrow chart's list in its middle until it ends inside the
+    figure: wide letters (W, CJK) run out at fewer characters than :data:`NARROW_CHARS`."""
+    limits = [NARROW_CHARS] * len(entries)
+    for _ in range(8):
+        figure.draw_without_rendering()
+        right = figure.bbox.width - 2
+        wide = [k for k, entry in enumerate(entries)
+                if entry.get_window_extent().x1 > right and limits[k] > 12]
+        if not wide:
+            return
+        for k in wide:
+            limits[k] -= 4
+            entries[k].set_text(text(_middle_cut(names[k], limits[k])))
 
 
 def end_labels(figure: Figure, ax: Axes, ends: Sequence[tuple[float, float]],
@@ -232,7 +257,8 @@ def end_labels(figure: Figure, ax: Axes, ends: Sequence[tuple[float, float]],
                                     "linewidth": 0.8, "shrinkA": 0, "shrinkB": 0})
         ax.plot([1.005, 1.025], [height, height], transform=beside, color=label.colour,
                 linewidth=3, clip_on=False, solid_capstyle="butt")
-        ax.text(1.03, height, text(label.text), transform=beside, va="center", ha="left",
+        ax.text(1.03, height, text(_middle_cut(label.text, WIDE_CHARS)), transform=beside,
+                va="center", ha="left",
                 fontsize=LABEL_SIZE, color=INK, clip_on=False, gid=label.gid)
 
 
