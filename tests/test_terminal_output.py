@@ -432,3 +432,17 @@ def test_a_label_with_no_place_to_break_is_cut_into_pieces_that_fit():
     pieces = [lines[first].split()[1]] + [line.strip() for line in lines[first + 1:first + 3]]
     assert "".join(pieces) == label, lines
     assert lines[first + 3].split() == ["14", "30.77", "2.44", "23.44"], lines
+
+
+def test_a_table_aligns_names_in_wide_letters_by_the_columns_they_take():
+    """A row of a CJK and emoji name was padded by characters: 8 columns out of line, 88
+    columns wide for 80 characters."""
+    from arena.results.standings import display_width, text_table
+
+    wide = "Straße_日本語ボット_🎲🎲_Ångström"
+    assert display_width(wide) == len(wide) + 8 and display_width("e\u0301") == 1
+    lines = text_table(["#", "bot", "status", "games"],
+                       [[1, wide, "active", 3], [2, "greedy@1.0+f00438", "active", 14]], 3, 80)
+    ends = {display_width(line[:line.index("active")]) for line in lines[2:]}
+    assert len(ends) == 1, lines  # "active" starts in one column in every row
+    assert len({display_width(line) for line in lines}) == 1, lines

@@ -8,6 +8,7 @@ alone has a *win*, first with others a *draw*, anything else a *loss*.
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -223,7 +224,7 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_co
     wider than ``width`` gives each row two lines: its text, then its numbers below,
     indented."""
     lines = _plain(headers, rows, text_columns, "  ")
-    if max(map(len, lines)) <= width:
+    if max(map(display_width, lines)) <= width:
         return lines
     text_rows = [[str(cell) for cell in row[:text_columns]] for row in rows]
     pieces = _wrapped_widest(headers[:text_columns], text_rows, width)
@@ -245,7 +246,8 @@ def _wrapped_widest(headers: Sequence[str], rows: Sequence[list[str]], width: in
     text columns would not fit ``width`` (a long tournament name, a long bot label), the
     other cells on a row's first line. Wrapped between words, else after a hyphen, and a
     word longer than the room left (a name with no break) in pieces that fit."""
-    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
+    widths = [max(display_width(str(cell)) for cell in column)
+              for column in zip(headers, *rows, strict=True)]
     widest = max(range(len(widths)), key=widths.__getitem__)
     room = width - 2 - sum(w + 2 for i, w in enumerate(widths) if i != widest)
     if sum(widths) + 2 * len(widths) <= width or room < max(12, len(headers[widest])):
@@ -259,16 +261,27 @@ def _wrapped_widest(headers: Sequence[str], rows: Sequence[list[str]], width: in
     return grouped
 
 
+def display_width(text: str) -> int:
+    """The columns ``text`` takes on a terminal: two for a wide letter (CJK, most emoji),
+    none for a combining mark, one for the others."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(char) else
+               2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
 def _plain(headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int,
            indent: str) -> list[str]:
     """Columns as wide as their widest cell and two spaces apart, under a rule of dashes
     (tabulate would pad each header by two more)."""
     cells = [[str(cell) for cell in row] for row in (headers, *rows)]
-    widths = [max(len(row[column]) for row in cells) for column in range(len(headers))]
+    widths = [max(display_width(row[column]) for row in cells)
+              for column in range(len(headers))]
 
     def line(row: Sequence[str]) -> str:
         return indent + "  ".join(
-            cell.ljust(width) if column < text_columns else cell.rjust(width)
+            cell + " " * (width - display_width(cell)) if column < text_columns
+            else " " * (width - display_width(cell)) + cell
             for column, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip()
 
     return [line(cells[0]), indent + "  ".join("-" * width for width in widths),
