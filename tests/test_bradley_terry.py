@@ -139,6 +139,12 @@ def test_arena_ratings_system_bt_prints_anchored_elo_with_intervals(tmp_path, ro
     bad = CliRunner().invoke(cli, ["ratings", "--db", str(tmp_path / "a.db"), "--system",
                                    "bt", "--anchor", "random"])
     assert bad.exit_code == 2 and "is not BOT=ELO" in bad.output
+    huge = CliRunner().invoke(cli, ["ratings", "--db", str(tmp_path / "a.db"), "--system",
+                                    "bt", "--anchor", "random=1e30"])  # every bot read 1e30
+    assert huge.exit_code == 2 and "an anchor within ±100,000 Elo" in huge.output
+    ignored = CliRunner().invoke(cli, ["ratings", "--db", str(tmp_path / "a.db"),
+                                       "--anchor", "random=0"])  # TrueSkill ignored it
+    assert ignored.exit_code == 2 and "goes with --system bt" in ignored.output
 
 
 def test_two_games_give_symmetric_bounds_or_none_and_never_a_negative_zero(tmp_path, root,

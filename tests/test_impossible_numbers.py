@@ -168,3 +168,54 @@ def test_compare_keeps_games_of_other_rules_apart(tmp_path, root, monkeypatch):
                                      "--no-luck"]).output
     assert "in 2 players:" in shown and "in 2 players, placement_limit 2:" in shown, shown
     assert shown.count(": 10 games, ") == 2 and "20 games" not in shown, shown
+
+
+def test_two_revisions_compared_through_common_opponents_keep_variants_apart(
+        tmp_path, root, monkeypatch):
+    """Each revision played the same opponents on the same dice in two variants: compare
+    paired the games within each variant but printed them as one block."""
+    monkeypatch.chdir(root)
+    db, bot = str(tmp_path / "arena.db"), tmp_path / "mine.py"
+    source = (root / "bots/seasons/greedy.py").read_text().replace(
+        'name = "greedy"', 'name = "mine"')
+    assert 'name = "mine"' in source
+    for rerolls in ("True", "False"):
+        bot.write_text(source.replace("def __init__(self, rerolls=True)",
+                                      f"def __init__(self, rerolls={rerolls})"))
+        for name, options in (("plain", {}), ("short", {"placement_limit": 4})):
+            config = parse_config({
+                "name": name, "game": "seasons", "options": options, "games_per_pairing": 4,
+                "bots": [str(bot), "bots/seasons/greedy.py", "bots/seasons/random_bot.py"],
+                "seed": 7, "isolation": "none", "workers": 1, "db": db,
+                "output": str(tmp_path / name)}, source="test")
+            with Store(config.db) as store:
+                run_tournament(config, store)
+    with Store(db) as store:
+        old, new = sorted((b.id, b.label) for b in store.bots("seasons")
+                          if b.identity.name == "mine")
+    old, new = old[1], new[1]
+    shown = CliRunner().invoke(cli, ["compare", old, new, "--db", db, "--no-luck"]).output
+    blocks = shown.split("\n\n")
+    assert len(blocks) == 2, shown
+    assert blocks[0].startswith("in 2 players:") or blocks[1].startswith("in 2 players:")
+    assert any(block.startswith("in 2 players, placement_limit 4:") for block in blocks), shown
+    assert all("through common opponents" in block and "each played the same 16 games"
+               in " ".join(block.split()) for block in blocks), shown
+
+
+def test_the_sprt_tests_the_raw_pairs_where_the_raw_score_stands(swept):
+    """compare said the raw sets' score stands (the adjusted sets averaged 104.3 %), then
+    ran the SPRT "on the luck-adjusted sets" all the same."""
+    from arena.results.comparison import stored_comparison
+    from arena.results.luck_book import LuckSource
+    from arena.results.stats import SprtSettings, sprt
+
+    settings = SprtSettings(0, 100)
+    with Store(str(swept / "arena.db")) as store:
+        greedy, rival = (store.find_bot("seasons", name) for name in ("greedy", "random"))
+        found = stored_comparison(store, "seasons", greedy, rival, settings,
+                                  luck=LuckSource())
+    assert found.adjusted is not None and found.adjusted.raw_stands
+    assert found.sprt == sprt(found.pairs, settings)
+    text = " ".join(found.lines())
+    assert "SPRT: LLR" in text and "on the luck-adjusted sets" not in text, text

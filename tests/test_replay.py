@@ -20,6 +20,7 @@ from report_scenarios import CRASHER, EVIL
 
 from arena.cli import cli
 from arena.cli.export import replay_page_html
+from arena.games import find_game
 from arena.referee.record import replay
 from arena.reports.replay import (
     FORMAT,
@@ -345,6 +346,22 @@ def test_a_failed_seat_ends_the_game_with_its_failure_and_rank(db):
         check_replay(_outcome_changed(data, ranks=[1, 0]))
     with pytest.raises(ReplayError, match="one seat must have failed"):
         check_replay(changed(data, "seats.0.status", "crash"))
+    # the other seat failing where seat 1 is to act, or where the dice are to roll
+    from arena.referee.match import forfeit_outcome
+
+    for cut in (len(data["moves"]), len(data["moves"]) - 1):
+        game = find_game("sonnentau")
+        state = game.initial_state(data["options"])
+        for move in data["moves"][:cut]:
+            state.apply(game.parse_action(move.get("roll") or move["action"]))
+        forged = forfeit_outcome(state, 0, "crash")
+        wrong = {**data, "moves": data["moves"][:cut],
+                 "seats": [{**data["seats"][0], "status": "crash"},
+                           {**data["seats"][1], "status": "ok", "detail": ""}],
+                 "outcome": {"ranks": list(forged.ranks), "scores": list(forged.scores),
+                             "termination": "crash"}}
+        with pytest.raises(ReplayError, match=r"^seats\[0\].status: 'crash', but where"):
+            check_replay(wrong)
 
 
 def test_a_move_after_the_end_or_a_roll_in_place_of_a_decision_is_refused(db):

@@ -70,3 +70,7 @@ def test_a_bot_with_only_a_bye_has_no_mean_anywhere_and_ratings_list_it_apart(
     idle = next(line for line in lines if byes[0]["bot"] + "@" in line)
     assert idle.split()[0] == "-" and "no rated game yet" in shown, shown
     assert [line.split()[0] for line in lines[3:5]] == ["1", "2"], shown
+    fitted = CliRunner().invoke(cli, ["ratings", "--system", "bt", "--db",
+                                      str(tmp_path / "a.db")]).output
+    assert "no rated game yet (a bye, say), so no rating: " + byes[0]["bot"] + "@" in \
+        " ".join(fitted.split()), fitted  # Bradley-Terry left it out without a word

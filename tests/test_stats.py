@@ -550,6 +550,8 @@ def test_sprt_ends_for_a_bot_that_only_wins():
     ({"beta": 1.0}, "beta"),
     ({"elo0": 0.0, "elo1": 1e6}, "no finite expected score"),
     ({"elo0": -2e5, "elo1": 0.0}, "no finite expected score"),  # (10**500 overflowed)
+    ({"elo0": 5000.0, "elo1": 6000.0}, "told apart by no number of games"),
+    ({"elo0": -1700.0, "elo1": 0.0}, "beyond ±1,600 Elo"),
     ({"alpha": 0.5, "beta": 0.5}, "alpha \\+ beta below 1"),  # bounds 0 and 0: H1 at once
     ({"alpha": 0.6, "beta": 0.6}, "alpha \\+ beta below 1"),  # the bounds crossed
 ])
@@ -736,6 +738,8 @@ def test_a_sweep_keeps_its_raw_score_and_says_why():
     assert a.score == 1.0 and a.mean != 1.0
     assert adjusted_interval(a) == adjusted_interval(luck_adjusted([1.0] * 10, [0.0] * 10))
     assert "same in all 10 duplicate sets" in a.raw_reason
+    one = luck_adjusted([1.0], [0.3])  # a single set won 2-0: read 92.3 %, no note
+    assert one.raw_stands and one.score == 1.0
     varied = luck_adjusted([1.0] * 9 + [0.5], luck)
     assert not varied.raw_stands and varied.score == varied.mean
 

@@ -58,12 +58,17 @@ def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
             elo = math.nan
         if not math.isfinite(elo):
             raise click.BadParameter(f"{anchor!r} is not BOT=ELO", param_hint="--anchor")
+        if abs(elo) > MAX_ANCHOR:
+            raise click.BadParameter(f"{anchor!r}: an anchor within ±{MAX_ANCHOR:,} Elo",
+                                     param_hint="--anchor")
         anchored = (store.find_bot(game, label).id, elo)
     labels = {bot.id: bot.label for bot in store.bots(game)}
     lines = wrap(f"{heading(game, variant)} (Bradley-Terry, {len(games)} games, 95 % "
                  "profile-likelihood intervals, corrected for the duplicate sets)",
                  terminal_width(), "  ")
     groups = connected_groups(games)
+    idle = sorted(labels[bot] for bot in entered_bots(store, game, variant)
+                  - {bot for played in games for bot in played.bots} if bot in labels)
     for number, group in enumerate(groups, 1):
         if len(groups) > 1:
             lines += wrap(f"  group {number} of {len(groups)}: bots that met each other, "
@@ -71,7 +76,23 @@ def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
                           "(ratings compare within a group only)", terminal_width(), "  ")
         in_group = anchored if anchored and any(anchored[0] in g.bots for g in group) else None
         lines += _bradley_terry_table(group, in_group, labels)
+    if idle:
+        lines += wrap(f"  no rated game yet (a bye, say), so no rating: {', '.join(idle)}",
+                      terminal_width(), "  ")
     return lines
+
+
+MAX_ANCHOR = 100_000
+"""The largest anchor rating (in Elo) ``--anchor`` takes."""
+
+
+def entered_bots(store: Store, game: str, variant: Variant | None) -> set[int]:
+    """The bots that entered a tournament of ``game`` in ``variant`` (all, if None)."""
+    from arena.results.versions import variant_of
+
+    return {bot for t in store.tournaments(game)
+            if variant is None or variant_of(t).key == variant.key
+            for bot in store.entrants(t.id)}
 
 
 def _bradley_terry_table(games: Sequence[SeatedGame], anchored: tuple[int, float] | None,
@@ -133,6 +154,9 @@ def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str
     """
     from arena.results.versions import games_played, leaderboard, never_played
 
+    if anchor is not None and system != "bt":
+        raise click.BadParameter("goes with --system bt (TrueSkill and OpenSkill have no "
+                                 "anchor)", param_hint="--anchor")
     with open_store(db) as store:
         names = [find_game(game_name).info.name] if game_name else games_played(store)
         for name in names:
@@ -306,17 +330,22 @@ def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, d
     opponents on the same dice; ArenaError where there are neither."""
     from arena.results.common_opponents import common_opponents, without_pairs
     from arena.results.comparison import stored_comparisons
+    from arena.results.versions import variants
 
-    met = [(variant, found) for variant, found in stored_comparisons(
+    met = [(variant, found.lines()) for variant, found in stored_comparisons(
         store, game, first, second, luck=luck, workers=workers) if found.score.games]
-    through = common_opponents(store, game, first, second, luck=luck, workers=workers)
-    if not met and not through.games:
+    through = [(variant, common_opponents(store, game, first, second, luck=luck,
+                                          workers=workers, variant=variant.key))
+               for variant in variants(store, game)]
+    if not met and not any(found.games for _, found in through):
         larger = sum(1 for g in store.played_games(game)
                      if len(g.bots) > 2 and {first.id, second.id} <= set(g.bots))
-        raise ArenaError(without_pairs(through, db, larger))
-    blocks = [[f"in {variant.label}:", *found.lines()] if len(met) > 1 else found.lines()
-              for variant, found in met]
-    blocks += [through.lines()] if through.games else []
+        raise ArenaError(without_pairs(common_opponents(store, game, first, second), db,
+                                       larger))
+    shown = met + [(variant, found.lines()) for variant, found in through if found.games]
+    labelled = len({variant.key for variant, _ in shown}) > 1
+    blocks = [[f"in {variant.label}:", *lines] if labelled else lines
+              for variant, lines in shown]
     return [line for block in blocks for line in [*block, ""]][:-1]
 
 

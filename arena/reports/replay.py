@@ -192,7 +192,7 @@ def check_replay(data: Any) -> None:
     _check_outcome(obj.get("outcome"), len(seats))
     _check_optional(obj)
     state = _check_play(obj["game"], obj["options"], moves, len(seats), seed)
-    _check_end(state, seats, obj["outcome"])
+    _check_end(state, seats, obj["outcome"], bool(moves))
 
 
 def _check_play(name: str, options: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
@@ -243,10 +243,11 @@ def _check_play(name: str, options: Mapping[str, Any], moves: Sequence[Mapping[s
 
 
 def _check_end(state: State, seats: Sequence[Mapping[str, Any]],
-               outcome: Mapping[str, Any]) -> None:
+               outcome: Mapping[str, Any], moves: bool) -> None:
     """The outcome is the one the moves reach: the rules' at the end of the game; before it,
     a seat's failure, that seat's status, the failed seat last and the others by their
-    standing (as the referee decides it)."""
+    standing (as the referee decides it), the failed seat the one to decide where the
+    ``moves`` stop (a bot that fails to start fails before any)."""
     statuses = [seat["status"] for seat in seats]
     failed = [number for number, status in enumerate(statuses) if status != OK]
     termination = outcome["termination"]
@@ -260,6 +261,12 @@ def _check_end(state: State, seats: Sequence[Mapping[str, Any]],
             raise ReplayError("outcome: the moves stop before the end of the game, so one "
                               f"seat must have failed (statuses: {', '.join(statuses)})")
         loser = failed[0]
+        if moves and (state.is_chance_node() or state.current_seat != loser):
+            acting = ("the dice are to roll" if state.is_chance_node()
+                      else f"seat {state.current_seat} is to act")
+            raise ReplayError(f"seats[{loser}].status: {statuses[loser]!r}, but where the "
+                              f"moves stop {acting}: a seat fails at its own decision (or "
+                              "before the first move)")
         if termination != statuses[loser]:
             raise ReplayError(f"outcome.termination: {termination!r}, but seat {loser} ended "
                               f"with {statuses[loser]!r}")

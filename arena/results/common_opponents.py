@@ -150,13 +150,17 @@ class _Seen:
 
 
 def common_opponents(store: Store, game: str, first: StoredBot, second: StoredBot, *,
-                     luck: LuckSource | None = None, workers: int = 0) -> CommonComparison:
+                     luck: LuckSource | None = None, workers: int = 0,
+                     variant: str | None = None) -> CommonComparison:
     """The two revisions through their games against the same opponents on the same dice
-    (games in which both sat are head-to-head, and left out); with ``luck``, the paired
-    differences of the luck-adjusted points too (the games accounted for where needed)."""
+    (games in which both sat are head-to-head, and left out), of one ``variant`` (its key)
+    if given; with ``luck``, the paired differences of the luck-adjusted points too (the
+    games accounted for where needed)."""
     variants = {t.id: variant_of(t).key for t in store.tournaments(game)}
     seen: dict[int, dict[Arrangement, _Seen]] = {first.id: {}, second.id: {}}
     for played in store.played_games(game):
+        if variant is not None and variants[played.tournament] != variant:
+            continue
         present = [bot for bot in (first.id, second.id) if bot in played.bots]
         if len(present) != 1 or played.bots.count(present[0]) != 1:
             continue
@@ -237,9 +241,10 @@ def without_pairs(comparison: CommonComparison, db: str, larger_tables: int = 0)
                 "matrix; play them against each other with --games N, or --sprt")
     if comparison.shared:
         why = (f", and though both played {_names(comparison.shared)}, they never sat in "
-               "the same seat against the same bots on the same dice (a game's dice follow "
-               "the config's seed and the names and versions at its table: another seed "
-               "or version plays other dice)")
+               "the same seat against the same bots on the same dice in the same variant "
+               "(a game's dice follow the config's seed and the names and versions at its "
+               "table: another seed or version plays other dice; and games of other "
+               "options or seat counts are not compared)")
     else:
         why = " and played no opponent in common"
     return (f"{first} and {second} have not met in {db}{why}; play them against each "

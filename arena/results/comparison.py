@@ -86,7 +86,7 @@ class Comparison:
             lines += adjusted_lines(self.adjusted, self.model)
         if self.sprt is not None:
             r = self.sprt
-            on = ", on the luck-adjusted sets" if self.adjusted is not None else ""
+            on = ", on the luck-adjusted sets" if sprt_on_adjusted(self.adjusted) else ""
             lines.append(f"  SPRT: LLR {r.llr:.3f} (bounds {r.lower:.3f}, {r.upper:.3f}): "
                          f"{r.verdict}{on}")
         return wrapped(lines)
@@ -241,9 +241,16 @@ def summarise(first_label: str, second_label: str, first_id: int,
     pairs = pentanomial_from_pairs(sum(p) for p in by_set.values() if len(p) == 2)
     score = MatchScore(wins, draws, losses)
     adjusted = (adjusted_score(by_set, adjusted_by_set) if luck is not None else None)
-    tested: MatchScore | Pentanomial | AdjustedScore = adjusted if adjusted else pairs
+    tested: MatchScore | Pentanomial | AdjustedScore = (
+        adjusted if sprt_on_adjusted(adjusted) and adjusted is not None else pairs)
     verdict = sprt(tested, settings) if settings is not None else None
     return Comparison(first_label, second_label, score, pairs, verdict, adjusted, model)
+
+
+def sprt_on_adjusted(adjusted: AdjustedScore | None) -> bool:
+    """Whether the SPRT tests the luck-adjusted sets: where there are some, and their score
+    stands (not where the raw sets' does, :attr:`AdjustedScore.raw_stands`)."""
+    return adjusted is not None and adjusted.sets > 0 and not adjusted.raw_stands
 
 
 def adjusted_score(raw: Mapping[tuple[int, int, int, int], list[float]],

@@ -315,10 +315,10 @@ class AdjustedScore:
 
     @property
     def uniform(self) -> bool:
-        """True where every raw set has the same result (a sweep, say, over two sets or
-        more): there is no noise in them to take out, and the adjustment would only add
-        the luck's own, so the raw sets' score stands."""
-        return len(self.raw_units) > 1 and max(self.raw_units) == min(self.raw_units)
+        """True where every raw set has the same result (a sweep, say, or a single set):
+        there is no noise in them to take out, and the adjustment would only add the
+        luck's own, so the raw sets' score stands."""
+        return bool(self.raw_units) and max(self.raw_units) == min(self.raw_units)
 
     @property
     def raw_stands(self) -> bool:
@@ -486,6 +486,10 @@ def sprt_llr_adjusted(a: AdjustedScore, settings: SprtSettings) -> float:
 # SPRT
 
 
+MAX_SPRT_ELO = 1600
+"""The largest Elo difference an SPRT hypothesis may name (an expected score of 0.9999)."""
+
+
 @dataclass(frozen=True)
 class SprtSettings:
     """H0: the Elo difference is ``elo0``; H1: it is ``elo1`` (logistic Elo).
@@ -505,6 +509,10 @@ class SprtSettings:
         for name, elo in (("elo0", self.elo0), ("elo1", self.elo1)):
             if not 0.0 < expected_score(elo) < 1.0:
                 raise StatsError(f"SPRT {name} {elo} is no finite expected score")
+            if abs(elo) > MAX_SPRT_ELO:  # (the adjusted test ran to its cap undecided)
+                raise StatsError(f"SPRT {name} {elo:g}: hypotheses beyond ±{MAX_SPRT_ELO:,} "
+                                 "Elo (an expected score within 0.0001 of 0 or 1) are told "
+                                 "apart by no number of games")
         for name, rate in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0.0 < rate < 1.0:
                 raise StatsError(f"SPRT {name} must lie strictly between 0 and 1, got {rate}")
