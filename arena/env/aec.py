@@ -155,7 +155,8 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         if self._to_act < 0:  # the game is over: every agent is terminated or truncated
             self._was_dead_step(action)
             return
-        number = _whole_number(action, "action")
+        # the ids a loop passes (Python's ints, an action mask's nonzero()) go straight on
+        number = int(action) if type(action) in _PLAIN_IDS else _whole_number(action, "action")
         legal = 0 <= number < self._n_decisions and self._flags[number]
         if not legal:
             raise IllegalActionError(f"action {number} is not legal here; legal: "
@@ -261,6 +262,9 @@ def _agent_iter(env: ArenaEnv, max_iter: int) -> Iterator[str]:
         if not env.agents:
             return
         yield env.agent_selection
+
+
+_PLAIN_IDS = frozenset({int, np.int64, np.intp, np.int32})
 
 
 def _whole_number(value: Any, what: str, error: type[Exception] = IllegalActionError) -> int:
