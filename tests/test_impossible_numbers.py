@@ -219,3 +219,39 @@ def test_the_sprt_tests_the_raw_pairs_where_the_raw_score_stands(swept):
     assert found.sprt == sprt(found.pairs, settings)
     text = " ".join(found.lines())
     assert "SPRT: LLR" in text and "on the luck-adjusted sets" not in text, text
+
+
+def test_a_forfeit_at_a_larger_table_compares_the_failed_seat_only(tmp_path, root,
+                                                                   monkeypatch):
+    """A bot that crashes at its first move ended each of its 3-seat games at Sonnentau's
+    start, where every other seat ranks first: those games counted as draws between the
+    others, and TrueSkill put random above the heuristic that won every game they finished
+    (21.21 against 20.98)."""
+    import csv
+
+    monkeypatch.chdir(root)
+    crasher = tmp_path / "crasher.py"
+    crasher.write_text("class Crasher:\n    name = 'crasher'\n    version = '1.0'\n\n"
+                       "    def act(self, observation):\n        raise RuntimeError('boom')\n")
+    db = str(tmp_path / "arena.db")
+    config = parse_config({
+        "name": "s3", "game": "sonnentau", "seats": 3, "games_per_pairing": 3, "seed": 3,
+        "isolation": "none", "workers": 1, "db": db, "output": str(tmp_path / "out"),
+        "bots": ["bots/sonnentau/heuristic.py", "bots/sonnentau/random_bot.py",
+                 {"spec": "bots/sonnentau/random_bot.py", "name": "random-b"},
+                 str(crasher)]}, source="test")
+    with Store(config.db) as store:
+        run_tournament(config, store)
+    for system in ("trueskill", "bt"):
+        shown = CliRunner().invoke(cli, ["ratings", "--db", db, "--system", system]).output
+        order = [line.split()[1].split("@")[0] for line in shown.splitlines()
+                 if line.strip()[:1].isdigit()]
+        assert order[0] == "heuristic" and order[-1] == "crasher", (system, shown)
+    reported = CliRunner().invoke(cli, ["report", "s3", "--db", db, "--out",
+                                        str(tmp_path / "out"), "--no-luck"])
+    assert reported.exit_code == 0, reported.output
+    pairs = {(row["bot"], row["opponent"]): row
+             for row in csv.DictReader((tmp_path / "out" / "pairs.csv").open())}
+    survivors = pairs["heuristic", "random"]
+    assert survivors["draws"] == "0", survivors  # 9 W 9 D 0 L: the crashes counted as draws
+    assert pairs["heuristic", "crasher"]["wins"] == pairs["heuristic", "crasher"]["games"]

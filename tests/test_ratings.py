@@ -73,3 +73,22 @@ def test_conservative_rating():
 def test_bad_settings_are_refused(settings):
     with pytest.raises(RatingSettingsError):
         RatingSettings.from_mapping(settings)
+
+
+def test_a_forfeit_at_a_larger_table_rates_the_failed_seats_loss_to_each_other_seat_only():
+    from arena.results.ratings import RatedGame, RatingSettings, RatingTable, make_rater
+    from arena.tournaments.ladder import _count_pairs
+
+    table = RatingTable(make_rater(RatingSettings()))
+    table.add(RatedGame(("a", "b", "c"), (0, 0, 2), failed=2))  # c failed: a, b unordered
+    a, b, c = (table.get(p) for p in "abc")
+    assert a == b and a.mu > 25 > c.mu  # each beat c; no draw pulled them together
+    draws = RatingTable(make_rater(RatingSettings()))
+    draws.add(RatedGame(("a", "b", "c"), (0, 0, 2)))  # a game that ended: a tie for first
+    assert draws.get("a").sigma < a.sigma  # the tie told TrueSkill something more
+    pairs: dict[tuple[int, int], tuple[int, float]] = {}
+    _count_pairs(pairs, (1, 2, 3), (0, 0, 2), failed=2)
+    assert set(pairs) == {(1, 3), (3, 1), (2, 3), (3, 2)} and pairs[1, 3] == (1, 1.0)
+    two: dict[tuple[int, int], tuple[int, float]] = {}
+    _count_pairs(two, (1, 2), (0, 1), failed=1)  # at two seats the forfeit is the result
+    assert two == {(1, 2): (1, 1.0), (2, 1): (1, 0.0)}

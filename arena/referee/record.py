@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -18,6 +18,12 @@ CRASH = "crash"
 TIMEOUT = "timeout"
 ILLEGAL_ACTION = "illegal-action"
 SEAT_STATUSES = (OK, CRASH, TIMEOUT, ILLEGAL_ACTION)
+
+
+def failed_seat(statuses: Sequence[str]) -> int | None:
+    """The seat whose failure ended a game early (its only seat not ``ok``), or None."""
+    failed = [seat for seat, status in enumerate(statuses) if status != OK]
+    return failed[0] if len(failed) == 1 else None
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,8 @@ import numpy as np
 from scipy.special import expit
 from scipy.stats import t as student_t
 
+from arena.results.ratings import compared
+
 ELO_PER_UNIT = 400 / math.log(10)
 PRIOR_VARIANCE = 100.0
 LEVEL = 0.95
@@ -63,6 +65,9 @@ class SeatedGame:
     bots: tuple[int, ...]
     ranks: tuple[int, ...]
     group: object
+    failed: int | None = None
+    """The seat whose failure ended the game early, if one did (see
+    :func:`arena.results.ratings.compared`)."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,8 @@ def set_comparisons(games: Iterable[SeatedGame]
         number = numbers.setdefault(game.group, len(numbers))
         for a in range(len(game.bots)):
             for b in range(a + 1, len(game.bots)):
-                if game.bots[a] == game.bots[b]:
+                if game.bots[a] == game.bots[b] or not compared(a, b, game.failed,
+                                                                len(game.bots)):
                     continue
                 earlier.append(game.bots[a])
                 later.append(game.bots[b])
@@ -189,7 +195,8 @@ def fit(games: Sequence[SeatedGame], *, anchor: tuple[int, float] | None = None,
     ``level`` widened by the duplicate sets' design effect."""
     bots = sorted({bot for game in games for bot in game.bots})
     index = {bot: i for i, bot in enumerate(bots)}
-    mapped = [SeatedGame(tuple(index[b] for b in g.bots), g.ranks, g.group) for g in games]
+    mapped = [SeatedGame(tuple(index[b] for b in g.bots), g.ranks, g.group, g.failed)
+              for g in games]
     n = len(bots)
     table = tabulate(n, *set_comparisons(mapped))
     best = maximise(table, np.zeros(n + 1), True)

@@ -128,10 +128,20 @@ def make_rater(settings: RatingSettings | None = None) -> Rater:
 
 @dataclass(frozen=True)
 class RatedGame:
-    """What rating needs of a game: who sat where (any hashable ids) and the ranks."""
+    """What rating needs of a game: who sat where (any hashable ids), the ranks, and the
+    seat whose failure ended it early (a forfeit), if one did."""
 
     players: tuple[Any, ...]
     ranks: tuple[int, ...]
+    failed: int | None = None
+
+
+def compared(a: int, b: int, failed: int | None, seats: int) -> bool:
+    """Whether seats ``a`` and ``b`` of a game compare by their ranks: always, except two
+    seats of a larger table that both outlived another seat's forfeit. Their game stopped
+    before it was decided (at Sonnentau's start it ranks them all first): the failed seat
+    lost to each of them, and nothing is known between them."""
+    return failed is None or seats == 2 or failed in (a, b)
 
 
 @dataclass
@@ -146,10 +156,27 @@ class RatingTable:
         return self.ratings.get(player) or self.rater.initial()
 
     def add(self, game: RatedGame) -> None:
-        updated = self.rater.rate([self.get(p) for p in game.players], game.ranks)
+        if game.failed is not None and len(game.players) > 2:
+            updated = self._forfeit(game.players, game.failed)
+        else:
+            updated = self.rater.rate([self.get(p) for p in game.players], game.ranks)
         for player, rating in zip(game.players, updated, strict=True):
             self.ratings[player] = rating
             self.games[player] = self.games.get(player, 0) + 1
+
+    def _forfeit(self, players: Sequence[Any], failed: int) -> list[Rating]:
+        """A forfeit at a larger table as the failed seat's loss to each other seat, nothing
+        between the others: each of them beats the loser's rating before the game, and the
+        loser loses to each in seat order."""
+        before = [self.get(p) for p in players]
+        loser = before[failed]
+        updated = list(before)
+        for seat, rating in enumerate(before):
+            if seat != failed:
+                updated[seat] = self.rater.rate([rating, before[failed]], (0, 1))[0]
+                loser = self.rater.rate([rating, loser], (0, 1))[1]
+        updated[failed] = loser
+        return updated
 
     def leaderboard(self) -> list[tuple[Any, Rating]]:
         """Best first by μ − 3σ."""

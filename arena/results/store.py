@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from arena.bots.bundles import Bundle
 from arena.bots.identity import REVISION_DIGITS, BotIdentity, revision_labels
 from arena.games.base import ArenaError
-from arena.referee.record import OK, GameRecord
+from arena.referee.record import OK, GameRecord, failed_seat
 
 SCHEMA_VERSION = 9
 _CODE_V9 = """
@@ -496,6 +496,8 @@ class PlayedGame:
     key: str = ""
     seed: int = 0
     """The game's seed: games on one seed in one variant had the same dice."""
+    failed: int | None = None
+    """The seat whose failure ended the game early (a forfeit), if one did."""
 
 
 def _private(path: Path) -> None:
@@ -898,14 +900,14 @@ class Store:
         (oldest first), round, table, set, rotation. Games forfeited because a bot could not
         play are left out."""
         query = ("SELECT g.tournament_id, g.round, g.table_no, g.set_no, g.rotation, g.seats,"
-                 " g.ranks, g.scores, g.key, g.seed FROM games g"
+                 " g.ranks, g.scores, g.key, g.seed, g.statuses FROM games g"
                  " JOIN tournaments t ON t.id = g.tournament_id"
                  " WHERE t.game = ?"
                  " ORDER BY g.tournament_id, g.round, g.table_no, g.set_no, g.rotation")
         entrants: dict[int, list[int]] = {}
         unable: dict[int, set[int]] = {}
-        for tid, round_no, table, game_set, rotation, seats, ranks, scores, key, seed in (
-                self.db.execute(query, (game,)).fetchall()):
+        for tid, round_no, table, game_set, rotation, seats, ranks, scores, key, seed, \
+                statuses in self.db.execute(query, (game,)).fetchall():
             if tid not in entrants:
                 entrants[tid] = self.entrants(tid)
                 unable[tid] = {position for position, problem in enumerate(
@@ -918,7 +920,7 @@ class Store:
                 played = PlayedGame(tid, round_no, table, game_set, rotation, bots,
                                     tuple(int(r) for r in json.loads(ranks)),
                                     tuple(float(s) for s in json.loads(scores)), key,
-                                    int(seed))
+                                    int(seed), failed_seat(json.loads(statuses)))
             except (TypeError, ValueError, IndexError) as exc:
                 raise StoreError(f"{self.path}: tournament {tid}, round {round_no}, table "
                                  f"{table}, set {game_set}, rotation {rotation}: the row is "

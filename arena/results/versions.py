@@ -124,7 +124,7 @@ def all_time(store: Store, game: str, settings: RatingSettings | None = None,
             snapshots[last] = _snapshot(table)
         last = played.tournament
         if len(set(played.bots)) == len(played.bots):
-            table.add(RatedGame(played.bots, played.ranks))
+            table.add(RatedGame(played.bots, played.ranks, played.failed))
         for seat, bot in enumerate(played.bots):
             tallies[bot].add(seat, played.ranks, played.scores)
     if last is not None:
@@ -141,7 +141,8 @@ def seated_games(store: Store, game: str, variant: Variant | None = None
     included = None if variant is None else {
         t.id for t in store.tournaments(game) if variant_of(t).key == variant.key}
     return [SeatedGame(played.bots, played.ranks,
-                       (played.tournament, played.round, played.table, played.set))
+                       (played.tournament, played.round, played.table, played.set),
+                       played.failed)
             for played in first_plays(store, game, store.played_games(game))
             if included is None or played.tournament in included]
 

@@ -42,6 +42,7 @@ from arena.games import find_game
 from arena.games.base import ArenaError
 from arena.referee.dice import derive_seed
 from arena.referee.match import resolve_game_options
+from arena.referee.record import failed_seat
 from arena.results.ladder_book import (
     COMPLETE,
     FINAL,
@@ -54,7 +55,14 @@ from arena.results.ladder_book import (
     LadderRound,
     RatingLine,
 )
-from arena.results.ratings import RatedGame, Rating, RatingSettings, RatingTable, make_rater
+from arena.results.ratings import (
+    RatedGame,
+    Rating,
+    RatingSettings,
+    RatingTable,
+    compared,
+    make_rater,
+)
 from arena.results.store import Store, StoreError, TournamentRow
 from arena.tournaments.executor import run_tasks
 from arena.tournaments.ladder_config import LadderConfig
@@ -477,8 +485,8 @@ def _rate_round(ladder: Ladder, current: LadderRound) -> None:
         if len(set(row.seats)) == len(row.seats):
             for seat in row.seats:
                 before.setdefault(seat, table.get(seat).mu)
-            table.add(RatedGame(row.seats, row.ranks))
-            _count_pairs(pairs, row.seats, row.ranks)
+            table.add(RatedGame(row.seats, row.ranks, failed_seat(row.statuses)))
+            _count_pairs(pairs, row.seats, row.ranks, failed_seat(row.statuses))
     ladder.book.add_pair_results(current.round, pairs)
     ladder.book.save_ratings(current.round, [
         RatingLine(position, current.round, table.get(position).mu, table.get(position).sigma,
@@ -488,12 +496,13 @@ def _rate_round(ladder: Ladder, current: LadderRound) -> None:
 
 
 def _count_pairs(pairs: dict[tuple[int, int], tuple[int, float]], seats: Sequence[int],
-                 ranks: Sequence[int]) -> None:
-    """Each ordered pair of the game's seats: one more game, and the first's points (1 for a
+                 ranks: Sequence[int], failed: int | None = None) -> None:
+    """Each ordered pair of the game's seats that it compares (see
+    :func:`arena.results.ratings.compared`): one more game, and the first's points (1 for a
     better rank, ½ for the same)."""
     for i, a in enumerate(seats):
         for j, b in enumerate(seats):
-            if i != j:
+            if i != j and compared(i, j, failed, len(seats)):
                 games, points = pairs.get((a, b), (0, 0.0))
                 gained = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
                 pairs[a, b] = (games + 1, points + gained)
@@ -508,7 +517,7 @@ def ratings_of(store: Store, row: TournamentRow,
         if among is not None and not all(seat in among for seat in game.seats):
             continue
         if len(set(game.seats)) == len(game.seats):
-            table.add(RatedGame(game.seats, game.ranks))
+            table.add(RatedGame(game.seats, game.ranks, failed_seat(game.statuses)))
     return table
 
 
