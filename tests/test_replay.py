@@ -317,6 +317,9 @@ def test_the_outcome_and_the_dice_are_the_ones_the_moves_and_the_seed_give(db):
         with pytest.raises(ReplayError) as raised:
             check_replay(wrong)
         assert str(raised.value).startswith(message), (message, raised.value)
+    moved = changed(data, "tournament.key", "r9-t9-s9-o9")
+    with pytest.raises(ReplayError, match=r"^tournament.key: 'r9-t9-s9-o9', but its round"):
+        check_replay(moved)
     no_seed = {key: value for key, value in data.items() if key != "seed"}
     with pytest.raises(ReplayError, match=r"^seed: missing"):
         check_replay(no_seed)  # from_replay raised KeyError, arena view a traceback

@@ -341,6 +341,10 @@ def _check_optional(obj: Mapping[str, Any]) -> None:
             if not _is_int(fields.get(key)) or fields[key] < least:
                 raise ReplayError(f"{where}.{key}: {fields.get(key)!r} is not an integer "
                                   f"from {least}")
+        key = "r{round}-t{table}-s{set}-o{rotation}".format(**fields)
+        if fields["key"] != key:
+            raise ReplayError(f"{where}.key: {fields['key']!r}, but its round, table, set "
+                              f"and rotation make {key!r}")
     finished = obj.get("finished")
     if finished is not None:
         if not _FINISHED.fullmatch(_text(finished, "finished")):
