@@ -86,6 +86,13 @@ def test_a_forfeit_at_a_larger_table_rates_the_failed_seats_loss_to_each_other_s
     draws = RatingTable(make_rater(RatingSettings()))
     draws.add(RatedGame(("a", "b", "c"), (0, 0, 2)))  # a game that ended: a tie for first
     assert draws.get("a").sigma < a.sigma  # the tie told TrueSkill something more
+    losers = []
+    for order in (("a", "b", "x"), ("b", "a", "x")):  # the same game, a and b swapped
+        seated = RatingTable(make_rater(RatingSettings()))
+        seated.add(RatedGame(("a", "b"), (0, 1)))  # a and b rated apart first
+        seated.add(RatedGame(order, (0, 0, 2), failed=2))
+        losers.append(seated.get("x"))
+    assert losers[0] == losers[1]  # 17.7703 against 17.7258 by where a and b sat
     pairs: dict[tuple[int, int], tuple[int, float]] = {}
     _count_pairs(pairs, (1, 2, 3), (0, 0, 2), failed=2)
     assert set(pairs) == {(1, 3), (3, 1), (2, 3), (3, 2)} and pairs[1, 3] == (1, 1.0)

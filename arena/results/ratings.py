@@ -167,14 +167,16 @@ class RatingTable:
     def _forfeit(self, players: Sequence[Any], failed: int) -> list[Rating]:
         """A forfeit at a larger table as the failed seat's loss to each other seat, nothing
         between the others: each of them beats the loser's rating before the game, and the
-        loser loses to each in seat order."""
+        loser loses to each in the order of their ratings (weakest first), so that where
+        they sat does not matter."""
         before = [self.get(p) for p in players]
         loser = before[failed]
         updated = list(before)
-        for seat, rating in enumerate(before):
-            if seat != failed:
-                updated[seat] = self.rater.rate([rating, before[failed]], (0, 1))[0]
-                loser = self.rater.rate([rating, loser], (0, 1))[1]
+        others = sorted((seat for seat in range(len(players)) if seat != failed),
+                        key=lambda seat: (before[seat].mu, before[seat].sigma))
+        for seat in others:
+            updated[seat] = self.rater.rate([before[seat], before[failed]], (0, 1))[0]
+            loser = self.rater.rate([before[seat], loser], (0, 1))[1]
         updated[failed] = loser
         return updated
 
