@@ -255,3 +255,43 @@ def test_a_forfeit_at_a_larger_table_compares_the_failed_seat_only(tmp_path, roo
     survivors = pairs["heuristic", "random"]
     assert survivors["draws"] == "0", survivors  # 9 W 9 D 0 L: the crashes counted as draws
     assert pairs["heuristic", "crasher"]["wins"] == pairs["heuristic", "crasher"]["games"]
+
+
+def test_every_bot_that_cannot_start_loses_not_only_the_first(tmp_path, root, monkeypatch):
+    """Two bots that could not load at one 4-seat table: the game ended at the first, and
+    the second was recorded `ok`, ranked first: 3 draws and 2 points for a bot that never
+    played, and a rating above the other's."""
+    import csv
+    import json
+
+    import arena
+
+    monkeypatch.chdir(root)
+    for name in ("broken", "broken2"):
+        (tmp_path / f"{name}.py").write_text("class Broken(:\n    pass\n")
+    db = str(tmp_path / "arena.db")
+    config = parse_config({
+        "name": "b4", "game": "sonnentau", "seats": 4, "games_per_pairing": 1, "seed": 7,
+        "broken_bots": "forfeit", "isolation": "none", "workers": 1, "db": db,
+        "output": str(tmp_path / "out"),
+        "bots": ["bots/sonnentau/heuristic.py", "bots/sonnentau/random_bot.py",
+                 str(tmp_path / "broken.py"), str(tmp_path / "broken2.py")]}, source="test")
+    with Store(config.db) as store:
+        run_tournament(config, store)
+        tid = store.find_tournament("b4").id
+        rows = list(store.games(tid))
+    assert len(rows) == 4
+    for row in rows:
+        failed = sorted(seat for seat, status in enumerate(row.statuses) if status != "ok")
+        assert len(failed) == 2 and all(row.ranks[seat] == 2 for seat in failed), row
+    exported = CliRunner().invoke(cli, ["export", "b4", "--db", db])
+    assert exported.exit_code == 0, exported.output
+    for line in exported.stdout.splitlines():
+        arena.check_replay(json.loads(line))  # several failed seats before the first move
+    reported = CliRunner().invoke(cli, ["report", "b4", "--db", db, "--out",
+                                        str(tmp_path / "out"), "--no-luck"])
+    assert reported.exit_code == 0, reported.output
+    pairs = {(row["bot"], row["opponent"]): row
+             for row in csv.DictReader((tmp_path / "out" / "pairs.csv").open())}
+    assert ("broken", "broken2") not in pairs  # neither played: nothing between them
+    assert pairs["heuristic", "broken2"]["wins"] == pairs["heuristic", "broken2"]["games"] == "4"

@@ -80,7 +80,7 @@ def test_a_forfeit_at_a_larger_table_rates_the_failed_seats_loss_to_each_other_s
     from arena.tournaments.ladder import _count_pairs
 
     table = RatingTable(make_rater(RatingSettings()))
-    table.add(RatedGame(("a", "b", "c"), (0, 0, 2), failed=2))  # c failed: a, b unordered
+    table.add(RatedGame(("a", "b", "c"), (0, 0, 2), failed=(2,)))  # c failed: a, b unordered
     a, b, c = (table.get(p) for p in "abc")
     assert a == b and a.mu > 25 > c.mu  # each beat c; no draw pulled them together
     draws = RatingTable(make_rater(RatingSettings()))
@@ -90,12 +90,12 @@ def test_a_forfeit_at_a_larger_table_rates_the_failed_seats_loss_to_each_other_s
     for order in (("a", "b", "x"), ("b", "a", "x")):  # the same game, a and b swapped
         seated = RatingTable(make_rater(RatingSettings()))
         seated.add(RatedGame(("a", "b"), (0, 1)))  # a and b rated apart first
-        seated.add(RatedGame(order, (0, 0, 2), failed=2))
+        seated.add(RatedGame(order, (0, 0, 2), failed=(2,)))
         losers.append(seated.get("x"))
     assert losers[0] == losers[1]  # 17.7703 against 17.7258 by where a and b sat
     pairs: dict[tuple[int, int], tuple[int, float]] = {}
-    _count_pairs(pairs, (1, 2, 3), (0, 0, 2), failed=2)
+    _count_pairs(pairs, (1, 2, 3), (0, 0, 2), failed=(2,))
     assert set(pairs) == {(1, 3), (3, 1), (2, 3), (3, 2)} and pairs[1, 3] == (1, 1.0)
     two: dict[tuple[int, int], tuple[int, float]] = {}
-    _count_pairs(two, (1, 2), (0, 1), failed=1)  # at two seats the forfeit is the result
+    _count_pairs(two, (1, 2), (0, 1), failed=(1,))  # at two seats the forfeit is the result
     assert two == {(1, 2): (1, 1.0), (2, 1): (1, 0.0)}

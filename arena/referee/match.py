@@ -50,11 +50,18 @@ class SeatCountError(ArenaError, ValueError):
 
 
 class Forfeit(Exception):
-    """Raised inside the referee when a seat loses by failing."""
+    """Raised inside the referee when a seat loses by failing; ``others``: the seats that
+    failed too (as ``(seat, status, detail)``), where several bots could not start."""
 
-    def __init__(self, seat: int, status: str, detail: str) -> None:
+    def __init__(self, seat: int, status: str, detail: str,
+                 others: Sequence[tuple[int, str, str]] = ()) -> None:
         super().__init__(detail)
         self.seat, self.status, self.detail = seat, status, detail
+        self.others = tuple(others)
+
+    @property
+    def failures(self) -> tuple[tuple[int, str, str], ...]:
+        return ((self.seat, self.status, self.detail), *self.others)
 
 
 def bot_seed(game_seed: int, seat: int, seat_order: int = 0) -> int:
@@ -96,12 +103,13 @@ def play_game(
         outcome = state.outcome()
     except Forfeit as forfeit:
         failure = forfeit
-        outcome = forfeit_outcome(state, forfeit.seat, forfeit.status)
+        outcome = forfeit_outcome(state, [seat for seat, _, _ in forfeit.failures],
+                                  forfeit.status)
     # Names are read after start(): a bot process says who it is in its handshake.
     statuses = [SeatRecord(p.name, p.version) for p in players]
-    if failure is not None:
-        statuses[failure.seat] = dataclasses.replace(  # escaped: it is shown on terminals
-            statuses[failure.seat], status=failure.status, detail=printable(failure.detail))
+    for seat, status, detail in failure.failures if failure is not None else ():
+        statuses[seat] = dataclasses.replace(  # escaped: it is shown on terminals
+            statuses[seat], status=status, detail=printable(detail))
     for player in players:
         _end_quietly(player, outcome)
     return GameRecord(game.info.name, options, seed, tuple(statuses), tuple(moves),
@@ -129,15 +137,18 @@ def check_seat_count(game: Game, seats: int) -> None:
 def _start_players(game: Game, players: Sequence[Player], seed: int,
                    options: Mapping[str, Any], time_limit: float | None,
                    seat_order: int) -> None:
-    for seat, player in enumerate(players):
+    failed: list[tuple[int, str, str]] = []
+    for seat, player in enumerate(players):  # every seat: each that cannot start loses
         info = PlayerInfo(game.info.name, dict(options), seat, len(players),
                           bot_seed(seed, seat, seat_order), time_limit)
         try:
             call_hook(player, "start", info)
         except PlayerFailure as failure:
-            raise Forfeit(seat, failure.status, failure.detail) from None
+            failed.append((seat, failure.status, failure.detail))
         except Exception as exc:
-            raise Forfeit(seat, CRASH, raised_text("start", exc)) from None
+            failed.append((seat, CRASH, raised_text("start", exc)))
+    if failed:
+        raise Forfeit(*failed[0], others=failed[1:])
 
 
 @dataclass
@@ -256,12 +267,14 @@ def _safe_repr(value: object) -> str:
     return repr(text[:200]) if isinstance(value, str) else text[:200]
 
 
-def forfeit_outcome(state: State, loser: int, reason: str) -> Outcome:
-    """``loser`` is ranked last; the others by their standing when the game stopped."""
+def forfeit_outcome(state: State, loser: int | Sequence[int], reason: str) -> Outcome:
+    """``loser`` is ranked last (several losers, bots that could not start, share the last
+    place); the others by their standing when the game stopped."""
+    losers = {loser} if isinstance(loser, int) else set(loser)
     scores = tuple(float(s) for s in state.scores())
-    others = [s for seat, s in enumerate(scores) if seat != loser]
+    others = [s for seat, s in enumerate(scores) if seat not in losers]
     other_ranks = iter(ranks_from_scores(others))
-    ranks = tuple(len(scores) - 1 if seat == loser else next(other_ranks)
+    ranks = tuple(len(scores) - len(losers) if seat in losers else next(other_ranks)
                   for seat in range(len(scores)))
     return Outcome(ranks, scores, reason)
 

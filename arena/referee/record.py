@@ -20,10 +20,10 @@ ILLEGAL_ACTION = "illegal-action"
 SEAT_STATUSES = (OK, CRASH, TIMEOUT, ILLEGAL_ACTION)
 
 
-def failed_seat(statuses: Sequence[str]) -> int | None:
-    """The seat whose failure ended a game early (its only seat not ``ok``), or None."""
-    failed = [seat for seat, status in enumerate(statuses) if status != OK]
-    return failed[0] if len(failed) == 1 else None
+def failed_seats(statuses: Sequence[str]) -> tuple[int, ...]:
+    """The seats whose failure ended a game early (a forfeit: its seats not ``ok``; more than
+    one only where bots could not start)."""
+    return tuple(seat for seat, status in enumerate(statuses) if status != OK)
 
 
 @dataclass(frozen=True)

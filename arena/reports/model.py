@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, fields
 
 from arena.bots.identity import BotEntry, BotIdentity
 from arena.referee.protocol import STDERR_MARK, failure_shape
-from arena.referee.record import OK, SEAT_STATUSES, failed_seat
+from arena.referee.record import OK, SEAT_STATUSES, failed_seats
 from arena.results.comparison import adjusted_score
 from arena.results.luck_book import LuckSource, Progress, tournament_luck
 from arena.results.ratings import (
@@ -361,7 +361,7 @@ def shown_identity(bot: StoredBot) -> BotIdentity:
 
 def rated_games(rows: Sequence[GameRow]) -> list[RatedGame]:
     """The games as rating input: players are entrant positions, in the order given."""
-    return [RatedGame(tuple(row.seats), tuple(row.ranks), failed_seat(row.statuses))
+    return [RatedGame(tuple(row.seats), tuple(row.ranks), failed_seats(row.statuses))
             for row in rows]
 
 
@@ -399,7 +399,7 @@ def pair_results(rows: Sequence[GameRow], luck: Mapping[str, tuple[float, ...]] 
     """
     tally: dict[tuple[int, int], list[int]] = {}
     for number, row in enumerate(rows, 1):
-        failed = failed_seat(row.statuses)
+        failed = failed_seats(row.statuses)
         for a, bot_a in enumerate(row.seats):
             for b, bot_b in enumerate(row.seats):
                 if bot_a == bot_b or not compared(a, b, failed, len(row.seats)):

@@ -257,9 +257,11 @@ def _check_end(state: State, seats: Sequence[Mapping[str, Any]],
                               "game was played to its end")
         expected = state.outcome()
     else:
-        if len(failed) != 1:
+        if not failed or (moves and len(failed) > 1):
             raise ReplayError("outcome: the moves stop before the end of the game, so one "
-                              f"seat must have failed (statuses: {', '.join(statuses)})")
+                              f"seat must have failed (statuses: {', '.join(statuses)}; "
+                              "several only where no move was made: bots that could not "
+                              "start)")
         loser = failed[0]
         if moves and (state.is_chance_node() or state.current_seat != loser):
             acting = ("the dice are to roll" if state.is_chance_node()
@@ -270,7 +272,7 @@ def _check_end(state: State, seats: Sequence[Mapping[str, Any]],
         if termination != statuses[loser]:
             raise ReplayError(f"outcome.termination: {termination!r}, but seat {loser} ended "
                               f"with {statuses[loser]!r}")
-        expected = forfeit_outcome(state, loser, termination)
+        expected = forfeit_outcome(state, failed, termination)
     if termination != expected.termination:
         raise ReplayError(f"outcome.termination: {termination!r}, but the moves end the game "
                           f"with {expected.termination!r}")

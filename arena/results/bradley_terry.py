@@ -65,8 +65,8 @@ class SeatedGame:
     bots: tuple[int, ...]
     ranks: tuple[int, ...]
     group: object
-    failed: int | None = None
-    """The seat whose failure ended the game early, if one did (see
+    failed: tuple[int, ...] = ()
+    """The seats whose failure ended the game early, if any did (see
     :func:`arena.results.ratings.compared`)."""
 
 

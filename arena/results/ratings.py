@@ -133,15 +133,15 @@ class RatedGame:
 
     players: tuple[Any, ...]
     ranks: tuple[int, ...]
-    failed: int | None = None
+    failed: tuple[int, ...] = ()
 
 
-def compared(a: int, b: int, failed: int | None, seats: int) -> bool:
-    """Whether seats ``a`` and ``b`` of a game compare by their ranks: always, except two
-    seats of a larger table that both outlived another seat's forfeit. Their game stopped
-    before it was decided (at Sonnentau's start it ranks them all first): the failed seat
-    lost to each of them, and nothing is known between them."""
-    return failed is None or seats == 2 or failed in (a, b)
+def compared(a: int, b: int, failed: Sequence[int], seats: int) -> bool:
+    """Whether seats ``a`` and ``b`` of a game compare by their ranks: always, except at a
+    larger table that a forfeit stopped before it was decided (at Sonnentau's start it ranks
+    all the others first): there a failed seat lost to each other seat, and nothing is
+    known between two that did not fail, nor between two that did."""
+    return not failed or seats == 2 or ((a in failed) != (b in failed))
 
 
 @dataclass
@@ -156,7 +156,7 @@ class RatingTable:
         return self.ratings.get(player) or self.rater.initial()
 
     def add(self, game: RatedGame) -> None:
-        if game.failed is not None and len(game.players) > 2:
+        if game.failed and len(game.players) > 2:
             updated = self._forfeit(game.players, game.failed)
         else:
             updated = self.rater.rate([self.get(p) for p in game.players], game.ranks)
@@ -164,20 +164,24 @@ class RatingTable:
             self.ratings[player] = rating
             self.games[player] = self.games.get(player, 0) + 1
 
-    def _forfeit(self, players: Sequence[Any], failed: int) -> list[Rating]:
-        """A forfeit at a larger table as the failed seat's loss to each other seat, nothing
-        between the others: each of them beats the loser's rating before the game, and the
-        loser loses to each in the order of their ratings (weakest first), so that where
-        they sat does not matter."""
+    def _forfeit(self, players: Sequence[Any], failed: Sequence[int]) -> list[Rating]:
+        """A forfeit at a larger table as each failed seat's loss to each other seat, nothing
+        between two others or two failed seats: a seat beats the failed ones, and a failed
+        seat loses to the others, each against the ratings before the game, in the order
+        of those ratings (weakest first), so that where they sat does not matter."""
         before = [self.get(p) for p in players]
-        loser = before[failed]
         updated = list(before)
-        others = sorted((seat for seat in range(len(players)) if seat != failed),
-                        key=lambda seat: (before[seat].mu, before[seat].sigma))
+
+        def by_rating(seats: Iterable[int]) -> list[int]:
+            return sorted(seats, key=lambda seat: (before[seat].mu, before[seat].sigma))
+
+        others = by_rating(seat for seat in range(len(players)) if seat not in failed)
         for seat in others:
-            updated[seat] = self.rater.rate([before[seat], before[failed]], (0, 1))[0]
-            loser = self.rater.rate([before[seat], loser], (0, 1))[1]
-        updated[failed] = loser
+            for loser in by_rating(failed):
+                updated[seat] = self.rater.rate([updated[seat], before[loser]], (0, 1))[0]
+        for loser in failed:
+            for seat in others:
+                updated[loser] = self.rater.rate([before[seat], updated[loser]], (0, 1))[1]
         return updated
 
     def leaderboard(self) -> list[tuple[Any, Rating]]:

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from arena.bots.bundles import Bundle
 from arena.bots.identity import REVISION_DIGITS, BotIdentity, revision_labels
 from arena.games.base import ArenaError
-from arena.referee.record import OK, GameRecord, failed_seat
+from arena.referee.record import OK, GameRecord, failed_seats
 
 SCHEMA_VERSION = 9
 _CODE_V9 = """
@@ -496,8 +496,8 @@ class PlayedGame:
     key: str = ""
     seed: int = 0
     """The game's seed: games on one seed in one variant had the same dice."""
-    failed: int | None = None
-    """The seat whose failure ended the game early (a forfeit), if one did."""
+    failed: tuple[int, ...] = ()
+    """The seats whose failure ended the game early (a forfeit), if any did."""
 
 
 def _private(path: Path) -> None:
@@ -920,7 +920,7 @@ class Store:
                 played = PlayedGame(tid, round_no, table, game_set, rotation, bots,
                                     tuple(int(r) for r in json.loads(ranks)),
                                     tuple(float(s) for s in json.loads(scores)), key,
-                                    int(seed), failed_seat(json.loads(statuses)))
+                                    int(seed), failed_seats(json.loads(statuses)))
             except (TypeError, ValueError, IndexError) as exc:
                 raise StoreError(f"{self.path}: tournament {tid}, round {round_no}, table "
                                  f"{table}, set {game_set}, rotation {rotation}: the row is "

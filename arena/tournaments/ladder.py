@@ -42,7 +42,7 @@ from arena.games import find_game
 from arena.games.base import ArenaError
 from arena.referee.dice import derive_seed
 from arena.referee.match import resolve_game_options
-from arena.referee.record import failed_seat
+from arena.referee.record import failed_seats
 from arena.results.ladder_book import (
     COMPLETE,
     FINAL,
@@ -485,8 +485,8 @@ def _rate_round(ladder: Ladder, current: LadderRound) -> None:
         if len(set(row.seats)) == len(row.seats):
             for seat in row.seats:
                 before.setdefault(seat, table.get(seat).mu)
-            table.add(RatedGame(row.seats, row.ranks, failed_seat(row.statuses)))
-            _count_pairs(pairs, row.seats, row.ranks, failed_seat(row.statuses))
+            table.add(RatedGame(row.seats, row.ranks, failed_seats(row.statuses)))
+            _count_pairs(pairs, row.seats, row.ranks, failed_seats(row.statuses))
     ladder.book.add_pair_results(current.round, pairs)
     ladder.book.save_ratings(current.round, [
         RatingLine(position, current.round, table.get(position).mu, table.get(position).sigma,
@@ -496,7 +496,7 @@ def _rate_round(ladder: Ladder, current: LadderRound) -> None:
 
 
 def _count_pairs(pairs: dict[tuple[int, int], tuple[int, float]], seats: Sequence[int],
-                 ranks: Sequence[int], failed: int | None = None) -> None:
+                 ranks: Sequence[int], failed: Sequence[int] = ()) -> None:
     """Each ordered pair of the game's seats that it compares (see
     :func:`arena.results.ratings.compared`): one more game, and the first's points (1 for a
     better rank, ½ for the same)."""
@@ -517,7 +517,7 @@ def ratings_of(store: Store, row: TournamentRow,
         if among is not None and not all(seat in among for seat in game.seats):
             continue
         if len(set(game.seats)) == len(game.seats):
-            table.add(RatedGame(game.seats, game.ranks, failed_seat(game.statuses)))
+            table.add(RatedGame(game.seats, game.ranks, failed_seats(game.statuses)))
     return table
 
 
