@@ -395,6 +395,7 @@ def test_unknown_keys_are_ignored_by_both(db):
     ('{"format": "arena-replay", "version": 1, "game": "seasons", "options": {}, "seed": 1,'
      ' "seats": "two"}\n', "line 2: seats: expected a list, found a string ('two')"),
     ("[" * 100_000 + "]" * 100_000 + "\n", "line 2: nested too deeply to be a replay"),
+    ('{"seed": 1' + "0" * 5000 + "}\n", "line 2: not a replay (Exceeds the limit"),
 ])
 def test_a_malformed_file_is_one_line_naming_the_file_line_and_problem(db, tmp_path, text,
                                                                        message):

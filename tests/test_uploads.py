@@ -372,6 +372,8 @@ def test_a_manifest_that_is_not_a_json_object_is_refused(tmp_path):
     refused(tmp_path, "bot.zip", deep, "arena.json is not valid JSON")
     refused(tmp_path, "bot.zip", make_zip(entries, '{"entry": "a", "entry": "b"}'),
             "has the key 'entry' twice")
+    long = make_zip(entries, '{"entry": 1' + "0" * 5000 + "}")  # ValueError, not a refusal
+    refused(tmp_path, "bot.zip", long, "arena.json holds a number too long to be one")
 
 
 def test_a_python_file_in_a_zip_that_is_not_utf8_is_refused(tmp_path):

@@ -560,6 +560,8 @@ def _json(where: str, text: str) -> Any:
             from None
     except RecursionError:
         raise ReplayError(f"{where}: nested too deeply to be a replay") from None
+    except ValueError as exc:  # a number of more digits than Python converts
+        raise ReplayError(f"{where}: not a replay ({exc})") from None
 
 
 def _record(where: str, data: Any) -> GameRecord:

@@ -422,6 +422,10 @@ def _parse_manifest(content: bytes) -> dict[str, Any]:
                           f"column {exc.colno}") from None
     except RecursionError:
         raise UploadError(f"{MANIFEST} is not valid JSON: it is nested too deeply") from None
+    except UploadError:
+        raise
+    except ValueError:  # a number of more digits than Python converts
+        raise UploadError(f"{MANIFEST} holds a number too long to be one") from None
     if not isinstance(manifest, dict):
         raise UploadError(f"{MANIFEST} must hold a JSON object such as {EXAMPLE_MANIFEST}, "
                           f"not a {_json_type(manifest)}")
