@@ -332,16 +332,18 @@ def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, d
     from arena.results.comparison import stored_comparisons
     from arena.results.versions import variants
 
+    played = list(store.played_games(game))
     met = [(variant, found.lines()) for variant, found in stored_comparisons(
-        store, game, first, second, luck=luck, workers=workers) if found.score.games]
+        store, game, first, second, luck=luck, workers=workers, played=played)
+        if found.score.games]
     through = [(variant, common_opponents(store, game, first, second, luck=luck,
-                                          workers=workers, variant=variant.key))
+                                          workers=workers, variant=variant.key, stored=played))
                for variant in variants(store, game)]
     if not met and not any(found.games for _, found in through):
-        larger = sum(1 for g in store.played_games(game)
+        larger = sum(1 for g in played
                      if len(g.bots) > 2 and {first.id, second.id} <= set(g.bots))
-        raise ArenaError(without_pairs(common_opponents(store, game, first, second), db,
-                                       larger))
+        raise ArenaError(without_pairs(common_opponents(store, game, first, second,
+                                                        stored=played), db, larger))
     shown = met + [(variant, found.lines()) for variant, found in through if found.games]
     labelled = len({variant.key for variant, _ in shown}) > 1
     blocks = [[f"in {variant.label}:", *lines] if labelled else lines

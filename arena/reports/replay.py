@@ -45,7 +45,7 @@ from arena.games import MODULES, find_game
 from arena.games.base import CHANCE_SEAT, ArenaError, State
 from arena.referee.dice import DiceStream
 from arena.referee.match import forfeit_outcome
-from arena.referee.record import OK, SEAT_STATUSES, GameRecord, Move, SeatRecord
+from arena.referee.record import SEAT_STATUSES, GameRecord, Move, SeatRecord, failed_seats
 from arena.reports import viewer
 from arena.reports.model import Bot, bot_colour
 from arena.reports.written import own_folder, write_text
@@ -249,7 +249,7 @@ def _check_end(state: State, seats: Sequence[Mapping[str, Any]],
     standing (as the referee decides it), the failed seat the one to decide where the
     ``moves`` stop (a bot that fails to start fails before any)."""
     statuses = [seat["status"] for seat in seats]
-    failed = [number for number, status in enumerate(statuses) if status != OK]
+    failed = failed_seats(statuses)
     termination = outcome["termination"]
     if state.is_terminal:
         if failed:

@@ -151,14 +151,16 @@ class _Seen:
 
 def common_opponents(store: Store, game: str, first: StoredBot, second: StoredBot, *,
                      luck: LuckSource | None = None, workers: int = 0,
-                     variant: str | None = None) -> CommonComparison:
+                     variant: str | None = None,
+                     stored: Iterable[PlayedGame] | None = None) -> CommonComparison:
     """The two revisions through their games against the same opponents on the same dice
     (games in which both sat are head-to-head, and left out), of one ``variant`` (its key)
     if given; with ``luck``, the paired differences of the luck-adjusted points too (the
-    games accounted for where needed)."""
+    games accounted for where needed). ``stored``: the game's stored games, where the
+    caller has them already."""
     variants = {t.id: variant_of(t).key for t in store.tournaments(game)}
     seen: dict[int, dict[Arrangement, _Seen]] = {first.id: {}, second.id: {}}
-    for played in store.played_games(game):
+    for played in store.played_games(game) if stored is None else stored:
         if variant is not None and variants[played.tournament] != variant:
             continue
         present = [bot for bot in (first.id, second.id) if bot in played.bots]

@@ -12,7 +12,7 @@ import difflib
 import math
 import textwrap
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.games.base import ArenaError
@@ -172,34 +172,43 @@ def unknown_bot(name: str, stored: Sequence[str], db: object) -> str:
 
 def stored_comparison(store: Store, game: str, first: StoredBot, second: StoredBot,
                       settings: SprtSettings | None = None, *,
-                      luck: LuckSource | None = None, workers: int = 0,
-                      tournaments: Collection[int] | None = None) -> Comparison:
-    """The two versions' direct meetings at two-seat tables among the stored games (of
-    ``tournaments`` only, if given), each counted once (:func:`first_plays`); with
-    ``luck``, also their luck-adjusted score (the games accounted for where needed)."""
-    games = first_plays(store, game, [g for g in store.played_games(game)
-                                      if len(g.bots) == 2 and set(g.bots) == {first.id,
-                                                                              second.id}
-                                      and (tournaments is None or g.tournament in tournaments)])
-    model, found = games_luck(store, games, luck, workers) if luck else ("", None)
-    return summarise(first.label, second.label, first.id, games, settings, found, model)
+                      luck: LuckSource | None = None, workers: int = 0) -> Comparison:
+    """The two versions' direct meetings at two-seat tables among the stored games, each
+    counted once (:func:`first_plays`); with ``luck``, also their luck-adjusted score
+    (the games accounted for where needed)."""
+    return _compared(store, game, first, second, _meetings(store.played_games(game), first,
+                                                            second), settings, luck, workers)
 
 
 def stored_comparisons(store: Store, game: str, first: StoredBot, second: StoredBot, *,
-                       luck: LuckSource | None = None, workers: int = 0
+                       luck: LuckSource | None = None, workers: int = 0,
+                       played: Iterable[PlayedGame] | None = None
                        ) -> list[tuple[Variant, Comparison]]:
     """:func:`stored_comparison` for each variant of the game (players and options) in
-    which the two met, the oldest first: games of other rules are not pooled."""
-    met = {g.tournament for g in store.played_games(game)
-           if len(g.bots) == 2 and set(g.bots) == {first.id, second.id}}
-    by_variant: dict[str, tuple[Variant, set[int]]] = {}
-    for tournament in store.tournaments(game):
-        if tournament.id in met:
-            variant = variant_of(tournament)
-            by_variant.setdefault(variant.key, (variant, set()))[1].add(tournament.id)
-    return [(variant, stored_comparison(store, game, first, second, luck=luck,
-                                        workers=workers, tournaments=ids))
-            for variant, ids in by_variant.values()]
+    which the two met, the oldest first: games of other rules are not pooled. ``played``:
+    the game's stored games, where the caller has them already."""
+    variants = {t.id: variant_of(t) for t in store.tournaments(game)}
+    by_variant: dict[str, list[PlayedGame]] = {}
+    for played_game in _meetings(store.played_games(game) if played is None else played,
+                                 first, second):
+        by_variant.setdefault(variants[played_game.tournament].key, []).append(played_game)
+    shown = {variant.key: variant for variant in variants.values()}
+    return [(shown[key], _compared(store, game, first, second, games, None, luck, workers))
+            for key, games in by_variant.items()]
+
+
+def _meetings(played: Iterable[PlayedGame], first: StoredBot, second: StoredBot
+              ) -> list[PlayedGame]:
+    """The games in which the two sat at a table of two."""
+    return [g for g in played if len(g.bots) == 2 and set(g.bots) == {first.id, second.id}]
+
+
+def _compared(store: Store, game: str, first: StoredBot, second: StoredBot,
+              meetings: Sequence[PlayedGame], settings: SprtSettings | None,
+              luck: LuckSource | None, workers: int) -> Comparison:
+    games = first_plays(store, game, meetings)
+    model, found = games_luck(store, games, luck, workers) if luck else ("", None)
+    return summarise(first.label, second.label, first.id, games, settings, found, model)
 
 
 def games_luck(store: Store, games: Sequence[PlayedGame], source: LuckSource,
@@ -242,7 +251,7 @@ def summarise(first_label: str, second_label: str, first_id: int,
     score = MatchScore(wins, draws, losses)
     adjusted = (adjusted_score(by_set, adjusted_by_set) if luck is not None else None)
     tested: MatchScore | Pentanomial | AdjustedScore = (
-        adjusted if sprt_on_adjusted(adjusted) and adjusted is not None else pairs)
+        adjusted if adjusted is not None and sprt_on_adjusted(adjusted) else pairs)
     verdict = sprt(tested, settings) if settings is not None else None
     return Comparison(first_label, second_label, score, pairs, verdict, adjusted, model)
 

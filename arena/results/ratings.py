@@ -129,7 +129,7 @@ def make_rater(settings: RatingSettings | None = None) -> Rater:
 @dataclass(frozen=True)
 class RatedGame:
     """What rating needs of a game: who sat where (any hashable ids), the ranks, and the
-    seat whose failure ended it early (a forfeit), if one did."""
+    seats whose failure ended it early (a forfeit), if any did."""
 
     players: tuple[Any, ...]
     ranks: tuple[int, ...]
@@ -176,8 +176,9 @@ class RatingTable:
             return sorted(seats, key=lambda seat: (before[seat].mu, before[seat].sigma))
 
         others = by_rating(seat for seat in range(len(players)) if seat not in failed)
+        losers = by_rating(failed)
         for seat in others:
-            for loser in by_rating(failed):
+            for loser in losers:
                 updated[seat] = self.rater.rate([updated[seat], before[loser]], (0, 1))[0]
         for loser in failed:
             for seat in others:

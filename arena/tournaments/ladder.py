@@ -485,8 +485,9 @@ def _rate_round(ladder: Ladder, current: LadderRound) -> None:
         if len(set(row.seats)) == len(row.seats):
             for seat in row.seats:
                 before.setdefault(seat, table.get(seat).mu)
-            table.add(RatedGame(row.seats, row.ranks, failed_seats(row.statuses)))
-            _count_pairs(pairs, row.seats, row.ranks, failed_seats(row.statuses))
+            failed = failed_seats(row.statuses)
+            table.add(RatedGame(row.seats, row.ranks, failed))
+            _count_pairs(pairs, row.seats, row.ranks, failed)
     ladder.book.add_pair_results(current.round, pairs)
     ladder.book.save_ratings(current.round, [
         RatingLine(position, current.round, table.get(position).mu, table.get(position).sigma,
