@@ -660,3 +660,33 @@ def test_a_bot_name_with_url_characters_links_to_its_own_page(tmp_path):
     assert odd_page in found and odd in found[odd_page].text
     assert "random" in found["/ladders/odd/bots/random"].text
     assert all(reply.status_code == 200 for reply in found.values())
+
+
+def test_a_game_of_a_secret_ladder_is_shown_only_once_its_whole_duplicate_set_is_played(
+        tmp_path):
+    """The games of a duplicate set share their dice: while one is still being played, the
+    moves of another would tell whoever reads them the dice still to come in it."""
+    ladder = {"name": "hidden", "game": "seasons", "seed": "secret", "workers": 1,
+              "isolation": "none", "db": str(tmp_path / "arena.db"),
+              "bots": [str(ROOT / "bots/seasons/random_bot.py"),
+                       str(ROOT / "bots/seasons/greedy.py")]}
+    (tmp_path / "ladder.yaml").write_text(yaml.safe_dump(ladder))
+    (tmp_path / "serve.yaml").write_text(yaml.safe_dump({"title": "t",
+                                                         "ladders": ["ladder.yaml"]}))
+    with Store(tmp_path / "arena.db") as store:
+        run_ladder(load_ladder_config(tmp_path / "ladder.yaml"), store,
+                   LadderControl(rounds=2))
+        keys = [key for (key,) in store.db.execute("SELECT key FROM games ORDER BY key")]
+        _, token = add_participant(store, "alice")
+        assert {"r0-t0-s0-o0", "r0-t0-s0-o1", "r1-t0-s0-o0", "r1-t0-s0-o1"} <= set(keys)
+        store.db.execute("DELETE FROM games WHERE key = 'r1-t0-s0-o1'")  # still in play
+        store.db.commit()
+    with TestClient(create_app(load_serve_config(tmp_path / "serve.yaml")),
+                    follow_redirects=False) as client:
+        for path in ("/ladders/hidden/games/{}", "/api/ladders/hidden/games/{}"):
+            waiting = client.get(path.format("r1-t0-s0-o0"), headers=bearer(token))
+            assert waiting.status_code == 404
+            assert "every game of its duplicate set" in waiting.text
+            assert "dice:" not in waiting.text
+            played = client.get(path.format("r0-t0-s0-o0"), headers=bearer(token))
+            assert played.status_code == 200 and "dice:" in played.text

@@ -70,6 +70,7 @@ from arena.server.uploads import (
 )
 from arena.tournaments.ladder import find_ladder
 from arena.tournaments.ladder_intake import ladder_home, stage
+from arena.tournaments.schedule import games_per_set
 
 SESSION_DAYS = 14
 REFRESH_SECONDS = 10
@@ -566,6 +567,7 @@ class Web:
         row = self.ladder(request.path_params["ladder"])
         key = request.path_params["key"]
         who = self.who(request)
+        self.check_set_played(row, key)
         try:
             html = game_page_html(self.store, row, key, title=f"{row.name}: game {key}",
                                   back_link=(f"/ladders/{row.name}", row.name),
@@ -573,6 +575,24 @@ class Web:
         except StoreError:
             raise HTTPException(404, "no such game") from None
         return HTMLResponse(html)
+
+    def check_set_played(self, row: Any, key: str) -> None:
+        """404 for a game of a ladder with a secret seed while another game of its duplicate
+        set is still to be stored: the set's games share their dice, so its moves would
+        tell whoever reads them the dice still to come in that game."""
+        ladder = self.config.ladder(row.name)
+        prefix, sep, rotation = key.rpartition("-o")
+        if not row.secret or row.status == "complete" or ladder is None or not sep \
+                or not rotation.isdigit():
+            return
+        keys = [f"{prefix}-o{order}" for order in range(
+            games_per_set(ladder.play.seats, ladder.play.seat_orders))]
+        stored = self.store.db.execute(
+            "SELECT count(*) FROM games WHERE tournament_id = ? AND key IN "
+            f"({','.join('?' * len(keys))})", (row.id, *keys)).fetchone()[0]
+        if key in keys and stored < len(keys):
+            raise HTTPException(404, "this game is shown once every game of its duplicate set "
+                                     "has been played: they share its dice")
 
     def own_seats(self, who: Participant | None, row: Any, key: str) -> set[int]:
         """The seats of game ``key`` whose failure details ``who`` may read: those of their
@@ -719,6 +739,7 @@ class Web:
 
     def api_game(self, request: Request) -> JSONResponse:
         row = self.ladder(request.path_params["ladder"])
+        self.check_set_played(row, request.path_params["key"])
         try:
             record = self.store.record(row.id, request.path_params["key"])
         except StoreError:
