@@ -26,6 +26,7 @@ from arena.results.luck import (
     account_games,
     enumerated_expectation,
     expected_values,
+    roll_rng,
 )
 from arena.results.luck_book import LuckSource, tournament_luck
 from arena.results.stats import (
@@ -465,6 +466,42 @@ def test_a_luck_scale_counts_that_share_of_the_luck(records, shipped):
     whole = account(records[0], shipped)
     assert whole.luck[0] != 0.0
     assert account(records[0], Half()).luck == pytest.approx(tuple(x / 2 for x in whole.luck))
+
+
+def test_a_models_estimate_is_drawn_from_the_games_seed_and_the_rolls_move(records, shipped):
+    """A model's ``estimated_values`` is used in place of its expectation, with draws
+    that depend on the game's seed and the roll's move only: the same every time, and
+    other at each roll and in each game."""
+    drawn: list[float] = []
+
+    class Estimated:
+        name = "estimated/1"
+
+        def values(self, state):
+            return shipped.values(state)
+
+        def expected_values(self, state):
+            raise AssertionError("the estimate is used where a model has both")
+
+        def estimated_values(self, state, rng):
+            draw = rng.random()
+            drawn.append(draw)
+            first, second = shipped.expected_values(state)
+            return first + draw - 0.5, second - draw + 0.5
+
+    record = records[0]
+    result = account(record, Estimated(), keep_rolls=True)
+    assert [roll.move for roll in result.rolls] == [
+        i for i, move in enumerate(record.moves) if move.seat == -1]
+    assert drawn == [roll_rng(record.seed, roll.move).random() for roll in result.rolls]
+    assert len(set(drawn)) == len(drawn)
+    exact = account(record, shipped, keep_rolls=True)
+    assert [roll.luck[0] for roll in result.rolls] == pytest.approx(
+        [roll.luck[0] - draw + 0.5 for roll, draw in zip(exact.rolls, drawn, strict=True)])
+    assert account(record, Estimated()).luck == result.luck
+    drawn.clear()
+    account(records[1], Estimated())
+    assert drawn[0] != roll_rng(record.seed, 0).random()
 
 
 def test_games_are_accounted_for_while_the_tournament_is_played(tmp_path):

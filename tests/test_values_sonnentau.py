@@ -15,7 +15,12 @@ from arena.referee.match import play_game
 from arena.results.luck import account, enumerated_expectation
 from arena.results.standings import game_points
 from arena.results.values import model_for as shipped_model_for
-from arena.results.values.sonnentau import NAME, SonnentauRaceModel, model_for
+from arena.results.values.sonnentau import (
+    NAME,
+    SAMPLED_ROLLS,
+    SonnentauRaceModel,
+    model_for,
+)
 
 GAME = find_game("sonnentau")
 RANDOM = "bots/sonnentau/random_bot.py"
@@ -85,6 +90,46 @@ def test_forfeited_rolls_and_the_turn_limit_are_solved_exactly():
     for state in states:
         assert fast.expected_values(state) == pytest.approx(
             enumerated_expectation(slow, state), abs=1e-12)
+
+
+@pytest.mark.parametrize(("seats", "forfeits"), [(2, False), (4, True)])
+def test_the_estimate_with_three_dice_is_unbiased_and_plays_few_rolls_whole(seats, forfeits,
+                                                                           monkeypatch):
+    """Luck accounting's estimate at a Miwin roll: its mean over many draws is the exact
+    expectation (forfeited rolls and their chain of turns included), the same draws give
+    the same estimate, and each seat to roll has at most SAMPLED_ROLLS rolls played
+    whole (the exact expectation plays every distinct roll, about 136)."""
+    states = [s for s in random_states("miwin", seats, 10, seed=5, turn_limit=30)
+              if s.is_chance_node() and can_forfeit(s) == forfeits][:: 8 if forfeits else 40]
+    assert len(states) >= 4
+    values = model("miwin", seats)
+    whole = 0
+    play_whole = SonnentauRaceModel._roll_outcome
+
+    def counted(self, player, dice, mover):
+        nonlocal whole
+        whole += 1
+        return play_whole(self, player, dice, mover)
+
+    monkeypatch.setattr(SonnentauRaceModel, "_roll_outcome", counted)
+    draws = 150
+    for state in states:
+        exact = values.expected_values(state)
+        whole = 0
+        estimates = [values.estimated_values(state, random.Random(i)) for i in range(draws)]
+        assert whole <= draws * SAMPLED_ROLLS * seats
+        assert values.estimated_values(state, random.Random(3)) == estimates[3]
+        for seat in range(seats):
+            got = [e[seat] for e in estimates]
+            error = statistics.stdev(got) / draws ** 0.5
+            assert abs(statistics.fmean(got) - exact[seat]) <= 4 * error + 1e-12
+        assert sum(estimates[0]) == pytest.approx(seats / 2)
+
+
+def test_the_estimate_with_two_dice_is_the_exact_expectation():
+    values = model("standard", 2)
+    for state in [s for s in random_states("standard", 2, 2, seed=9) if s.is_chance_node()]:
+        assert values.estimated_values(state, random.Random(1)) == values.expected_values(state)
 
 
 @pytest.mark.parametrize(("dice", "seats"), [("standard", 2), ("miwin", 3), ("standard", 4)])

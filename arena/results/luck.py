@@ -15,6 +15,7 @@ asked again. A value model is any object with ``name`` and ``values(state)``
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -41,6 +42,12 @@ class ValueModel(Protocol):
     exact ``Σ p · values(after)`` over ``state.chance_outcomes()``, computed
     faster than by enumerating the rolls. An inexact one biases every adjusted
     result, so the shipped models are tested against the enumeration.
+
+    Or ``estimated_values(state, rng)``: an unbiased estimate of that expectation drawn
+    with ``rng``, a :class:`random.Random` seeded from the game's seed and the roll's
+    move, so that accounting is the same every time and unknown to the bots while they
+    play (they never learn the game's seed). An estimate costs a little variance where
+    an exact expectation costs too much time; it is used where a model has both.
 
     And it may define ``luck_scale``: the share of each roll's change of value that
     counts as luck (1 when absent). Any constant keeps the luck's expectation zero; a
@@ -78,9 +85,14 @@ class LuckAccount:
         return tuple(p - luck for p, luck in zip(self.points, self.luck, strict=True))
 
 
-def expected_values(model: ValueModel, state: State) -> tuple[float, ...]:
-    """``Σ p · V(after)`` over the rolls of a chance node: the model's own exact
-    expectation where it has one, else by enumeration."""
+def expected_values(model: ValueModel, state: State,
+                    rng: random.Random | None = None) -> tuple[float, ...]:
+    """``Σ p · V(after)`` over the rolls of a chance node: given ``rng``, the model's
+    unbiased estimate where it has one; else its own exact expectation where it has
+    one, else by enumeration."""
+    estimate = getattr(model, "estimated_values", None) if rng is not None else None
+    if estimate is not None:
+        return tuple(estimate(state, rng))
     own = getattr(model, "expected_values", None)
     if own is not None:
         return tuple(own(state))
@@ -101,6 +113,12 @@ def enumerated_expectation(model: ValueModel, state: State) -> tuple[float, ...]
     if total is None:
         raise LuckError("a chance node without outcomes")
     return tuple(total)
+
+
+def roll_rng(seed: int, move: int) -> random.Random:
+    """The random draws of a model's estimate at the roll of move index ``move`` of the
+    game of ``seed`` (a string seed: the same draws in every process and Python run)."""
+    return random.Random(f"luck:{seed}:{move}")
 
 
 def luck_scale(model: ValueModel) -> float:
@@ -172,7 +190,7 @@ def _account(record: GameRecord, nodes: Iterator[Node], model: ValueModel,
     index = 0
     try:
         for index, before, after in nodes:
-            expected = expected_values(model, before)
+            expected = expected_values(model, before, roll_rng(record.seed, index))
             actual = model.values(after)
             shares = tuple(scale * (a - e) for a, e in zip(actual, expected, strict=True))
             if not all(math.isfinite(share) for share in shares):
