@@ -169,6 +169,22 @@ def test_a_reader_that_left_ends_arena_quietly(args):
     assert result.returncode == 141  # 128 + SIGPIPE, as the shell reports `seq 1e9 | head`
 
 
+def test_a_tournament_piped_into_a_reader_that_left_plays_on_and_writes_its_files(tmp_path):
+    """`arena run … | head -1` ended the tournament at its next line (status 141, games
+    unplayed, no tables or report): a run's work is its games and files."""
+    config = {"name": "piped", "game": "seasons", "games_per_pairing": 6, "workers": 1,
+              "isolation": "none", "bots": [str(ROOT / "bots/seasons/greedy.py"),
+                                            str(ROOT / "bots/seasons/random_bot.py")]}
+    (tmp_path / "piped.yaml").write_text(yaml.safe_dump(config))
+    result = arena_into_a_closed_pipe("run", "piped.yaml", "--no-progress", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stderr.decode() == ""
+    with Store(tmp_path / "results" / "arena.db") as store:
+        assert store.db.execute("SELECT count(*) FROM games").fetchone()[0] == 12
+    for name in ("standings.csv", "games.csv", "report.html"):
+        assert (tmp_path / "results" / "piped" / name).is_file(), name
+
+
 def test_ladder_status_into_a_closed_pipe_ends_quietly(tmp_path):
     db = tmp_path / "arena.db"
     ladder = {"name": "lad", "game": "seasons", "seed": 1, "db": str(db),

@@ -11,7 +11,7 @@ import sqlite3
 import sys
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, NoReturn, TypeVar
 
@@ -132,6 +132,56 @@ def reader_left() -> NoReturn:
     finally:
         os.close(devnull)
     raise SystemExit(141)
+
+
+class WritesOn:
+    """A text stream that, once its reader has gone (``arena run … | head``), sends the
+    rest of its output to /dev/null instead of failing: for the commands whose work is
+    their games and files, which go on (see :func:`carry_on_without_reader`)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError as exc:
+            self._drop(exc)
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError as exc:
+            self._drop(exc)
+
+    def _drop(self, exc: BrokenPipeError) -> None:
+        if not reader_gone(self.stream):  # a connection that broke: an error like any other
+            raise exc
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, self.stream.fileno())
+        finally:
+            os.close(devnull)
+        with contextlib.suppress(OSError, ValueError):
+            self.stream.flush()  # what was buffered, now into /dev/null
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+@contextlib.contextmanager
+def carry_on_without_reader() -> Iterator[None]:
+    """While inside, stdout and stderr write on into /dev/null once their reader has gone,
+    rather than ending the command: a tournament piped into ``head`` or a pager left early
+    still plays every game and writes its tables and report."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout = WritesOn(sys.stdout)
+    sys.stderr = WritesOn(sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 def output_gone() -> bool:

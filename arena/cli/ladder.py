@@ -13,6 +13,7 @@ import click
 from arena.cli.common import (
     DB_OPTION,
     BarLines,
+    carry_on_without_reader,
     echo,
     echo_wrapped,
     open_store,
@@ -61,7 +62,8 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
     setup_logging(config.play.output_dir / "arena.log", verbose=verbose)
     view = LadderView(enabled=progress, verbose=verbose)
     try:
-        with Store(config.play.db) as store, StoppingOnSignals(control, view):
+        with carry_on_without_reader(), Store(config.play.db) as store, \
+                StoppingOnSignals(control, view):
             run_ladder(config, store, control, view.progress())
             view.close()
             from arena.results.ladder_book import LadderBook

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arena.bots.interrupts import interrupt_status
-from arena.cli.common import echo, echo_wrapped, reports_errors, terminal_width
+from arena.cli.common import (
+    carry_on_without_reader,
+    echo,
+    echo_wrapped,
+    reports_errors,
+    terminal_width,
+)
 from arena.results.standings import legend_lines, table_lines, wrap
 from arena.results.store import Store
 from arena.tournaments.config import TournamentConfig, load_config
@@ -69,8 +75,9 @@ def run(config_path: str, dry_run: bool, progress: bool, verbose: bool,
         for line in schedule_preview(config):
             echo_wrapped(line, indent="  ")
         return
-    run_from_cli(config, progress=progress, verbose=verbose, standings_every=standings_every,
-                 luck=luck)
+    with carry_on_without_reader():
+        run_from_cli(config, progress=progress, verbose=verbose,
+                     standings_every=standings_every, luck=luck)
 
 
 def interim_every(config: TournamentConfig, asked: int | None) -> int:
