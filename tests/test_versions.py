@@ -181,6 +181,18 @@ def test_compare_says_why_versions_on_other_dice_cannot_be_paired_and_plays_pair
     greedy_games = [row[5] for row in rows_of(run("ratings", "--db", db).output)
                     if row[1].startswith("greedy")]
     assert greedy_games == ["24", "24"]  # the compare games count in the ratings
+    fewer = run("compare", "greedy@1", "greedy@2", "--db", db, "--games", "3",
+                "--workers", "1", "--no-progress")  # was refused: 6 pairs were stored
+    assert fewer.exit_code == 0, fewer.output
+    assert f"{first} vs {second}: 6 games" in fewer.output and "3 seat-swapped pairs" in \
+        fewer.output
+    assert [row[5] for row in rows_of(run("ratings", "--db", db).output)
+            if row[1].startswith("greedy")] == ["24", "24"]  # nothing more was played
+    more = run("compare", "greedy@1", "greedy@2", "--db", db, "--games", "8",
+               "--workers", "1", "--no-progress")
+    assert f"{first} vs {second}: 16 games" in more.output
+    assert [row[5] for row in rows_of(run("ratings", "--db", db).output)
+            if row[1].startswith("greedy")] == ["28", "28"]  # the 2 pairs not stored yet
 
 
 def test_compare_with_sprt_stops_at_a_bound_and_says_where_it_stands(db):

@@ -236,8 +236,9 @@ SPRT_MAX_PAIRS = 5000
 @click.argument("second", metavar="BOT2")
 @click.option("--game", "game_name", help="The game (needed when both play several).")
 @click.option("--games", "pairs", type=click.IntRange(min=1),
-              help="Play this many seat-swapped pairs now, with the game's default options "
-              f"(with --sprt: at most this many; default {SPRT_MAX_PAIRS}).")
+              help="Compare over this many seat-swapped pairs of the seed's dice, with the "
+              "game's default options, playing those not stored yet (the same command "
+              f"again plays none; with --sprt: at most this many; default {SPRT_MAX_PAIRS}).")
 @click.option("--sprt", "use_sprt", is_flag=True,
               help="Play pairs until a sequential probability ratio test accepts elo0 or elo1.")
 @click.option("--elo0", type=float, default=0.0, show_default=True,

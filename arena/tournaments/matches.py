@@ -162,30 +162,37 @@ def play_comparison(store: Store, game: str, first: StoredBot, second: StoredBot
                     settings: SprtSettings | None = None,
                     progress: Progress | None = None,
                     luck: LuckSource | None = None) -> Comparison:
-    """Play up to ``pairs`` seat-swapped pairs (stopping early at an SPRT bound); the
-    progress's ``status`` follows the SPRT's log-likelihood ratio. With ``luck`` the new
-    games' luck is accounted for as they come, and the SPRT tests the adjusted score."""
+    """Compare over the first ``pairs`` seat-swapped pairs of ``seed``'s dice, playing
+    those not stored yet (stopping early at an SPRT bound); the progress's ``status``
+    follows the SPRT's log-likelihood ratio. With ``luck`` the new games' luck is
+    accounted for as they come, and the SPRT tests the adjusted score. Pairs stored
+    beyond ``pairs`` (an earlier, larger ``--games``) are kept and left out."""
     entrants = stored_entrants(store, (first, second))  # each plays from its kept code
+    name = (f"compare {first.label} vs {second.label} seed {seed}"
+            + (f" sprt {settings.elo0},{settings.elo1},{settings.alpha},{settings.beta}"
+               if settings else ""))
+    stored = store.tournament_named(name)
     config = TournamentConfig(
-        name=f"compare {first.label} vs {second.label} seed {seed}"
-             + (f" sprt {settings.elo0},{settings.elo1},{settings.alpha},{settings.beta}"
-                if settings else ""),
-        game=game, bots=(_entry(first), _entry(second)), games_per_pairing=pairs,
+        name=name, game=game, bots=(_entry(first), _entry(second)),
+        games_per_pairing=max(pairs, int(stored.config.get("games_per_pairing", 1))
+                              if stored is not None else pairs),
         seed=seed, workers=workers, db=db)
     run = open_run(config, store, entrants)
-    tasks = list(round_robin_tasks(run.config, run.entrants.seed_keys))
-    report = RunReport(run.tid, len(tasks), len(store.finished_keys(run.tid)))
+    tasks = [task for task in round_robin_tasks(run.config, run.entrants.seed_keys)
+             if task.set < pairs]
+    report = RunReport(run.tid, len(tasks),
+                       len(store.finished_keys(run.tid) & {task.key for task in tasks}))
     progress = progress or Progress()
     progress.started(report.total, report.already_done)
     chunk = 2 * SETS_PER_CHECK * max(1, config.worker_count)
-    result = _result(store, run, first.id, game, settings, luck)
+    result = _result(store, run, first.id, game, settings, luck, pairs)
     for start in range(0, len(tasks), chunk):
         if result.sprt is not None:
             progress.status(sprt_status(result))
             if result.sprt.is_finished:
                 break
         play_tasks(run, tasks[start:start + chunk], report, progress)
-        result = _result(store, run, first.id, game, settings, luck)
+        result = _result(store, run, first.id, game, settings, luck, pairs)
     store.set_status(run.tid, "complete")
     return result
 
@@ -198,8 +205,8 @@ def sprt_status(result: Comparison) -> str:
 
 
 def _result(store: Store, run: TournamentRun, first_id: int, game: str,
-            settings: SprtSettings | None, luck: LuckSource | None) -> Comparison:
-    games = [g for g in store.played_games(game) if g.tournament == run.tid]
+            settings: SprtSettings | None, luck: LuckSource | None, pairs: int) -> Comparison:
+    games = [g for g in store.played_games(game) if g.tournament == run.tid and g.set < pairs]
     model, found = (games_luck(store, games, luck, run.config.worker_count) if luck
                     else ("", None))
     labels = run.entrants.labels
