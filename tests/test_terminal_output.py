@@ -97,6 +97,39 @@ def test_without_a_terminal_the_progress_bar_is_never_redrawn(monkeypatch):
     assert text.splitlines() == [f"    traceback line {number}" for number in range(5)]
 
 
+def test_a_line_per_game_is_wrapped_on_a_terminal_and_one_line_elsewhere(monkeypatch):
+    """`arena run -v` wrote its cutechess-style lines of 81-86 columns on an 80-column
+    terminal, which broke them mid-word ("{no" / "rmal}"); into a log or a pipe each stays
+    one line, for grep."""
+    from types import SimpleNamespace
+
+    from arena.cli.console import result_line
+    from arena.results.store import FinishedGame
+    from arena.tournaments.schedule import GameTask
+    from arena.tournaments.tasks import GameResult
+
+    task = GameTask(0, 2, 3, 0, (0, 1), 1)
+    game = FinishedGame(ranks=(0, 1), scores=(80.0, 60.0), statuses=("ok", "ok"),
+                        termination="normal", moves=0, record_json="{}")
+    names = ["greedy@1.0+f00438", "a-much-longer-bot-name@2.0+7046ec"]
+    line = result_line(17, names, GameResult(task, game, 0.1))
+    assert len(line) > 80
+    for terminal in (True, False):
+        log = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", log)
+        monkeypatch.setattr(common, "is_terminal", lambda stream, on=terminal: on)
+        monkeypatch.setenv("COLUMNS", "80")
+        bar = ProgressBar(enabled=False, verbose=True)
+        bar.run = SimpleNamespace(entrants=SimpleNamespace(labels=names))  # type: ignore
+        bar._advance(GameResult(task, game, 0.1))
+        shown = log.getvalue().splitlines()
+        if terminal:
+            assert len(shown) == 2 and max(map(len, shown)) <= 80
+            assert shown[1].startswith("  ") and shown[-1].endswith("{normal}")
+        else:
+            assert len(shown) == 1 and len(shown[0]) > 80
+
+
 def test_the_luck_bar_counts_the_games_done_while_playing_as_done_before_it(monkeypatch):
     """After play the bar starts at the games already accounted for (its rate is of this
     work only) and shows its last count before the report is written."""

@@ -265,6 +265,17 @@ class BarLines:
         else:
             echo(line, err=True)
 
+    def write_wrapped(self, line: str) -> None:
+        """:meth:`write`, on a terminal broken between words at its width (the lines after
+        the first indented); elsewhere one line, for grep."""
+        from arena.results.standings import wrap
+
+        if not is_terminal(sys.stderr):
+            self.write(line)
+            return
+        for part in wrap(printable(line), terminal_width(err=True), "  "):
+            self.write(part)
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()

@@ -109,9 +109,9 @@ class ProgressBar(Progress, BarLines):
         labels = self.run.entrants.labels if self.run else []
         names = [labels[bot] if bot < len(labels) else f"bot {bot}" for bot in result.task.seats]
         if self.verbose:
-            self.write(result_line(self.finished, names, result))
+            self.write_wrapped(result_line(self.finished, names, result))
         for line in self.failures.new_failures(names, result):
-            self.write(line)
+            self.write_wrapped(line)
         if self.bar is not None:
             self.bar.update(1)
         if self.standings_every and self.run and self.finished % self.standings_every == 0:
