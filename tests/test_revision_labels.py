@@ -78,3 +78,37 @@ def test_name_and_version_still_name_a_versions_only_revision(tmp_path):
                            r"cautious@1\.0[+]3f2a9c"):
             store.find_bot("seasons", "cautious@1.0")
         assert store.find_bot("seasons", "cautious@1.0+3f2a").identity.code_hash == NEW
+
+
+def test_arena_play_and_a_tournament_give_a_revision_the_same_label(tmp_path, monkeypatch):
+    """`arena play` called bots `greedy@1.0` in its header and table, where the database,
+    `arena ratings` and the report say `greedy@1.0+f00438`."""
+    from pathlib import Path
+
+    import yaml
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)
+    db = tmp_path / "arena.db"
+    config = {"name": "labels", "game": "seasons", "games_per_pairing": 1, "workers": 1,
+              "isolation": "none", "bots": ["bots/seasons/greedy.py",
+                                            "bots/seasons/random_bot.py"]}
+    (tmp_path / "labels.yaml").write_text(yaml.safe_dump(config))
+    ran = CliRunner().invoke(cli, ["run", str(tmp_path / "labels.yaml"), "--db", str(db),
+                                   "--output", str(tmp_path / "out"), "--no-progress"])
+    assert ran.exit_code == 0, ran.output
+    with Store(db) as store:
+        labels = [store.find_bot("seasons", name).label for name in ("greedy", "random")]
+    assert all("+" in label for label in labels)
+    one = CliRunner().invoke(cli, ["play", "seasons", "greedy", "random", "--seed", "2",
+                                   "--isolation", "none"])
+    several = CliRunner().invoke(cli, ["play", "seasons", "greedy", "random", "--games", "2",
+                                       "--isolation", "none"])
+    for result in (one, several):
+        assert result.exit_code == 0, result.output
+        shown = " ".join(result.output.split())
+        assert all(label in shown for label in labels), shown
+    assert f"seat 0: {labels[0]}, seat 1: {labels[1]}" in " ".join(one.output.split())

@@ -189,7 +189,9 @@ def test_arena_run_shows_standings_writes_csv_and_resumes(tmp_path):
     assert standings[0].startswith("place,bot,version,games,wins,draws,losses,points")
     assert standings[1].startswith(f"1,greedy,{GREEDY_LABEL.partition('@')[2]},6,")
     assert len((tmp_path / "o" / "games.csv").read_text().splitlines()) == 7
-    assert (tmp_path / "o" / "arena.log").exists()
+    logged = (tmp_path / "o" / "arena.log").read_text()
+    assert f"({GREEDY_LABEL} vs random@1.0+" in logged or f"vs {GREEDY_LABEL})" in logged
+    assert "greedy@1.0 vs" not in logged and "vs greedy@1.0)" not in logged  # one label
     second = CliRunner().invoke(cli, args)
     said = " ".join(second.output.split())  # its lines wrapped at 80 columns
     assert "is complete (6 games" in said and "nothing to play" in said

@@ -287,6 +287,17 @@ def source_hash(spec: str) -> str:
     return keep_code(BotEntry(spec)).code
 
 
+def play_revision(spec: str) -> str:
+    """The hash a bot played by ``spec`` (without parameters) is stored under, as a
+    tournament would store it: its revision label's (:func:`revision_labels`); empty for a
+    bot whose code cannot be read."""
+    try:
+        code = source_hash(spec)
+    except BotFileError:
+        return ""
+    return identity_hash(code, {}) if code else ""
+
+
 def code_of(entry: BotEntry) -> Unpacked | None:
     """The unpacked bundle an entry plays from (None: a bot found where it is played)."""
     return None if entry.bundle is None else unpacked(entry.bundle)

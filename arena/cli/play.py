@@ -85,7 +85,8 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
     path/to/bot.py, path/to/bot.py:Name, module:attr, an installed entry point, or
     `human` to play yourself in the terminal.
     """
-    from arena.tournaments.matches import play_match
+    from arena.bots.identity import play_revision
+    from arena.tournaments.matches import bot_labels, play_match
 
     game = find_game(game_name)
     bots = [spec if spec == HUMAN_SPEC else shipped_spec(spec, game.info.name) for spec in bots]
@@ -109,11 +110,13 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
         players.extend(HumanPlayer(game, terminal=terminal) if spec == HUMAN_SPEC
                        else _started(spec, isolation, game) for spec in bots)
         refuse_other_games(game, bots, players)
+        labels = bot_labels(players, [play_revision(spec) if spec != HUMAN_SPEC else ""
+                                      for spec in bots])
         if workers != 1 and count > 1:
             for player in players:  # each worker starts bots of its own
                 stop_bot(player)
             out = open(json_path, "w", encoding="utf-8") if json_path else None  # noqa: SIM115
-            show_summary_of_workers(game, bots, players, isolation, seed, count, options,
+            show_summary_of_workers(game, bots, labels, isolation, seed, count, options,
                                     time_limit, workers, out)
             return
         if count > 1:  # no bot process plays two games on the same dice
@@ -126,10 +129,9 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
         if first is not None:
             _order, record = first
             _save(out, record)
-            show_game(game, record, watched=terminal is not None)
+            show_game(game, record, labels, watched=terminal is not None)
         else:
-            show_summary(game, players, seed, count, results, out,
-                         bar=terminal is None)
+            show_summary(game, labels, seed, count, results, out, bar=terminal is None)
     except KeyboardInterrupt as stop:
         if terminal is None:
             raise
@@ -172,14 +174,15 @@ def _save(out: IO[str] | None, record: GameRecord) -> None:
         out.flush()
 
 
-def show_game(game: Game, record: GameRecord, *, watched: bool = False) -> None:
-    """One game: who sat where and its log (only the result to a person who watched it
-    played move by move), and why a seat lost if it failed."""
+def show_game(game: Game, record: GameRecord, labels: Sequence[str], *,
+              watched: bool = False) -> None:
+    """One game: who sat where (``labels``, by seat) and its log (only the result to a
+    person who watched it played move by move), and why a seat lost if it failed."""
     lines = game_log(record)
     if watched:
         lines = lines[-1:]
     else:
-        names = ", ".join(f"seat {i}: {s.name}@{s.version}" for i, s in enumerate(record.seats))
+        names = ", ".join(f"seat {i}: {label}" for i, label in enumerate(labels))
         echo_wrapped(f"{game.info.title}, seed {record.seed} ({names})", indent="    ")
     for line in lines:
         echo_wrapped(line, indent="    ")
@@ -201,14 +204,14 @@ def refuse_other_games(game: Game, specs: Sequence[str], players: Sequence[Playe
             raise ArenaError(f"bot {spec} {problem}")
 
 
-def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
+def show_summary(game: Game, labels: Sequence[str], seed: int, count: int,
                  results: Generator[tuple[list[int], GameRecord], None, None], out: IO[str] | None,
                  *, bar: bool = True) -> None:
-    """Several games: results per bot and per seat, with a progress bar (games done and
-    games per second) while they play, unless a person plays them."""
-    from arena.tournaments.matches import MatchSummary, bot_labels
+    """Several games: results per bot (``labels``) and per seat, with a progress bar (games
+    done and games per second) while they play, unless a person plays them."""
+    from arena.tournaments.matches import MatchSummary
 
-    summary = MatchSummary(bot_labels(players), len(players))
+    summary = MatchSummary(list(labels), len(labels))
     progress = progress_bar(count) if bar else None
     done = 0
     try:
@@ -222,22 +225,22 @@ def show_summary(game: Game, players: Sequence[Player], seed: int, count: int,
         if not bar:  # a person's game: abandoned
             raise
         results.close()
-        _interrupted(game, len(players), seed, count, done, summary, progress, stop)
+        _interrupted(game, len(labels), seed, count, done, summary, progress, stop)
     if progress is not None:
         progress.close()
-    _show_totals(game, len(players), seed, count, summary)
+    _show_totals(game, len(labels), seed, count, summary)
 
 
-def show_summary_of_workers(game: Game, specs: Sequence[str], players: Sequence[Player],
+def show_summary_of_workers(game: Game, specs: Sequence[str], labels: Sequence[str],
                             isolation: str | None, seed: int, count: int,
                             options: Mapping[str, Any], time_limit: float | None,
                             workers: int, out: IO[str] | None) -> None:
     """Several games played by worker processes; the records are written in game order
     (as one process would write them) as soon as the games before them are done."""
     from arena.bots.isolation import is_shipped, resolve_isolation
-    from arena.tournaments.matches import MatchSummary, bot_labels, play_match_in_workers
+    from arena.tournaments.matches import MatchSummary, play_match_in_workers
 
-    summary = MatchSummary(bot_labels(players), len(players))
+    summary = MatchSummary(list(labels), len(labels))
     waiting: dict[int, GameRecord] = {}
     written = 0
     results = play_match_in_workers(game.info.name, specs, resolve_isolation(
@@ -257,9 +260,9 @@ def show_summary_of_workers(game: Game, specs: Sequence[str], players: Sequence[
             progress.update(1)
     except KeyboardInterrupt as stop:
         results.close()  # the workers stop, and their bots with them
-        _interrupted(game, len(players), seed, count, done, summary, progress, stop)
+        _interrupted(game, len(labels), seed, count, done, summary, progress, stop)
     progress.close()
-    _show_totals(game, len(players), seed, count, summary)
+    _show_totals(game, len(labels), seed, count, summary)
 
 
 def _interrupted(game: Game, seats: int, seed: int, count: int, done: int, summary: Any,

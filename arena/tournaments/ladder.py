@@ -301,7 +301,8 @@ def ladder_setup(ladder: Ladder) -> tuple[MatchSetup, list[Bundle]]:
     setup = MatchSetup(config.game, options, tuple(entry for entry, _, _ in kept),
                        config.time_limit, config.time_bank, limits_of(config),
                        tuple(refusal for _, _, refusal in kept),
-                       tuple((b.identity.name, b.identity.version) for b in bots))
+                       tuple((b.identity.name, b.identity.version) for b in bots),
+                       labels=tuple(b.label for b in bots))
     return setup, list(bundles.values())
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.bots.identity import BotEntry, keep_code
+from arena.bots.identity import BotEntry, keep_code, revision_labels
 from arena.bots.instances import seated
 from arena.games import find_game
 from arena.games.base import Game, State
@@ -145,9 +145,13 @@ class MatchSummary:
         return lines
 
 
-def bot_labels(players: Sequence[Player]) -> list[str]:
-    """``name@version`` for each bot, numbered where the same bot plays twice."""
-    plain = [f"{p.name}@{p.version}" for p in players]
+def bot_labels(players: Sequence[Player], revisions: Sequence[str] = ()) -> list[str]:
+    """Each bot's revision label, ``name@version+3f2a9c`` (``revisions``: the hashes its
+    code is stored under, :func:`~arena.bots.identity.play_revision`; ``name@version``
+    without), numbered where the same bot plays twice."""
+    hashes = list(revisions) or [""] * len(players)
+    plain = [next(revision_labels(p.name, p.version, code)) for p, code in
+             zip(players, hashes, strict=True)]
     counts = Counter(plain)
     seen: Counter[str] = Counter()
     labels = []

@@ -211,7 +211,8 @@ def match_setup(config: TournamentConfig, entrants: Entrants) -> MatchSetup:
     options = resolve_game_options(find_game(config.game), config.options, config.seats)
     names = tuple((i.name, i.version) for i in entrants.identities)
     return MatchSetup(config.game, options, tuple(entrants.played), config.time_limit,
-                      config.time_bank, limits_of(config), tuple(entrants.refusals), names)
+                      config.time_bank, limits_of(config), tuple(entrants.refusals), names,
+                      labels=tuple(entrants.labels))
 
 
 def total_games(config: TournamentConfig) -> int:

@@ -50,6 +50,8 @@ class MatchSetup:
     """Per entrant: why it may not play (its games are forfeited), or None."""
     names: tuple[tuple[str, str], ...] = ()
     """Per entrant: the name and version it plays under."""
+    labels: tuple[str, ...] = ()
+    """Per entrant: its revision's label (``name@version+3f2a9c``), for the log."""
     run: str = ""
     """Which run the games are of, on a worker that may serve several (a Dask worker): the
     bots each run starts are its own, and stopped at its end."""
@@ -124,8 +126,9 @@ def play_task(setup: MatchSetup, task: GameTask) -> GameResult:
     duration = time.perf_counter() - started
     record = with_entry_names(record, entries)
     log.info("game %s (%s) done: ranks %s, %s", task.key,
-             " vs ".join(f"{seat.name}@{seat.version}" for seat in record.seats), record.ranks,
-             record.termination)
+             " vs ".join(setup.labels[bot] if setup.labels else f"{seat.name}@{seat.version}"
+                         for bot, seat in zip(task.seats, record.seats, strict=True)),
+             record.ranks, record.termination)
     return GameResult(task, FinishedGame.of(record), duration)
 
 
