@@ -98,6 +98,36 @@ def test_unreadable_and_invalid_files(tmp_path):
         load_config(write(tmp_path, "name: [unclosed\n"))
 
 
+def test_broken_yaml_is_one_line_naming_the_file_and_the_place(tmp_path):
+    """PyYAML's own message took six lines and named the text "<unicode string>"."""
+    path = tmp_path / "t.yaml"
+    path.write_text("name: x\ngame: seasons\nbots: [a, b\ntime_limit: 3\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == (
+        f"{path}: not valid YAML at line 4, column 11: expected ',' or ']', but got ':' "
+        "(while parsing a flow sequence from line 3, column 7)")
+
+
+@pytest.mark.parametrize(("written", "fixed"), [("1e9", "1.0e+9"), ("2E+3", "2.0e+3"),
+                                                ("1.5e2", "1.5e+2")])
+def test_a_number_yaml_reads_as_text_says_how_to_write_it(tmp_path, written, fixed):
+    text = f"name: x\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\ntime_limit: {written}\n"
+    with pytest.raises(ConfigError) as error:
+        load_config(write(tmp_path, text))
+    assert f"(YAML reads {written} as text: write {fixed})" in str(error.value)
+    assert yaml.safe_load(f"x: {fixed}")["x"] == float(written)
+
+
+def test_options_are_checked_beside_a_seat_count_the_game_does_not_have():
+    """seats: 7 hid a misspelt option: fixing one revealed the other."""
+    with pytest.raises(ConfigError) as error:
+        parse_config(base(seats=7, options={"placement_limt": 3}), "cfg.yaml")
+    text = str(error.value)
+    assert "seats: seasons tables have 2 seats, not 7" in text
+    assert "options: unknown option 'placement_limt'" in text
+
+
 def test_rating_settings_are_read_and_checked():
     config = parse_config(base(ratings={"system": "openskill", "draw_probability": 0.1}))
     assert config.ratings.system == "openskill" and config.ratings.draw_probability == 0.1

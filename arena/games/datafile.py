@@ -32,6 +32,22 @@ class PlainLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """``at line 4, column 11: expected ',' or ']', but got ':' (while parsing a flow
+    sequence from line 3, column 7)``: PyYAML's message in one line, with the place in the
+    file (its own names the text "<unicode string>")."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return f": {exc}"
+    mark = exc.problem_mark or exc.context_mark
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    said = f"{where}: {exc.problem or exc.context or 'cannot read it'}"
+    if exc.context and exc.problem:
+        start = exc.context_mark
+        said += f" ({exc.context}" + (f" from line {start.line + 1}, column "
+                                      f"{start.column + 1})" if start else ")")
+    return said
+
+
 def read_yaml(path: str | Path) -> Any:
     """The data in ``path``; OSError if it cannot be read, DataFileError if it is not
     plain UTF-8 YAML of at most MAX_BYTES."""
@@ -47,6 +63,6 @@ def read_yaml(path: str | Path) -> Any:
     try:
         return yaml.load(text, Loader=PlainLoader)
     except yaml.YAMLError as exc:
-        raise DataFileError(f"not valid YAML: {exc}") from None
+        raise DataFileError(f"not valid YAML{yaml_problem(exc)}") from None
     except RecursionError:
         raise DataFileError("the YAML is nested too deeply") from None

@@ -322,8 +322,26 @@ def key_problems(data: Mapping[str, Any], schema: Mapping[str, tuple[tuple[type,
         if isinstance(value, bool) or not isinstance(value, types):
             bad.add(key)
             text = (described or {}).get(key) or wanted(types)
-            problems.add(prefix + key, f"must be {text}, got {value!r}")
+            problems.add(prefix + key, f"must be {text}, got {value!r}"
+                         + yaml_number_hint(value, types))
     return bad
+
+
+def yaml_number_hint(value: Any, types: tuple[type, ...]) -> str:
+    """Why a number a person wrote is text: YAML reads ``1e9`` and ``1.0e9`` as strings
+    (its numbers with an exponent need a dot and a sign, ``1.0e+9``)."""
+    if float not in types or not isinstance(value, str):
+        return ""
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    if not math.isfinite(number) or not any(c in value for c in "eE"):
+        return ""
+    mantissa, _, exponent = value.lower().partition("e")
+    sign = "" if exponent[:1] in "+-" else "+"
+    fixed = f"{mantissa if '.' in mantissa else mantissa + '.0'}e{sign}{exponent}"
+    return f" (YAML reads {value} as text: write {fixed})"
 
 
 def _parse_ratings(data: Mapping[str, Any], problems: Problems) -> RatingSettings:
@@ -435,7 +453,7 @@ def _check_semantics(config: TournamentConfig, problems: Problems, given_bots: i
         _check_size(config, given_bots, problems)
     _check_plain_data(config, bots, problems)
     _check_identities(bots, problems)
-    if game is not None and not problems.about("seats", "options"):
+    if game is not None and not problems.about("options"):
         _check_game_options(config, game, problems)
     if (config.format == "swiss" and given_bots is not None and fills
             and not problems.about("seats", "rounds")):
@@ -484,9 +502,13 @@ def _check_identities(bots: Sequence[tuple[int, BotEntry]], problems: Problems) 
 
 
 def _check_game_options(config: TournamentConfig, game: Any, problems: Problems) -> None:
+    """The options' own problems; with a seat count the game does not have (a problem of
+    its own), they are checked at the game's fewest seats."""
     options = dict(config.options)
-    if any(o.name == SEATS_OPTION for o in game.info.options):
-        options[SEATS_OPTION] = config.seats
+    info = game.info
+    if any(o.name == SEATS_OPTION for o in info.options):
+        options[SEATS_OPTION] = (config.seats if info.min_seats <= config.seats <= info.max_seats
+                                 else info.min_seats)
     try:
         game.initial_state(game.info.resolve_options(options))  # loads a board file, say
     except ArenaError as exc:
