@@ -419,3 +419,26 @@ def test_a_bots_command_typed_without_bots_says_where_it_is(run, command):
     result = run(command, "x")
     assert result.exit_code == 2
     assert f"No such command '{command}': it is `arena bots {command}`." in result.output
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("play", "seasons", "README.md", "random"),
+     "bot 'README.md': README.md is a file but no Python bot"),
+    (("play", "seasons", "bots/seasons", "random"),
+     "bots/seasons is a folder without __init__.py: name one of its bot files"),
+    (("play", "seasons", "heuristic", "random"),
+     "bot 'heuristic' is shipped for sonnentau, not seasons; the bots shipped for seasons:"),
+    (("bots", "validate", "README.md"), "it is no bot: README.md is a file but no Python bot"),
+    (("board", "--svg", "no-such-folder/b.svg"),
+     "no folder no-such-folder to write it in; make it first"),
+    (("serve", "configs/seasons-round-robin.yaml"),
+     "this is a tournament or ladder config (it names a game and bots); arena serve takes a "
+     "serve config"),
+], ids=["text-file", "folder", "other-game", "validate", "svg-folder", "serve-config"])
+def test_a_thing_that_exists_but_is_the_wrong_kind_is_named_for_what_it_is(run, args, said):
+    """A file that exists was "not found", a Sonnentau bot's name "not found" for Seasons,
+    a missing folder an OS error, a tournament config given to serve four unknown keys."""
+    result = run(*args)
+    assert result.exit_code == 1, result.output
+    assert said in " ".join(result.output.split())
+    assert "not found" not in result.output and "Errno" not in result.output

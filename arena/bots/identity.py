@@ -50,6 +50,7 @@ from arena.bots.loading import (
     LoadedBot,
     declared_games,
     load_bot,
+    not_a_bot,
     other_games_problem,
     source_file_hash,
     split_spec,
@@ -360,6 +361,9 @@ def entrant(entry: BotEntry, limits: Limits, game: str | None = None) -> Entrant
         kept = keep_code(entry)
     except BotFileError as exc:  # a link, device, FIFO or socket among its files, or too much
         return _stand_in(entry, f"it cannot be loaded: {exc}")
+    what = not_a_bot(entry.spec) if kept.bundle is None and not kept.code else ""
+    if what:
+        return _stand_in(entry, f"it cannot be loaded: {what}")
     if kept.bundle is not None:
         receive([kept.bundle])
     try:

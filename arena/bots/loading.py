@@ -198,6 +198,9 @@ def _load_entry_point(spec: str, params: Mapping[str, Any], check_files: bool = 
 
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == spec]
     if not found:
+        what = not_a_bot(spec)
+        if what:
+            raise BotNotFoundError(f"bot {spec!r}: {what}")
         installed = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
         raise BotNotFoundError(
             f"bot {spec!r} not found: name a file (path/to/bot.py), path/to/bot.py:Name, "
@@ -210,6 +213,25 @@ def _load_entry_point(spec: str, params: Mapping[str, Any], check_files: bool = 
     player = _instantiate(spec, obj, params)
     checked = code_hash(inspect.getmodule(obj)) if check_files else ""
     return LoadedBot(player, spec, checked, params)
+
+
+def not_a_bot(spec: str) -> str:
+    """Why a file or folder that exists is no bot ("" for anything else): a bot is a
+    Python file, a package folder with ``__init__.py``, or a program (``cmd:``)."""
+    path = Path(spec)
+    if spec.endswith(".py") or ":" in spec:
+        return ""
+    try:
+        if path.is_dir() and not (path / "__init__.py").is_file():
+            return (f"{spec} is a folder without __init__.py: name one of its bot files "
+                    f"({spec.rstrip('/')}/NAME.py), or add __init__.py to play it as a "
+                    "package")
+        if path.is_file():
+            return (f"{spec} is a file but no Python bot (a bot is a .py file, a package "
+                    "folder, or a program named as cmd:PROGRAM)")
+    except OSError:
+        return ""
+    return ""
 
 
 def _pick_attribute(spec: str, module: ModuleType, attr: str) -> Any:

@@ -24,6 +24,14 @@ def shipped_hint(spec: str, game: str) -> str:
     return f"; or one of the bots shipped for {game}: {', '.join(names)}"
 
 
+def shipped_for_other_games(name: str, game: str) -> list[str]:
+    """The other games a bot of this bare name is shipped for (``heuristic``: sonnentau)."""
+    if not _bare(name) or not CHECKOUT_BOTS.is_dir():
+        return []
+    return sorted(other.name for other in CHECKOUT_BOTS.iterdir()
+                  if other.is_dir() and other.name != game and shipped_bot(name, other.name))
+
+
 def shipped_bot(name: str, game: str) -> Path | None:
     """The file of the shipped bot called ``name`` for ``game``, or None."""
     if not _bare(name):

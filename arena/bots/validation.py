@@ -17,6 +17,7 @@ from arena.bots.isolation import (
     is_shipped,
     resolve_isolation,
 )
+from arena.bots.loading import not_a_bot
 from arena.bots.process import ProcessPlayer
 from arena.games import find_game, game_names
 from arena.referee.dice import derive_seed
@@ -57,6 +58,10 @@ def validate(spec: str, *, game: str | None = None, games: int = 6,
     ``against_itself`` against a second process of itself, in the sandbox (or at
     ``isolation``; a stranger's bot only in the sandbox)."""
     verdict = Verdict(spec)
+    what = not_a_bot(spec)
+    if what:
+        verdict.problems.append(f"it is no bot: {what}")
+        return verdict
     level = resolve_isolation(isolation, strangers=strangers, shipped=is_shipped(spec))
     if level == NONE:
         level = PROCESS  # validation checks the protocol: always a process of its own

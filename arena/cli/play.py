@@ -15,8 +15,13 @@ from arena.bots.human import HUMAN_SPEC, GameAbandoned, HumanPlayer, Terminal
 from arena.bots.instances import InstancePool, stop_bot
 from arena.bots.interrupts import interrupt_status
 from arena.bots.isolation import ISOLATIONS, start_bot
-from arena.bots.loading import ENTRY_POINT_GROUP, BotNotFoundError
-from arena.bots.shipped import shipped_hint, shipped_spec
+from arena.bots.loading import ENTRY_POINT_GROUP, BotNotFoundError, not_a_bot
+from arena.bots.shipped import (
+    shipped_for_other_games,
+    shipped_hint,
+    shipped_names,
+    shipped_spec,
+)
 from arena.cli.common import (
     echo,
     echo_wrapped,
@@ -93,9 +98,8 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
     given = dict(parse_option(o) for o in raw_options)
     given.update({k: v for k, v in (("dice", dice), ("board", board)) if v is not None})
     options = resolve_game_options(game, given, len(bots))
-    if json_path and not Path(json_path).absolute().parent.is_dir():
-        raise ArenaError(f"{json_path}: no folder {Path(json_path).parent} to write it in; "
-                         "make it first, or name another file")
+    if json_path:
+        check_folder_of(json_path)
     if json_path and Path(json_path).exists() and not overwrite:
         raise ArenaError(f"{json_path} exists already; pass --overwrite to replace it, or "
                          "name another file")
@@ -143,12 +147,27 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
             stop_bot(player)
 
 
+def check_folder_of(path: str) -> None:
+    """ArenaError unless the folder a file is to be written in exists."""
+    if not Path(path).absolute().parent.is_dir():
+        raise ArenaError(f"{path}: no folder {Path(path).parent} to write it in; make it "
+                         "first, or name another file")
+
+
 def _started(spec: str, isolation: str | None, game: Game) -> Player:
     """``start_bot``; a bare name that is neither a shipped bot nor an installed one is
     refused with the names of the shipped bots."""
     from importlib.metadata import entry_points
 
+    what = not_a_bot(spec)
+    if what:
+        raise BotNotFoundError(f"bot {spec!r}: {what}")
     hint = shipped_hint(spec, game.info.name)
+    elsewhere = shipped_for_other_games(spec, game.info.name)
+    if elsewhere and not entry_points(group=ENTRY_POINT_GROUP, name=spec):
+        raise BotNotFoundError(
+            f"bot {spec!r} is shipped for {' and '.join(elsewhere)}, not {game.info.name}; "
+            f"the bots shipped for {game.info.name}: {', '.join(shipped_names(game.info.name))}")
     if hint and not entry_points(group=ENTRY_POINT_GROUP, name=spec):
         raise BotNotFoundError(f"bot {spec!r} not found: name a file (path/to/bot.py), "
                                f"path/to/bot.py:Name, module:attr, an installed entry point"
@@ -306,6 +325,7 @@ def board(board_path: str | None, record_path: str | None, game_index: int,
     """Draw a Sonnentau board, or a recorded game's position on it, as SVG."""
     from arena.reports.boards import draw
 
+    check_folder_of(svg_path)
     Path(svg_path).write_text(draw(board_path, record_path, game_index, move),
                               encoding="utf-8")
     echo(f"wrote {svg_path}")

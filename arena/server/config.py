@@ -90,6 +90,11 @@ def load_serve_config(path: str | Path) -> ServeConfig:
     data = read_config_data(path)
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: the config must be a mapping of keys to values")
+    if "ladders" not in data and {"game", "bots"} <= set(data):
+        raise ConfigError(
+            f"{source}: this is a tournament or ladder config (it names a game and bots); "
+            "arena serve takes a serve config that lists ladder configs under `ladders:` "
+            "(see configs/serve.yaml), and `arena run` or `arena ladder run` takes this one")
     flags = ("run_ladders", "secure_cookies")
     for flag in flags:
         if flag in data and not isinstance(data[flag], bool):
