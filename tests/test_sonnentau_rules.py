@@ -535,6 +535,9 @@ def test_render_and_describe_action():
     assert label == "die 6: p0 enters at OL, along M clockwise to X, hitting own p3"
     play(state, "enter:d1:p0:OL:M:cw")
     assert "waits to be relocated" in GAME.render(state)
+    # the screen says what is asked: a relocation, with the dice still to play
+    assert GAME.render(state).splitlines()[0].endswith(
+        "seat 0 (yellow) to relocate, dice 2,6, then 2")
     assert GAME.describe_action(state, parse_action("relocate:start")).startswith("send own p3")
 
 

@@ -189,12 +189,14 @@ def _status_line(state: SonnentauState) -> str:
         end = (f"seat {winner} ({seat_colour(winner)}) won" if winner is not None
                else f"stopped ({state.termination})")
         return f"{head}: game over, {end}"
-    to = "roll" if state.phase == ROLL else "move"
+    to = {ROLL: "roll", RELOCATE: "relocate"}.get(state.phase, "move")
     text = f"{head}: seat {state.seat} ({seat_colour(state.seat)}) to {to}"
     if state.dice:
         text += f", dice {_values(state.dice)}"
         left = state.dice_left()
-        if state.phase in (MOVE, RELOCATE) and 0 < len(left) < len(state.dice):
+        if state.phase == RELOCATE:
+            text += f", then {_values(left)}" if left else ", all played"
+        elif state.phase == MOVE and len(left) < len(state.dice):
             text += f", to play {_values(left)}"
     return text
 
