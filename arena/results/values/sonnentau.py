@@ -87,7 +87,7 @@ CONTEXTS_KEPT = 64
 """Positions whose per-roll work is kept between calls (a game's last few chance nodes)."""
 SEATS_KEPT = 100_000
 """Seats' pieces whose race and counts are kept (a few megabytes)."""
-SAMPLED_ROLLS = 12
+SAMPLED_ROLLS = 24
 """Rolls of three dice whose whole greedy play :meth:`SonnentauRaceModel.estimated_values`
 draws at a chance node (the first move of every roll is played)."""
 
