@@ -223,3 +223,23 @@ def test_bots_that_never_met_the_others_are_rated_in_a_group_of_their_own(tmp_pa
     tables = shown.split("group 2 of 2")
     assert "random@1.0" in tables[0] and "anchor" in tables[0] and "keep@" not in tables[0]
     assert "keep@" in tables[1] and "random-b@" in tables[1] and "anchor" not in tables[1]
+
+
+def test_an_anchor_on_a_bot_without_rated_games_is_refused(tmp_path, root, monkeypatch):
+    """`--anchor broken=0` for a bot whose games were all forfeited printed the unanchored
+    table as if anchored."""
+    monkeypatch.chdir(root)
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise ImportError('no such thing')\n")
+    config = parse_config({"name": "anchor", "game": "seasons", "seed": 2, "isolation": "none",
+                           "games_per_pairing": 1, "db": str(tmp_path / "a.db"), "workers": 1,
+                           "broken_bots": "forfeit",
+                           "bots": ["bots/seasons/random_bot.py", "bots/seasons/greedy.py",
+                                    str(broken)]})
+    with Store(config.db) as store:
+        run_tournament(config, store)
+    result = CliRunner().invoke(cli, ["ratings", "--db", str(tmp_path / "a.db"), "--system",
+                                      "bt", "--anchor", "broken=0"])
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "has no rated game in seasons" in said and "nothing to anchor" in said

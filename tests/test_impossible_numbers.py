@@ -295,3 +295,23 @@ def test_every_bot_that_cannot_start_loses_not_only_the_first(tmp_path, root, mo
              for row in csv.DictReader((tmp_path / "out" / "pairs.csv").open())}
     assert ("broken", "broken2") not in pairs  # neither played: nothing between them
     assert pairs["heuristic", "broken2"]["wins"] == pairs["heuristic", "broken2"]["games"] == "4"
+
+
+def test_an_interval_shown_as_0_to_100_percent_sets_no_elo_bound():
+    """A win and a loss: "score 50.0% (95% interval 0.0% to 100.0%), Elo 0.0 ± 1323.5",
+    and pairs.csv elo_low -1323.5, beside a pentanomial line saying too few games; and
+    "1 seat-swapped pairs"."""
+    from arena.reports.csv_export import _elo_bounds
+    from arena.results.comparison import Comparison
+    from arena.results.stats import MatchScore, Pentanomial, elo_with_error, score_interval
+
+    drawn = MatchScore(1, 0, 1)
+    low, high = score_interval(drawn)
+    assert f"{100 * low:.1f}" == "0.0" and f"{100 * high:.1f}" == "100.0"
+    assert elo_with_error(drawn)[1] == float("inf")
+    assert _elo_bounds(score_interval(drawn)) == ["", ""]
+    shown = Comparison("a", "b", drawn, Pentanomial((0, 0, 1, 0, 0))).lines()
+    lines = " ".join(" ".join(shown).split())
+    assert "Elo +0.0 (too few games for a 95% interval)" in lines
+    assert "±" not in lines and "1323" not in lines
+    assert "1 seat-swapped pair [" in lines

@@ -9,7 +9,7 @@ import random
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy.stats import gamma
+from scipy.stats import beta, gamma
 from scipy.stats import t as student
 
 from arena.results.llr import PSEUDO_COUNT, exact_llr, profile, regularized
@@ -187,14 +187,32 @@ def test_only_draws_say_nothing_of_the_variance():
 
 def test_a_clean_sweep_of_20_games_is_not_zero_width():
     """Regression (issue 25): after 20 wins of 20 compare printed
-    ``100.0% (100.0% to 100.0%)``. Wilson: the lower end is n / (n + z²)."""
+    ``100.0% (100.0% to 100.0%)``. Below 30 games a sweep's lower end is the exact one,
+    (α/2)^(1/n), a little below Wilson's n / (n + z²)."""
     lo, hi = score_interval(MatchScore(20, 0, 0))
-    assert lo == pytest.approx(20 / (20 + Z95 * Z95)) and hi == 1.0
-    assert lo == pytest.approx(0.8389, abs=1e-4)
+    assert lo == pytest.approx(0.025 ** (1 / 20)) and hi == 1.0
+    assert lo < 20 / (20 + Z95 * Z95)
     lo, hi = score_interval(MatchScore(0, 0, 20))
-    assert lo == 0.0 and hi == pytest.approx(1 - 0.8389, abs=1e-4)
+    assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / 20))
     lo, hi = pentanomial_interval(Pentanomial((0, 0, 0, 0, 10)))  # ten pairs: ten observations
-    assert lo == pytest.approx(10 / (10 + Z95 * Z95)) and hi == 1.0
+    assert lo == pytest.approx(0.025 ** (1 / 10)) and hi == 1.0
+    lo, _ = score_interval(MatchScore(40, 0, 0))  # from 30 games on: Wilson's
+    assert lo == pytest.approx(40 / (40 + Z95 * Z95))
+
+
+def test_a_sweep_of_a_few_games_is_no_surer_than_the_exact_binomial():
+    """4 wins of 4 read 51.0 % to 100 % (Wilson), where 3 of 3 read 20.6 %: a 95 % interval
+    that covered a true score of 51 % 87.5 % of the time. Exact coverage of every score from
+    1 % to 99 %, for 2 to 29 games without draws, is at least 94 % now."""
+    from scipy.stats import binom
+
+    assert score_interval(MatchScore(4, 0, 0))[0] == pytest.approx(0.025 ** 0.25)
+    for n in (2, 3, 4, 5, 6, 8, 12, 20, 29):
+        intervals = [score_interval(MatchScore(w, 0, n - w)) for w in range(n + 1)]
+        for p in (k / 100 for k in range(1, 100)):
+            covered = sum(binom.pmf(w, n, p) for w, (lo, hi) in enumerate(intervals)
+                          if lo <= p <= hi)
+            assert covered >= 0.94, (n, p, covered)
 
 
 def test_perfect_score_has_infinite_elo_and_error_but_a_finite_bound():
@@ -209,12 +227,14 @@ def test_an_interval_near_an_end_stays_inside_0_1():
     # 9 of 10: the t interval 0.9 ± 2.262 * sqrt(0.1 / 10) = 0.9 ± 0.226 would pass 1;
     # Wilson's form (effective games 10 * 0.09 / 0.1 = 9) stays inside and is skewed. On
     # the rare side, 0.9 effective losses: the exact Poisson bound of that count,
-    # 1 - Gamma^-1(0.9; 0.025) / 9, is wider than Wilson's (Brown, Cai and DasGupta).
+    # 1 - Gamma^-1(0.9; 0.025) / 9, is wider than Wilson's (Brown, Cai and DasGupta), and
+    # so, a hair more, is the exact binomial bound (below 30 games).
     ms = MatchScore(9, 0, 1)
     lo, hi = score_interval(ms)
     wilson_lo, wilson_hi = wilson(0.9, 9, student.ppf(0.975, 9))
     assert lo == pytest.approx(wilson_lo)
-    assert hi == pytest.approx(1 - gamma.ppf(0.025, 0.9) / 9) and hi > wilson_hi
+    assert hi == pytest.approx(max(1 - gamma.ppf(0.025, 0.9) / 9, beta.ppf(0.975, 9.1, 0.9)))
+    assert hi > wilson_hi
     assert 0.5 < lo < 0.9 < hi < 1.0 and hi - 0.9 < 0.9 - lo
     assert math.isfinite(elo_with_error(ms)[1])
 
@@ -553,7 +573,11 @@ def test_sprt_ends_for_a_bot_that_only_wins():
     ({"elo0": 5000.0, "elo1": 6000.0}, "told apart by no number of games"),
     ({"elo0": -1700.0, "elo1": 0.0}, "beyond ±1,600 Elo"),
     ({"alpha": 0.5, "beta": 0.5}, "alpha \\+ beta below 1"),  # bounds 0 and 0: H1 at once
-    ({"alpha": 0.6, "beta": 0.6}, "alpha \\+ beta below 1"),  # the bounds crossed
+    ({"alpha": 0.6, "beta": 0.6}, "take a rate from 1e-06 to 0.5"),  # the bounds crossed
+    ({"alpha": 0.999, "beta": 0.0005}, "errs more often than not"),  # H1 at the first look
+    ({"alpha": 1e-300, "beta": 1e-300}, "no comparison plays games enough"),
+    ({"elo0": 1599.99, "elo1": 1600.0}, "less than 0.0001 apart"),  # ran to its cap
+    ({"elo0": 0.0, "elo1": 0.01}, "less than 0.0001 apart"),
 ])
 def test_sprt_settings_are_validated(kwargs, message):
     with pytest.raises(StatsError, match=message):

@@ -61,7 +61,12 @@ def bradley_terry_lines(store: Store, game: str, variant: Variant | None,
         if abs(elo) > MAX_ANCHOR:
             raise click.BadParameter(f"{anchor!r}: an anchor within ±{MAX_ANCHOR:,} Elo",
                                      param_hint="--anchor")
-        anchored = (store.find_bot(game, label).id, elo)
+        anchor_bot = store.find_bot(game, label)
+        if not any(anchor_bot.id in played.bots for played in games):
+            raise ArenaError(f"--anchor {anchor}: {anchor_bot.label} has no rated game in "
+                             f"{heading(game, variant)}, so nothing to anchor; name a bot of "
+                             "the table")
+        anchored = (anchor_bot.id, elo)
     labels = {bot.id: bot.label for bot in store.bots(game)}
     lines = wrap(f"{heading(game, variant)} (Bradley-Terry, {len(games)} games, 95 % "
                  "profile-likelihood intervals, corrected for the duplicate sets)",

@@ -79,7 +79,8 @@ class Comparison:
                  f"LOS {100 * likelihood_of_superiority(ms):.1f}%"]
         if self.pairs.pairs:
             counts = " ".join(map(str, self.pairs.counts))
-            lines.append(f"  {self.pairs.pairs} seat-swapped pairs [LL LD DD/WL WD WW] = "
+            lines.append(f"  {self.pairs.pairs} seat-swapped "
+                         f"{'pair' if self.pairs.pairs == 1 else 'pairs'} [LL LD DD/WL WD WW] = "
                          f"[{counts}], "
                          + elo_text(self.pairs.score, pentanomial_interval(self.pairs)))
         if self.adjusted is not None and self.adjusted.sets:

@@ -137,10 +137,17 @@ def expected_score(elo: float) -> float:
     return 1.0 / (1.0 + math.pow(10.0, exponent))
 
 
+SHOWN_END = 0.0005
+"""A score interval's end within this of 0 or 1 shows as 0.0 % or 100.0 %: it sets no Elo
+bound on that side (two drawn games gave 0.0 % to 100.0 % beside "Elo 0.0 ± 1323.5")."""
+
+
 def elo_interval(interval: tuple[float, float]) -> tuple[float, float]:
-    """The ends of a score interval in Elo: ``-inf`` where it reaches 0, ``+inf`` at 1."""
+    """The ends of a score interval in Elo: ``-inf`` where it reaches 0, ``+inf`` at 1 (or
+    within :data:`SHOWN_END` of them)."""
     low, high = interval
-    return elo_difference(low), elo_difference(high)
+    return (-math.inf if low < SHOWN_END else elo_difference(low),
+            math.inf if high > 1.0 - SHOWN_END else elo_difference(high))
 
 
 def elo_with_error(ms: MatchScore, confidence: float = 0.95) -> tuple[float, float]:
@@ -333,8 +340,10 @@ class AdjustedScore:
             return (f"the adjusted sets average {100 * self.mean:.1f}%, outside 0-100% "
                     "where no expected score can be")
         if self.uniform:
-            return (f"the raw result is the same in all {self.sets} duplicate sets: there "
-                    "is no noise to take the luck out of")
+            sets = ("the only duplicate set" if self.sets == 1
+                    else f"all {self.sets} duplicate sets")
+            return (f"the raw result is the same in {sets}: there is no noise to take the "
+                    "luck out of")
         return ""
 
     @property
@@ -488,6 +497,10 @@ def sprt_llr_adjusted(a: AdjustedScore, settings: SprtSettings) -> float:
 
 MAX_SPRT_ELO = 1600
 """The largest Elo difference an SPRT hypothesis may name (an expected score of 0.9999)."""
+MIN_SPRT_GAP = 1e-4
+"""The least difference of the hypotheses' expected scores (0.07 Elo near an even score)."""
+MIN_SPRT_RATE, MAX_SPRT_RATE = 1e-6, 0.5
+"""The error rates an SPRT takes (fishtest's tests use 0.05)."""
 
 
 @dataclass(frozen=True)
@@ -513,9 +526,18 @@ class SprtSettings:
                 raise StatsError(f"SPRT {name} {elo:g}: hypotheses beyond ±{MAX_SPRT_ELO:,} "
                                  "Elo (an expected score within 0.0001 of 0 or 1) are told "
                                  "apart by no number of games")
+        if expected_score(self.elo1) - expected_score(self.elo0) < MIN_SPRT_GAP:
+            raise StatsError(f"SPRT elo0 {self.elo0:g} and elo1 {self.elo1:g} expect scores "
+                             f"less than {MIN_SPRT_GAP:g} apart: no number of games tells "
+                             "them apart; name hypotheses further apart")
         for name, rate in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0.0 < rate < 1.0:
                 raise StatsError(f"SPRT {name} must lie strictly between 0 and 1, got {rate}")
+            if not MIN_SPRT_RATE <= rate <= MAX_SPRT_RATE:
+                raise StatsError(
+                    f"SPRT {name} {rate:g}: take a rate from {MIN_SPRT_RATE:g} to "
+                    f"{MAX_SPRT_RATE:g} (above it the test errs more often than not, below "
+                    "it no comparison plays games enough to decide)")
         if not self.alpha + self.beta < 1.0:  # Wald's bounds would cross: H1 at once
             raise StatsError(f"SPRT needs alpha + beta below 1, got alpha={self.alpha} "
                              f"beta={self.beta}")
@@ -703,7 +725,8 @@ def _bounded_interval(values: Sequence[float], counts: Sequence[float],
     else:  # no spread, or a score of 0 or 1: the largest variance, none estimated
         effective, q = n, _t(confidence, math.inf)
     low, high = _wilson(mean, effective, q)
-    return _rare_side(mean, effective, confidence, low, high)
+    low, high = _rare_side(mean, effective, confidence, low, high)
+    return _exact_when_few(mean, effective, confidence, low, high)
 
 
 UNSEEN_END = 0.5
@@ -734,6 +757,32 @@ def _unseen_ends(values: Sequence[float], counts: Sequence[float],
 
 RARE = 3.0
 """Effective losses (or wins) up to which the Poisson bound widens Wilson's interval."""
+
+
+FEW = 30.0
+"""Fewer (effective) observations than this: an interval is never narrower than Clopper and
+Pearson's exact one (see :func:`_exact_when_few`)."""
+
+
+def _exact_when_few(mean: float, n: float, confidence: float, low: float,
+                    high: float) -> tuple[float, float]:
+    """Below :data:`FEW` observations with at most :data:`RARE` wins or losses, the exact
+    (Clopper-Pearson) interval of ``mean·n`` successes where it is wider: Wilson's end
+    away from a sweep covers too little there
+    (4 wins of 4: 51 % where the exact bound is 40 %, a 95 % interval covering 87.5 % of
+    the time at a true score of 51 %), and :func:`_rare_side` corrects only the end of a
+    rare outcome."""
+    from scipy.stats import beta
+
+    successes = mean * n
+    if n >= FEW or min(successes, n - successes) > RARE:
+        return low, high
+    tail = (1.0 - confidence) / 2.0
+    if successes > 0.0:
+        low = min(low, float(beta.ppf(tail, successes, n - successes + 1.0)))
+    if successes < n:
+        high = max(high, float(beta.ppf(1.0 - tail, successes + 1.0, n - successes)))
+    return low, high
 
 
 def _rare_side(mean: float, n: float, confidence: float, low: float,
@@ -804,10 +853,8 @@ def _clamped(interval: tuple[float, float]) -> tuple[float, float]:
 
 
 def _elo_and_error(score: float, interval: tuple[float, float]) -> tuple[float, float]:
-    lo, hi = interval
-    if lo <= 0.0 or hi >= 1.0:
-        return elo_difference(score), math.inf
-    return elo_difference(score), (elo_difference(hi) - elo_difference(lo)) / 2.0
+    low, high = elo_interval(interval)
+    return elo_difference(score), (high - low) / 2.0
 
 
 def _verdict(llr: float, lower: float, upper: float) -> str:
