@@ -74,3 +74,22 @@ def test_a_bot_with_only_a_bye_has_no_mean_anywhere_and_ratings_list_it_apart(
                                       str(tmp_path / "a.db")]).output
     assert "no rated game yet (a bye, say), so no rating: " + byes[0]["bot"] + "@" in \
         " ".join(fitted.split()), fitted  # Bradley-Terry left it out without a word
+
+
+def test_quarter_points_of_a_larger_table_show_exactly_and_add_up():
+    """At three seats a bot's 5.25 points read 5.2 beside its seats' 1.75 read 1.8 each."""
+    from arena.results.standings import table_lines
+
+    tie_for_second = (0, 1, 1)  # points 1, 1/4, 1/4: two seats of three share second place
+    games = [((0, 1, 2), tie_for_second, (0.0,) * 3, ("ok",) * 3) for _ in range(3)] + \
+        [((1, 2, 0), (1, 1, 0), (0.0,) * 3, ("ok",) * 3) for _ in range(2)]
+    results = tally_games(["a@1", "b@1", "c@1"], 3, games)
+    totals = {r.label: r.total_points for r in results}
+    assert any(abs(4 * p - round(4 * p)) < 1e-9 and 2 * p != round(2 * p)
+               for p in totals.values())
+    shown = table_lines(results)
+    for result in results:
+        rows = [line.split() for line in shown if line.split()[:1] == [result.label]]
+        overall = float(rows[0][5])
+        assert overall == result.total_points
+        assert sum(float(row[6]) for row in rows[1:]) == overall

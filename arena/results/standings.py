@@ -117,12 +117,15 @@ class _Column:
 
 
 def _tally_columns(rows: Sequence[tuple[Tally, float]]) -> list[_Column]:
+    # halves show exactly with one decimal; a larger table's quarters and sixths need two,
+    # else a total of 5.25 reads 5.2 beside its seats' 1.75 read 1.8 each
+    digits = 1 if all(abs(2 * p - round(2 * p)) < 1e-9 for _, p in rows) else 2
     return [
         _Column(("", "games"), [str(t.games) for t, _ in rows]),
         _Column(("", "wins"), [str(t.wins) for t, _ in rows]),
         _Column(("", "draws"), [str(t.draws) for t, _ in rows]),
         _Column(("", "losses"), [str(t.losses) for t, _ in rows]),
-        _Column(("", "points"), [f"{points:.1f}" for _, points in rows]),
+        _Column(("", "points"), [f"{points:.{digits}f}" for _, points in rows]),
         _Column(("", "score"), [_played(t, f"{100 * t.score:.1f}%") for t, _ in rows]),
         _Column(("mean", "score"), [_played(t, f"{t.mean_score:.2f}") for t, _ in rows]),
         _Column(("mean", "rank"), [_played(t, f"{t.mean_rank:.2f}") for t, _ in rows]),
