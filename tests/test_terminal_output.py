@@ -495,3 +495,24 @@ def test_a_table_aligns_names_in_wide_letters_by_the_columns_they_take():
     ends = {display_width(line[:line.index("active")]) for line in lines[2:]}
     assert len(ends) == 1, lines  # "active" starts in one column in every row
     assert len({display_width(line) for line in lines}) == 1, lines
+
+
+@pytest.mark.skipif(__import__("arena.bots.sandbox", fromlist=["x"]).sandbox_problem()
+                    is not None, reason="no sandbox here")
+@pytest.mark.parametrize("closed", [0, 1, 2], ids=["stdin", "stdout", "stderr"])
+def test_arena_started_with_a_standard_file_closed_still_sandboxes_its_bots(closed, tmp_path):
+    """`arena play … >&-`: the next file arena opened took fd 1, the sandbox read its
+    system-call filter from it and failed, and the bots ran as plain processes (a warning,
+    then a traceback for the closed stdout at exit)."""
+    import os
+
+    err = tmp_path / "err.txt"
+    with open(err, "w") as stderr_file:
+        result = subprocess.run(
+            [sys.executable, "-m", "arena", "play", "seasons", "greedy", "random",
+             "--json", str(tmp_path / "game.jsonl")],
+            cwd=ROOT, stderr=stderr_file if closed != 2 else None, timeout=120,
+            preexec_fn=lambda: os.close(closed), check=False)
+    assert result.returncode == 0, err.read_text()
+    assert "no sandbox" not in err.read_text() and "Traceback" not in err.read_text()
+    assert (tmp_path / "game.jsonl").read_text().count("\n") == 1

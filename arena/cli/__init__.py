@@ -9,6 +9,7 @@ bars) when they run, so that ``arena --help`` and quick commands start fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, NoReturn
 
@@ -74,9 +75,25 @@ for command in (play.games, play.play, play.board, run.run, results.ratings, res
     cli.add_command(command)
 
 
+def standard_files_open() -> None:
+    """Started with stdin, stdout or stderr closed (``arena … >&-``), arena puts /dev/null
+    there: else the next file it opens takes that number, and a child handed a file by
+    number gets another (the sandbox read its system-call filter from fd 1 and failed, so
+    the bots ran unsandboxed)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+
+
 def main() -> None:
     """The ``arena`` command. Output still buffered at exit is written before Python's own
     last flush, so that a reader gone by then ends it quietly too."""
+    standard_files_open()
     answer_signals_once()
     try:
         cli(prog_name="arena")
@@ -91,6 +108,6 @@ def main() -> None:
             reader_left()
         except SystemExit as left:
             status = left.code
-    except (OSError, ValueError):  # stdout closed: nothing left to write it to
+    except (AttributeError, OSError, ValueError):  # stdout closed (None when started so)
         pass
     sys.exit(status)

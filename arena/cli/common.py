@@ -176,8 +176,10 @@ def carry_on_without_reader() -> Iterator[None]:
     rather than ending the command: a tournament piped into ``head`` or a pager left early
     still plays every game and writes its tables and report."""
     saved = sys.stdout, sys.stderr
-    sys.stdout = WritesOn(sys.stdout)
-    sys.stderr = WritesOn(sys.stderr)
+    if sys.stdout is not None:  # None: started with stdout closed, which click allows for
+        sys.stdout = WritesOn(sys.stdout)
+    if sys.stderr is not None:
+        sys.stderr = WritesOn(sys.stderr)
     try:
         yield
     finally:
