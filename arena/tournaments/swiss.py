@@ -94,8 +94,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import networkx as nx
-
 _POINT_STEPS = 12  # points are multiples of 1/2, 1/4 or 1/6 for k = 2, 3, 4: 1/12 is exact
 TIE_DIGITS = 9  # points and tie-breaks equal to this many decimals share a rank
 _BLOCK_BOTS = 64  # two-player fields matched as a whole (exactly); block size beyond
@@ -511,6 +509,8 @@ def _widening_matching(field: _Field, bots: list[int], limit: int) -> list[tuple
 
 
 def _sparse_matching(field: _Field, bots: list[int], window: int) -> list[tuple[int, ...]]:
+    import networkx as nx  # here: only a Swiss round of many bots needs it
+
     edges = list(_sparse_edges(field, bots, window))
     costs = [field.pair_cost(a, b) for a, b in edges]
     ceiling = max(costs) + 1
