@@ -181,7 +181,9 @@ def test_a_bot_frozen_between_games_dies_when_the_process_that_froze_it_is_kille
 def test_a_bot_whose_helpers_spin_cannot_starve_its_opponent_into_a_timeout(monkeypatch):
     """Without a cpu group of its own, each of 40 helpers in sessions of their own weighed
     as much as the opponent: a fair bot thinking 0.15 s of CPU a decision lost 3 games of 4
-    on time (limit 1 s)."""
+    on time (limit 1 s). The limit here is 2 s: a margin for a machine busy with the other
+    stress tests (beside them a decision once took 1.25 s), far below the 3 s or so a
+    decision takes with a forty-first of the CPU."""
     monkeypatch.chdir(ROOT)
     hostile = Path(__file__).parent / "hostile"
     timeouts = []
@@ -189,7 +191,7 @@ def test_a_bot_whose_helpers_spin_cannot_starve_its_opponent_into_a_timeout(monk
         starver = bot_process(str(hostile / "starver.py"), {}, "sandbox", Limits(processes=64))
         thinker = bot_process(str(hostile / "thinker.py"), {}, "sandbox")
         try:
-            record = play_game("seasons", [starver, thinker], seed=seed, time_limit=1.0)
+            record = play_game("seasons", [starver, thinker], seed=seed, time_limit=2.0)
         finally:
             starver.close()
             thinker.close()
