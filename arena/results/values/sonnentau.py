@@ -578,15 +578,15 @@ class SonnentauRaceModel:
         return cached
 
     def estimated_values(self, state: State, rng: random.Random) -> Values:
-        """An unbiased estimate of :meth:`expected_values` for luck accounting, about six
+        """An unbiased estimate of :meth:`expected_values` for luck accounting, about four
         times cheaper with three dice (two dice: the exact expectation).
 
         Every roll's first move (the die whose single move scores most) is played and
         valued, and the expectation of those values is exact; the rest of the play is
         sampled: the whole greedy play of :data:`SAMPLED_ROLLS` of the rolls that can be
-        played, drawn by ``rng`` without replacement, corrects it by the mean of what the
-        other dice add (a control variate: what the first move misses varies about a
-        fourteenth as much as the values). Forfeited rolls are known from the first
+        played, drawn by ``rng`` by their chances (with replacement), corrects it by the
+        mean of what the other dice add (a control variate: what the first move misses
+        varies about a fourteenth as much as the values). Forfeited rolls are known from the first
         moves, so that the chain of forfeited turns is solved with exact chances and the
         estimate stays linear in the sample. ``rng`` must be unknown to the bots while
         they play (luck accounting seeds it from the game's seed and the roll's move).
@@ -671,13 +671,12 @@ class SonnentauRaceModel:
         """:meth:`_roll_sums` with the playable rolls' sum estimated (see
         :meth:`estimated_values`); the forfeit chances are exact."""
         player = self.player(state, places, mover)
-        steps = {v: player.step(places, v) for v in {v for die in state.faces for v in die}}
         total = [0.0] * self.seats
         doubles_lost = passes = 0.0
         valued: dict[tuple[Places, bool], Values] = {}
         playable: list[tuple[tuple[int, ...], float, Values]] = []
         for left, p in _distinct_rolls(state.faces):
-            first = self._first_move_outcome(player, left, steps, mover, valued)
+            first = self._first_move_outcome(player, left, mover, valued)
             if first is True:
                 doubles_lost += p
             elif first is False:
@@ -704,25 +703,21 @@ class SonnentauRaceModel:
                 total[seat] += weight * (value - control)
         return tuple(total), doubles_lost, passes
 
-    def _first_move_outcome(self, player: RollPlayer, left: tuple[int, ...],
-                            steps: Mapping[int, tuple[float, Places] | None], mover: int,
+    def _first_move_outcome(self, player: RollPlayer, left: tuple[int, ...], mover: int,
                             valued: dict[tuple[Places, bool], Values]) -> Values | bool:
         """The seats' values after only the first move of the greedy play of the sorted
-        dice ``left`` (``steps``: each value's best single move; the values are kept in
-        ``valued`` by where the move ends), or for a forfeited roll whether it was
-        doubles. The first move is :meth:`RollPlayer.best_first`'s."""
+        dice ``left`` (:meth:`RollPlayer.best_first`'s; the values are kept in ``valued`` by
+        where the move ends), or for a forfeited roll whether it was doubles."""
         doubles = len(set(left)) < len(left)
-        best: tuple[float, Places] | None = None
-        for v in left:
-            step = steps[v]
-            if step is not None and (best is None or step[0] > best[0] + TIE):
-                best = step
-        if best is None:
+        places = player.places
+        if all(player.step(places, v) is None for v in set(left)):
             return doubles
-        key = (best[1], doubles)
+        step = player.step(places, left[player.best_first(places, left)])
+        assert step is not None  # the best first die moves when any die does
+        key = (step[1], doubles)
         values = valued.get(key)
         if values is None:
-            values = valued[key] = self.played_values(player.stopped_at(best[1]), mover,
+            values = valued[key] = self.played_values(player.stopped_at(step[1]), mover,
                                                       doubles)
         return values
 
