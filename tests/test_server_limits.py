@@ -23,12 +23,15 @@ import pytest
 import test_server
 import yaml
 from starlette.testclient import TestClient
-from test_server import bearer, csrf_of
+from test_server import GREEDY, bearer, csrf_of, named
 
+from arena.results.ladder_book import LadderBook
+from arena.results.store import Store
 from arena.server import app as server
 from arena.server import connections as server_connections
 from arena.server.app import SIGN_IN_FAILURES, create_app
 from arena.server.config import client_key
+from arena.server.participants import add_participant
 
 site = test_server.site  # the fixture: a ladder of three bots, and four participants
 INVITE = "let-me-in-please"  # the site's invite code
@@ -79,6 +82,38 @@ def test_a_hundred_wrong_tokens_at_once_are_hashed_no_more_than_the_limit(site, 
     codes = asyncio.run(at_once())
     assert len(hashed) <= SIGN_IN_FAILURES
     assert codes.count(401) == len(hashed) and codes.count(429) == 100 - len(hashed)
+
+
+def test_uploads_sent_at_once_stay_within_the_hourly_limit(site, monkeypatch):
+    """Twelve uploads at once, each slow to stage, from a participant allowed three an
+    hour: three are queued, the others refused; none waited for another to be checked."""
+    slow_stage = server.stage
+
+    def stage(*args: Any, **kwargs: Any) -> int:
+        time.sleep(0.05)  # the window in which a second upload was counted before the first
+        return slow_stage(*args, **kwargs)
+
+    monkeypatch.setattr(server, "stage", stage)
+    with Store(site["db"]) as store:
+        hasty, token = add_participant(store, "hasty")
+    app = create_app(site["config"])
+
+    async def at_once() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app, client=("10.1.0.2", 50000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            known = await http.get("/api/submissions/1", headers=bearer(token))
+            assert known.status_code == 404  # the token verified once, not twelve times
+            return list(await asyncio.gather(*(
+                http.post("/api/submissions", headers=bearer(token), data={"ladder": "league"},
+                          files={"bot": (f"h{i}.py", named(GREEDY, f"hasty{i}"))})
+                for i in range(12))))
+
+    replies = asyncio.run(at_once())
+    assert sorted(reply.status_code for reply in replies) == [201] * 3 + [400] * 9
+    assert {reply.json()["error"] for reply in replies if reply.status_code == 400} == {
+        "at most 3 submissions an hour; try again later"}
+    with Store(site["db"]) as store:
+        assert LadderBook(store, 1).submissions_since(hasty.id, 0) == 3
 
 
 def test_no_ones_failures_lock_a_participant_out_and_a_verified_token_passes_every_limit(

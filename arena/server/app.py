@@ -26,7 +26,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -241,6 +241,32 @@ def registration_limits() -> Limits:
                       "too many registrations on this server just now"))
 
 
+class UnderWay:
+    """Uploads being staged, per participant. An upload under way counts against the
+    hourly limit until it is recorded, so uploads checked at once in different threads
+    cannot all pass the count before any is recorded; none waits for another."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pending: Counter[int] = Counter()
+
+    @contextlib.contextmanager
+    def reserved(self, who: int, recorded: Callable[[], int], limit: int) -> Iterator[None]:
+        """One more upload of ``who`` for the block, if ``recorded()`` (those stored in the
+        last hour) and those under way leave room under ``limit``; else ArenaError."""
+        with self.lock:
+            if recorded() + self.pending[who] >= limit:
+                raise ArenaError(f"at most {limit} submissions an hour; try again later")
+            self.pending[who] += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.pending[who] -= 1
+                if not self.pending[who]:
+                    del self.pending[who]
+
+
 class GameCounts:
     """Each ladder's number of games, counted once and then only over the new rows."""
 
@@ -342,6 +368,7 @@ class Web:
         self.options = pages.EntrantOptions()
         self.sign_ins, self.registrations = sign_in_limits(), registration_limits()
         self.workers = anyio.CapacityLimiter(WORK_THREADS)
+        self.uploading = UnderWay()
 
     # -- plumbing ------------------------------------------------------------------------
 
@@ -628,10 +655,14 @@ class Web:
         if not isinstance(upload, UploadFile):
             raise UploadError("choose a bot file (.py) or a zip to upload")
         book = LadderBook(self.store, row.id)
-        if book.submissions_since(who.id, time.time() - 3600) >= \
-                self.config.submissions_per_hour:
-            raise ArenaError(f"at most {self.config.submissions_per_hour} submissions an "
-                             "hour; try again later")
+        with self.uploading.reserved(
+                who.id, lambda: book.submissions_since(who.id, time.time() - 3600),
+                self.config.submissions_per_hour):
+            return self.staged_upload(who, book, row, upload)
+
+    def staged_upload(self, who: Participant, book: LadderBook, row: Any,
+                      upload: UploadFile) -> int:
+        """Stage the upload and record who sent it."""
         data = upload.file.read(MAX_UPLOAD_BYTES + 1)
         home = ladder_home(self.store, row.name)
         unpacked = Path(tempfile.mkdtemp(prefix="upload-", dir=_made(home / "uploads")))
