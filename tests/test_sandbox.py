@@ -2,9 +2,11 @@
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -66,6 +68,34 @@ def probe(tmp_path, **params):
 
 
 @needs_sandbox
+def test_the_sandbox_runs_the_arena_a_pythonpath_chose_over_the_installed_one():
+    """A copy of arena on PYTHONPATH (a checkout beside an editable install) is the arena the
+    sandboxed bots import: the installed one is not shown to them."""
+    folder = Path(tempfile.mkdtemp())  # not pytest's tmp_path: the bots' user cannot enter it
+    try:
+        folder.chmod(0o755)
+        shutil.copytree(ROOT / "arena", folder / "arena",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        check = ("import arena, sys; from arena.bots.sandbox import sandbox_problem; "
+                 "print(arena.__file__); print(sandbox_problem())")
+        found = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True,
+                               cwd=folder, env={**os.environ, "PYTHONPATH": str(folder)},
+                               check=True, timeout=120).stdout.splitlines()
+        assert found == [str(folder / "arena" / "__init__.py"), "None"]
+        game = ("from arena.bots.sandbox import SandboxedPlayer as P\n"
+                "from arena.referee.match import play_game\n"
+                "bots = [P('bots/seasons/greedy.py', {}), P('bots/seasons/random_bot.py', {})]\n"
+                "print([seat.status for seat in play_game('seasons', bots, 3).seats])\n"
+                "for bot in bots: bot.close()")
+        played = subprocess.run([sys.executable, "-c", game], capture_output=True, text=True,
+                                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(folder)},
+                                timeout=120)
+        assert played.stdout.strip() == "['ok', 'ok']", played.stderr
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@needs_sandbox
 def test_a_sandboxed_bot_sees_only_itself_and_writes_only_its_bounded_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     listener = socket.create_server(("127.0.0.1", 0))
@@ -84,9 +114,11 @@ def test_a_sandboxed_bot_sees_only_itself_and_writes_only_its_bounded_tmp(tmp_pa
     installation = {Path(bind.inside).parts[1] for bind in system_binds()}
     assert report["root"] == sorted({"bin", "bot", "dev", "etc", "lib", "lib64", "proc",
                                      "sbin", "tmp", "usr"} | installation)
+    # PYTHONPATH only for an arena outside the interpreter's installation (an editable one)
+    outside = sandbox._arena_import_path() != []
     assert report["env"] == sorted(["HOME", "TMPDIR", "PATH", "PWD", "LANG", "ARENA_SANDBOXED",
                                     "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
-                                    "PYTHONNOUSERSITE"])
+                                    "PYTHONNOUSERSITE", *(["PYTHONPATH"] * outside)])
     assert report["write_usr"].startswith("refused") and report["write_bot"].startswith("refused")
     assert report["write_root"] == "refused: Read-only file system"
     assert report["write_dev_shm"] == "refused: No such file or directory"  # /dev: read-only

@@ -119,7 +119,7 @@ def bwrap_argv(inner: Sequence[str], binds: Sequence[Bind], limits: Limits, *,
     for key, value in (("HOME", SCRATCH), ("TMPDIR", SCRATCH), ("PATH", SANDBOX_PATH),
                        ("LANG", "C.UTF-8"), ("PYTHONDONTWRITEBYTECODE", "1"),
                        ("PYTHONUNBUFFERED", "1"), ("PYTHONNOUSERSITE", "1"),
-                       ("ARENA_SANDBOXED", "1")):
+                       ("ARENA_SANDBOXED", "1"), *_arena_import_path()):
         argv += ["--setenv", key, value]
     argv += ["--ro-bind", "/usr", "/usr"]  # system programs and libraries, read-only
     for name in TOP_LEVEL_LINKS:        # /bin, /lib, ... as on the host (links into /usr)
@@ -346,6 +346,16 @@ def system_binds() -> list[Bind]:
     # A virtual environment's python is a link to the base interpreter, both must be seen.
     return [bind for index, bind in enumerate(binds)
             if not any(_covered(bind.host, other.host) for other in binds[:index])]
+
+
+def _arena_import_path() -> list[tuple[str, str]]:
+    """``PYTHONPATH`` for arena's package where the interpreter's installation does not
+    hold it (an editable install, or a copy on the ``PYTHONPATH`` arena was started with):
+    inside, the interpreter finds the package arena itself runs, the only one shown there."""
+    prefixes = {sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix}
+    if any(_covered(str(ARENA_PACKAGE), str(Path(prefix).resolve())) for prefix in prefixes):
+        return []
+    return [("PYTHONPATH", str(ARENA_PACKAGE.parent))]
 
 
 def _covered(path: str, folder: str) -> bool:
