@@ -772,16 +772,16 @@ def _exact_when_few(mean: float, n: float, confidence: float, low: float,
     (4 wins of 4: 51 % where the exact bound is 40 %, a 95 % interval covering 87.5 % of
     the time at a true score of 51 %), and :func:`_rare_side` corrects only the end of a
     rare outcome."""
-    from scipy.stats import beta
+    from scipy.special import betaincinv  # beta.ppf, without scipy.stats' 0.3 ms a call
 
     successes = mean * n
     if n >= FEW or min(successes, n - successes) > RARE:
         return low, high
     tail = (1.0 - confidence) / 2.0
     if successes > 0.0:
-        low = min(low, float(beta.ppf(tail, successes, n - successes + 1.0)))
+        low = min(low, float(betaincinv(successes, n - successes + 1.0, tail)))
     if successes < n:
-        high = max(high, float(beta.ppf(1.0 - tail, successes + 1.0, n - successes)))
+        high = max(high, float(betaincinv(successes + 1.0, n - successes, 1.0 - tail)))
     return low, high
 
 
