@@ -28,6 +28,7 @@ or :func:`stored_replays` (replay JSON, docs/replays.md).
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +38,8 @@ from arena.bots.loading import BotNotFoundError, LoadedBot, load_bot
 from arena.bots.shipped import shipped_hint, shipped_spec
 from arena.games import find_game
 from arena.games.base import ArenaError, State
-from arena.referee.match import play_game
+from arena.referee.dice import game_seed
+from arena.referee.match import SEATS_OPTION, SeatCountError, check_seat_count, play_game
 from arena.referee.protocol import Player
 from arena.referee.record import GameRecord, Move, game_log
 from arena.reports import replay as replays
@@ -56,9 +58,14 @@ def make(game: str, *, time_limit: float | None = None, time_bank: float = 0.0,
     checked here. ``time_limit`` is the seconds a bot has per decision (None: no limit),
     ``time_bank`` what it may overrun by over a game; more loses with ``timeout``."""
     rules = find_game(game)
-    given = {name: value for name, value in options.items() if name != "seats"}
+    given = {name: value for name, value in options.items() if name != SEATS_OPTION}
     rules.info.resolve_options(given)
-    return Environment(rules.info.name, given, time_limit, time_bank)
+    seats = options.get(SEATS_OPTION)
+    if seats is not None:
+        if isinstance(seats, bool) or not isinstance(seats, int):
+            raise ArenaError(f"seats: a number of players, not {seats!r}")
+        check_seat_count(rules, seats)
+    return Environment(rules.info.name, given, time_limit, time_bank, seats)
 
 
 @dataclass(frozen=True)
@@ -69,34 +76,48 @@ class Environment:
     options: Mapping[str, Any] = field(default_factory=dict)
     time_limit: float | None = None
     time_bank: float = 0.0
+    seats: int | None = None
+    """The number of players :func:`make` was given (None: as many as the bots given)."""
 
-    def run(self, players: Sequence[PlayerLike], seed: int = 0) -> GameRecord:
-        """Play one game, ``players[i]`` in seat ``i``, with the dice of ``seed``; its record.
-        A bot's fault (crash, timeout, illegal action) loses it the game, never raises."""
-        return play_game(self.game, self.players(players), seed, self.options,
-                         time_limit=self.time_limit, time_bank=self.time_bank)
+    def run(self, players: Sequence[PlayerLike], seed: int | None = 0) -> GameRecord:
+        """Play one game, ``players[i]`` in seat ``i``, with the dice of ``seed`` (an
+        integer; None: one drawn at random, kept in the record); its record. A bot's fault
+        (crash, timeout, illegal action) loses it the game, never raises."""
+        return play_game(self.game, self.players(players), _seed_or_random(seed),
+                         self.options, time_limit=self.time_limit, time_bank=self.time_bank)
 
-    def play_match(self, players: Sequence[PlayerLike], seed: int = 0, games: int = 2
+    def play_match(self, players: Sequence[PlayerLike], seed: int | None = 0, games: int = 2
                    ) -> Match:
         """Play ``games`` games with the seats rotated: each group of as many games as there
         are seats shares one game seed, so the dice cancel out between the bots (a pair of
         seat-swapped games for two). ``games`` should be a multiple of the seats. The first
         group plays on ``seed`` itself (its first game is :meth:`run`'s on ``seed``, and
         ``arena play --seed``'s), each later one on a seed derived from ``seed`` and its
-        number (:func:`arena.tournaments.matches.match_seed`)."""
+        number (:func:`arena.tournaments.matches.match_seed`); None: a seed drawn at
+        random, the first record's."""
         seated = self.players(players)
         played = tuple((tuple(order), record) for order, record in _play_match(
-            self.game, seated, seed, games, self.options, time_limit=self.time_limit))
+            self.game, seated, _seed_or_random(seed), games, self.options,
+            time_limit=self.time_limit, time_bank=self.time_bank))
         return Match(tuple(bot_labels(seated)), played)
 
     def players(self, players: Sequence[PlayerLike]) -> list[Player]:
         """The player objects of ``players`` (specs and names loaded, see
-        :func:`resolve_player`)."""
+        :func:`resolve_player`), as many as :func:`make`'s ``seats`` where it was given."""
+        if self.seats is not None and len(players) != self.seats:
+            raise SeatCountError(f"this {self.game} environment is for {self.seats} players;"
+                                 f" {len(players)} given")
         return [resolve_player(player, self.game) for player in players]
 
     def log(self, record: GameRecord) -> str:
         """The record as its game's readable log (one line per turn, then the result)."""
         return "\n".join(game_log(record))
+
+
+def _seed_or_random(seed: object) -> int:
+    """``seed`` checked (:func:`arena.referee.dice.game_seed`), or for None one drawn at
+    random, as Gym and PettingZoo read a seed of None."""
+    return secrets.randbits(63) if seed is None else game_seed(seed)
 
 
 @dataclass(frozen=True)

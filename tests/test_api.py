@@ -13,6 +13,7 @@ import pytest
 import arena
 from arena.bots.loading import BotNotFoundError
 from arena.bots.shipped import shipped_bot, shipped_names
+from arena.games import find_game
 from arena.games.base import GameOptionError
 from arena.results.store import Store
 from arena.tournaments.config import parse_config
@@ -70,6 +71,58 @@ def test_make_checks_the_options_at_once():
         arena.make("chess")
 
 
+def test_seats_given_to_make_are_the_number_of_bots_run_and_play_match_take():
+    three = arena.make("sonnentau", seats=3, turn_limit=20)
+    assert three.seats == 3 and three.options == {"turn_limit": 20}
+    assert three.run(["random"] * 3, seed=1).options["seats"] == 3
+    for wrong in (["random"] * 2, ["random"] * 4):
+        with pytest.raises(arena.ArenaError, match=r"for 3 players; . given"):
+            three.run(wrong)
+        with pytest.raises(arena.ArenaError, match="for 3 players"):
+            three.play_match(wrong, games=3)
+    for impossible in (7, 1, True, "3"):
+        with pytest.raises(arena.ArenaError, match=r"seats|players"):
+            arena.make("sonnentau", seats=impossible)
+
+
+@pytest.mark.parametrize("seed", [1.5, True, "3", 2.0])
+def test_a_seed_that_is_no_integer_is_refused_everywhere_a_game_is_played(seed):
+    """Its dice would be another game's than the record, or its replay, could name."""
+    env = arena.make("seasons")
+    for play in (lambda: env.run(["greedy", "random"], seed=seed),
+                 lambda: env.play_match(["greedy", "random"], seed=seed, games=4),
+                 lambda: arena.play_game("seasons", env.players(["greedy", "random"]), seed)):
+        with pytest.raises(TypeError, match="a game's seed is an integer"):
+            play()
+
+
+def test_a_numpy_integer_seed_is_that_integer_and_none_draws_one_the_record_keeps():
+    import numpy as np
+
+    env = arena.make("seasons")
+    def actions(record):
+        return [move.action for move in record.moves]
+
+    assert actions(env.run(["greedy", "random"], seed=np.int64(5))) == \
+        actions(env.run(["greedy", "random"], seed=5))
+    drawn = [env.run(["greedy", "random"], seed=None) for _ in range(2)]
+    assert drawn[0].seed != drawn[1].seed and isinstance(drawn[0].seed, int)
+    again = env.run(["greedy", "random"], seed=drawn[0].seed)
+    assert actions(again) == actions(drawn[0])
+    arena.check_replay(arena.to_replay(drawn[0]))  # raises where the replay is no game
+
+
+def test_replay_upto_is_a_number_of_moves_of_the_game():
+    record = arena.make("seasons").run(["greedy", "random"], seed=2)
+    moves = len(record.moves)
+    assert arena.replay(record, upto=moves).is_terminal
+    assert arena.replay(record, upto=0).to_json() == \
+        find_game("seasons").initial_state(record.options).to_json()
+    for outside in (moves + 1, -1, -moves - 5):
+        with pytest.raises(ValueError, match=f"upto: {outside} is not a number of moves"):
+            arena.replay(record, upto=outside)
+
+
 def test_a_bot_given_any_way_plays_the_same_game():
     env = arena.make("seasons")
     greedy = arena.load_bot("bots/seasons/greedy.py")
@@ -101,6 +154,10 @@ def test_time_limits_reach_the_referee():
 
     record = arena.make("seasons", time_limit=0.01).run([Slow(), "random"], seed=1)
     assert record.seats[0].status == "timeout" and record.termination == "timeout"
+    banked = arena.make("seasons", time_limit=0.01, time_bank=60)
+    assert banked.run([Slow(), "random"], seed=1).termination != "timeout"
+    match = banked.play_match([Slow(), "random"], seed=1, games=2)
+    assert [record.termination for record in match.records].count("timeout") == 0
 
 
 def test_a_match_rotates_the_seats_on_shared_dice():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -319,6 +320,28 @@ def test_legal_actions_are_a_new_list_once_they_are_no_longer_remembered():
         legal.append(-1)
         assert state.legal_actions() == legal[:-1]
         state.apply_action(rng.choice(legal[:-1]))
+
+
+@pytest.mark.parametrize("game", ["seasons", "sonnentau"])
+def test_chance_outcomes_are_a_new_list_the_caller_may_change(game):
+    spiel = load(game)
+    first = spiel.new_initial_state()
+    outcomes = first.chance_outcomes()
+    count = len(outcomes)
+    outcomes.pop()
+    outcomes[0] = (outcomes[0][0], 0.5)
+    for state in (first, spiel.new_initial_state()):
+        again = state.chance_outcomes()
+        assert len(again) == count and math.isclose(sum(p for _, p in again), 1.0)
+
+
+def test_questions_a_state_cannot_answer_are_spiel_errors():
+    state = load("seasons").new_initial_state()
+    state.apply_action(dice_stream_action(state, DiceStream(3)))
+    with pytest.raises(pyspiel.SpielError, match="not a chance node"):
+        state.chance_outcomes()
+    with pytest.raises(pyspiel.SpielError, match="action_to_string\\(1000000\\)"):
+        state.action_to_string(0, 10**6)
 
 
 def _replay_ids(game, params, seed):

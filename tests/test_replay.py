@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 from report_scenarios import CRASHER, EVIL
 
+import arena
 from arena.cli import cli
 from arena.cli.export import replay_page_html
 from arena.games import find_game
@@ -268,6 +269,18 @@ def test_what_the_schema_cannot_say_the_check_does(db):
         check_replay(three)
 
 
+def test_a_wrong_number_of_seats_is_said_before_any_move():
+    record = arena.make("sonnentau", seats=3, turn_limit=10).run(["random"] * 3, seed=1)
+    replay = to_replay(record)
+    alone = {**copy.deepcopy(replay), "seats": replay["seats"][:1]}
+    with pytest.raises(ReplayError, match=r"^seats: 1, but sonnentau is played by 2 to 4 "):
+        check_replay(alone)
+    unsaid = copy.deepcopy(replay)
+    del unsaid["options"]["seats"]
+    with pytest.raises(ReplayError, match=r"options.seats is missing: 2 is its default"):
+        check_replay(unsaid)
+
+
 @pytest.mark.parametrize(("path", "value", "message"), [
     ("moves.1.action", "place:max-13", "moves[1].action: 'place:max-13' is not legal here"),
     ("moves.0.roll", "dice:7,7,7", "moves[0].roll: 'dice:7,7,7' is not legal here"),
@@ -306,7 +319,7 @@ def test_the_outcome_and_the_dice_are_the_ones_the_moves_and_the_seed_give(db):
         ({**data, "seats": data["seats"] + data["seats"][:1],
           "outcome": {**data["outcome"], "ranks": [*ranks, 1],
                       "scores": [*data["outcome"]["scores"], 0]}},
-         "seats: 3 seats, but this seasons game has 2"),
+         "seats: 3, but seasons is played by 2 players, not 3"),
     ]
     first = data["moves"][0]["roll"]
     values = [int(v) for v in first.removeprefix("dice:").split(",")]

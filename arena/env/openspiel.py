@@ -323,7 +323,10 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
         return self.spiel_game.legal_ids(self.position.state.legal_actions())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return self.spiel_game.chance_outcomes(self.position.state)
+        """A new list: the caller's to change (the game keeps its own)."""
+        if self._player != _CHANCE:
+            raise pyspiel.SpielError("chance_outcomes: not a chance node")
+        return self.spiel_game.chance_outcomes(self.position.state)[:]
 
     def _apply_action(self, action: int) -> None:
         position, game = self.position, self.spiel_game
@@ -425,7 +428,10 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
         return player
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return self.spiel_game.index.name(action)
+        try:
+            return self.spiel_game.index.name(action)
+        except ArenaError as exc:
+            raise pyspiel.SpielError(f"action_to_string({action}): {exc}") from None
 
     def is_terminal(self) -> bool:
         return self._player == _TERMINAL

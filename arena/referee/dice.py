@@ -26,6 +26,7 @@ Seeds for games and bots are derived the same way by :func:`derive_seed`.
 from __future__ import annotations
 
 import hashlib
+import operator
 import struct
 from collections.abc import Callable, Sequence
 
@@ -92,6 +93,14 @@ def die_value(seed: int, seat: int, turn: int, roll: int, slot: int,
               faces: Sequence[int] = STANDARD_DIE) -> int:
     """The value shown by one die of the stream."""
     return faces[face_index(seed, seat, turn, roll, slot, len(faces))]
+
+
+def game_seed(seed: object) -> int:
+    """``seed`` as an int if it is an integer (Python's or NumPy's), else a TypeError: the
+    dice of 1.5, ``True`` or ``"3"`` would be another game's than its record could say."""
+    if isinstance(seed, bool) or not hasattr(type(seed), "__index__"):
+        raise TypeError(f"a game's seed is an integer, not {seed!r}")
+    return operator.index(seed)  # type: ignore[arg-type]
 
 
 def roll_dice(seed: int, request: DiceRequest) -> tuple[int, ...]:

@@ -31,7 +31,7 @@ from arena.games.base import (
     State,
     ranks_from_scores,
 )
-from arena.referee.dice import DiceStream, derive_seed
+from arena.referee.dice import DiceStream, derive_seed, game_seed
 from arena.referee.protocol import (
     Player,
     PlayerFailure,
@@ -91,6 +91,7 @@ def play_game(
     ``seat_order`` is the game's index in its duplicate set (the games on ``seed``): it
     gives each seat's bot a seed of its own (:func:`bot_seed`).
     """
+    seed = game_seed(seed)
     game = find_game(game) if isinstance(game, str) else game
     options = resolve_game_options(game, options, len(players))
     state = game.initial_state(options)

@@ -115,7 +115,11 @@ class GameRecord:
 
 
 def replay(record: GameRecord, *, upto: int | None = None) -> State:
-    """The state after the first ``upto`` moves of ``record`` (all moves by default)."""
+    """The state after the first ``upto`` moves of ``record`` (all moves by default); an
+    ``upto`` outside 0 to the number of moves is a ValueError."""
+    if upto is not None and not 0 <= upto <= len(record.moves):
+        raise ValueError(f"upto: {upto} is not a number of moves of this game "
+                         f"(0 to {len(record.moves)})")
     game = find_game(record.game)
     state = game.initial_state(record.options)
     for move in record.moves[:upto]:

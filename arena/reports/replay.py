@@ -44,7 +44,7 @@ from arena.bots.identity import BotIdentity, revision_labels
 from arena.games import MODULES, find_game
 from arena.games.base import CHANCE_SEAT, ArenaError, State
 from arena.referee.dice import DiceStream
-from arena.referee.match import forfeit_outcome
+from arena.referee.match import SEATS_OPTION, SeatCountError, check_seat_count, forfeit_outcome
 from arena.referee.record import SEAT_STATUSES, GameRecord, Move, SeatRecord, failed_seats
 from arena.reports import viewer
 from arena.reports.model import Bot, bot_colour
@@ -186,6 +186,10 @@ def check_replay(data: Any) -> None:
         raise ReplayError("seats: there are none")
     for index, seat in enumerate(seats):
         _check_seat(seat, f"seats[{index}]")
+    try:
+        check_seat_count(find_game(obj["game"]), len(seats))
+    except SeatCountError as exc:
+        raise ReplayError(f"seats: {len(seats)}, but {exc}") from None
     moves = _list(obj.get("moves"), "moves")
     for index, move in enumerate(moves):
         _check_move(move, f"moves[{index}]", len(seats))
@@ -207,8 +211,10 @@ def _check_play(name: str, options: Mapping[str, Any], moves: Sequence[Mapping[s
     except (ArenaError, ValueError, TypeError, KeyError) as exc:
         raise ReplayError(f"options: {exc}") from None
     if len(state.scores()) != seats:
+        said = ("" if SEATS_OPTION in options else
+                f" (options.{SEATS_OPTION} is missing: {len(state.scores())} is its default)")
         raise ReplayError(f"seats: {seats} seats, but this {name} game has "
-                          f"{len(state.scores())}")
+                          f"{len(state.scores())}{said}")
     roll = None if seed is None else DiceStream(seed).roll
     for index, move in enumerate(moves):
         where = f"moves[{index}]"

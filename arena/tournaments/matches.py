@@ -29,7 +29,7 @@ from arena.bots.identity import BotEntry, keep_code, revision_labels
 from arena.bots.instances import seated
 from arena.games import find_game
 from arena.games.base import Game, State
-from arena.referee.dice import derive_seed
+from arena.referee.dice import derive_seed, game_seed
 from arena.referee.match import check_seat_count, play_game
 from arena.referee.protocol import Player, failure_excerpt, failure_shape
 from arena.referee.record import OK, GameRecord, Move
@@ -59,6 +59,7 @@ def match_seed(seed: int, index: int, seats: int) -> int:
     """The game seed of game ``index`` of a match between ``seats`` bots: ``seed`` itself
     for the first set (the first ``seats`` games), then one derived per set."""
     game_set = index // seats
+    seed = game_seed(seed)
     return seed if game_set == 0 else derive_seed(seed, "match", game_set)
 
 
@@ -69,7 +70,7 @@ def rotation(index: int, seats: int) -> list[int]:
 
 def play_match(game: Game | str, players: Sequence[Player], seed: int, games: int,
                options: Mapping[str, Any] | None = None, *, time_limit: float | None = None,
-               on_move: Callable[[State, Move], None] | None = None,
+               time_bank: float = 0.0, on_move: Callable[[State, Move], None] | None = None,
                ) -> Generator[tuple[list[int], GameRecord], None, None]:
     """Yield (bot index of each seat, record) for each game, as it is played.
 
@@ -85,7 +86,7 @@ def play_match(game: Game | str, players: Sequence[Player], seed: int, games: in
         order, game_seed = rotation(index, seats), match_seed(seed, index, seats)
         at_table = [seated(players[bot], game_seed) for bot in order]
         yield order, play_game(game, at_table, game_seed, options, time_limit=time_limit,
-                               on_move=on_move, seat_order=index % seats)
+                               time_bank=time_bank, on_move=on_move, seat_order=index % seats)
 
 
 def play_match_in_workers(game: str, specs: Sequence[str], isolation: str, seed: int,
