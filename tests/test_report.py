@@ -36,6 +36,11 @@ from arena.reports.viewer import (
     shown_rows,
 )
 from arena.results.ratings import RatedGame, RatingSettings, RatingTable, make_rater
+from arena.results.stats import (
+    mean_likelihood_of_superiority,
+    mean_score_interval,
+    score_interval,
+)
 from arena.results.store import GameRow, Store
 from arena.tournaments.config import parse_config
 from arena.tournaments.runner import run_tournament, standings
@@ -411,6 +416,39 @@ def test_a_report_that_holds_every_game_writes_no_parts(reports):
 def rows_of_moves(count: int, moves: int) -> list[GameRow]:
     return [GameRow(f"g{i}", 0, 0, 0, i, 1, (0, 1), (0, 1), (1, 0), ("ok", "ok"), "normal",
                     moves, 0.0) for i in range(count)]
+
+
+def test_a_pairs_interval_and_los_count_each_duplicate_set_once():
+    """Half the sets won twice, half lost twice: 40 observations of 0 or 1, not 80
+    independent games (their interval covered 0.83-0.87 of the time in a reviewer's
+    simulation of such pairs)."""
+    rows = []
+    for number in range(40):
+        won = number % 2 == 0
+        for rotation in range(2):
+            seats = (0, 1) if rotation == 0 else (1, 0)
+            first_won = won
+            ranks = (0, 1) if (seats[0] == 0) == first_won else (1, 0)
+            rows.append(GameRow(f"r0-t0-s{number}-o{rotation}", 0, 0, number, rotation, number,
+                                seats, ranks, (1, 0), ("ok", "ok"), "normal", 10, 0.0))
+    pair = pair_results(rows)[0, 1]
+    assert (pair.wins, pair.draws, pair.losses) == (40, 0, 40)
+    assert pair.sets == (1.0, 0.0) * 20
+    assert pair.interval == mean_score_interval(pair.sets)
+    games_low, games_high = score_interval(pair.match)
+    assert pair.interval[0] < games_low - 0.03 and pair.interval[1] > games_high + 0.03
+    assert pair.los == mean_likelihood_of_superiority(pair.sets) == 0.5
+
+
+def test_at_a_table_of_three_a_pairs_sets_are_its_rotations_on_one_seed():
+    rows = [GameRow(f"r0-t0-s{number}-o{rotation}", 0, 0, number, rotation, number,
+                    tuple((seat + rotation) % 3 for seat in range(3)),
+                    tuple(0 if (seat + rotation) % 3 == number % 3 else 1 for seat in range(3)),
+                    (1, 0, 0), ("ok",) * 3, "normal", 10, 0.0)
+            for number in range(6) for rotation in range(3)]
+    pair = pair_results(rows)[0, 1]
+    assert pair.games == 18 and len(pair.sets) == 6
+    assert sorted(pair.sets) == [0.0, 0.0, 0.5, 0.5, 1.0, 1.0]
 
 
 def test_long_games_stop_the_viewer_earlier_but_never_before_one_game():

@@ -230,6 +230,24 @@ def test_elo_of_a_clean_sweep_is_a_bound_not_infinity():
     assert "Elo below -" in lost and "inf" not in lost
 
 
+def test_compares_score_interval_and_los_count_each_duplicate_set_once():
+    """Sets won twice and sets lost twice: the games are not independent, and the interval
+    of the headline is the sets' (it was the games', as if 80 coins had been tossed)."""
+    from arena.results.comparison import summarise
+    from arena.results.stats import MatchScore, mean_score_interval, score_interval
+    from arena.results.store import PlayedGame
+
+    games = [PlayedGame(1, 0, 0, number, rotation, (7, 8) if rotation == 0 else (8, 7),
+                        (0, 1) if (rotation == 0) == (number % 2 == 0) else (1, 0), (1.0, 0.0))
+             for number in range(40) for rotation in range(2)]
+    compared = summarise("a", "b", 7, games, None)
+    assert compared.score == MatchScore(40, 0, 40) and compared.sets == (1.0, 0.0) * 20
+    low, high = mean_score_interval(compared.sets)
+    assert (low, high) == compared.interval and low < score_interval(compared.score)[0] - 0.03
+    assert f"(95% interval over 40 duplicate sets {100 * low:.1f}% to {100 * high:.1f}%)" in \
+        " ".join(compared.lines())
+
+
 def test_compare_errors(db):
     ambiguous = run("compare", "greedy", "greedy@2", "--db", db)
     both = f"{label(db, 'greedy@1')}, {label(db, 'greedy@2')}"

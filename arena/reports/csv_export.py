@@ -19,7 +19,7 @@ from arena.bots.identity import BotIdentity
 from arena.reports.written import replaced
 from arena.results.ratings import Rating
 from arena.results.standings import BotResults
-from arena.results.stats import elo_interval, score_interval
+from arena.results.stats import elo_interval
 from arena.results.store import GameRow
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def write_pairs(path: Path, rows: Iterable[tuple[BotIdentity, BotIdentity, PairR
             writer.writerow([bot.name, bot.version, opponent.name, opponent.version, pair.games,
                              pair.wins, pair.draws, pair.losses, round(pair.score, 4),
                              _number(elo, 1), _number(error, 1),
-                             *_elo_bounds(score_interval(pair.match)), round(pair.los, 4),
+                             *_elo_bounds(pair.interval), round(pair.los, 4),
                              *_adjusted_columns(pair)])
 
 

@@ -30,7 +30,7 @@ from arena.reports import charts, seasons_board, viewer
 from arena.reports.model import Bot, FailureGroup, PairResult, ReportModel
 from arena.reports.written import own_folder, write_text
 from arena.results.comparison import elo_text
-from arena.results.stats import elo_difference, elo_interval, score_interval
+from arena.results.stats import elo_difference, elo_interval
 from arena.results.store import Store
 
 TEMPLATE = "report.html.j2"
@@ -312,7 +312,7 @@ def _cell(bot: Bot, other: Bot, pair: PairResult | None) -> dict[str, Any]:
         return {"kind": "self"}
     if pair is None or pair.games == 0:
         return {"kind": "none", "title": f"{bot.label} and {other.label} did not meet"}
-    interval = score_interval(pair.match)
+    interval = pair.interval
     title = (f"{bot.label} vs {other.label}: {pair.wins} W, {pair.draws} D, {pair.losses} L "
              f"in {pair.games} games; score {100 * pair.score:.1f} %; "
              f"{elo_text(pair.score, interval)}; LOS {100 * pair.los:.1f} %")

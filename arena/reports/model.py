@@ -41,8 +41,11 @@ from arena.results.stats import (
     MatchScore,
     adjusted_elo_with_error,
     adjusted_interval,
-    elo_with_error,
+    elo_and_error,
     likelihood_of_superiority,
+    mean_likelihood_of_superiority,
+    mean_score_interval,
+    score_interval,
 )
 from arena.results.store import GameRow, Store, StoredBot, StoreError, TournamentRow
 from arena.results.versions import after_each_tournament, all_time, tournaments_of, variant_of
@@ -157,6 +160,10 @@ class PairResult:
     """The luck-adjusted score, from the pair's two-seat games whose luck was accounted for."""
     first_game: int = 0
     """The number of the pair's first game (from 1, schedule order)."""
+    sets: tuple[float, ...] = ()
+    """The first bot's mean points against the second in each duplicate set (the games
+    on one seed): the independent observations its interval, Elo error and LOS come from,
+    since games on the same dice are not independent of each other."""
 
     @property
     def adjusted_interval(self) -> tuple[float, float] | None:
@@ -182,13 +189,20 @@ class PairResult:
         return self.match.score
 
     @property
+    def interval(self) -> tuple[float, float]:
+        """The score's 95 % interval, over the duplicate sets (:attr:`sets`)."""
+        return mean_score_interval(self.sets) if self.sets else score_interval(self.match)
+
+    @property
     def elo(self) -> tuple[float, float]:
-        """Elo difference and its ± error (95 %)."""
-        return elo_with_error(self.match)
+        """Elo difference and its ± error (95 %), from :attr:`interval`."""
+        return elo_and_error(self.score, self.interval)
 
     @property
     def los(self) -> float:
-        return likelihood_of_superiority(self.match)
+        """The likelihood of superiority, over the duplicate sets."""
+        return (mean_likelihood_of_superiority(self.sets) if self.sets
+                else likelihood_of_superiority(self.match))
 
 
 @dataclass(frozen=True)
@@ -398,18 +412,24 @@ def pair_results(rows: Sequence[GameRow], luck: Mapping[str, tuple[float, ...]] 
     adjusted score follows from it: pairs that met only there have none.
     """
     tally: dict[tuple[int, int], list[int]] = {}
+    by_set: dict[tuple[int, int], dict[SetKey, list[float]]] = {}
     for number, row in enumerate(rows, 1):
         failed = failed_seats(row.statuses)
+        where = (0, row.round, row.table, row.set)
         for a, bot_a in enumerate(row.seats):
             for b, bot_b in enumerate(row.seats):
                 if bot_a == bot_b or not compared(a, b, failed, len(row.seats)):
                     continue
                 counts = tally.setdefault((bot_a, bot_b), [0, 0, 0, number])
                 rank_a, rank_b = row.ranks[a], row.ranks[b]
-                counts[0 if rank_a < rank_b else 1 if rank_a == rank_b else 2] += 1
+                outcome = 0 if rank_a < rank_b else 1 if rank_a == rank_b else 2
+                counts[outcome] += 1
+                by_set.setdefault((bot_a, bot_b), {}).setdefault(where, []).append(
+                    1.0 - outcome / 2)
     adjusted = _adjusted_pairs(rows, luck) if luck else {}
     return {pair: PairResult(pair[0], pair[1], counts[0], counts[1], counts[2],
-                             adjusted.get(pair), counts[3])
+                             adjusted.get(pair), counts[3],
+                             tuple(sum(points) / len(points) for points in by_set[pair].values()))
             for pair, counts in tally.items()}
 
 

@@ -29,6 +29,8 @@ from arena.results.stats import (
     elo_interval,
     likelihood_of_superiority,
     luck_adjusted,
+    mean_likelihood_of_superiority,
+    mean_score_interval,
     pentanomial_from_pairs,
     pentanomial_interval,
     score_interval,
@@ -66,17 +68,32 @@ class Comparison:
     """The luck-adjusted score, where the games' luck was accounted for."""
     model: str = ""
     """The value model of the luck accounting."""
+    sets: tuple[float, ...] = ()
+    """The first bot's mean points in each duplicate set (the games on one seed): the
+    independent observations of the score's interval and LOS."""
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The score's 95 % interval, over the duplicate sets."""
+        return mean_score_interval(self.sets) if self.sets else score_interval(self.score)
+
+    @property
+    def los(self) -> float:
+        return (mean_likelihood_of_superiority(self.sets) if self.sets
+                else likelihood_of_superiority(self.score))
 
     def lines(self) -> list[str]:
         """The comparison as the terminal shows it, within :data:`WIDTH` columns."""
         ms = self.score
-        low, high = score_interval(ms)
+        low, high = self.interval
+        over = (f" over {len(self.sets)} duplicate sets" if len(self.sets) > 1
+                and len(self.sets) < ms.games else "")
         lines = [f"{self.first} vs {self.second}: {ms.games} games, "
                  f"+{ms.wins} ={ms.draws} -{ms.losses} (wins, draws, losses of "
                  f"{self.first})",
-                 f"  score {100 * ms.score:.1f}% (95% interval {100 * low:.1f}% to "
+                 f"  score {100 * ms.score:.1f}% (95% interval{over} {100 * low:.1f}% to "
                  f"{100 * high:.1f}%), {elo_text(ms.score, (low, high))}, "
-                 f"LOS {100 * likelihood_of_superiority(ms):.1f}%"]
+                 f"LOS {100 * self.los:.1f}%"]
         if self.pairs.pairs:
             counts = " ".join(map(str, self.pairs.counts))
             lines.append(f"  {self.pairs.pairs} seat-swapped "
@@ -254,7 +271,8 @@ def summarise(first_label: str, second_label: str, first_id: int,
     tested: MatchScore | Pentanomial | AdjustedScore = (
         adjusted if adjusted is not None and sprt_on_adjusted(adjusted) else pairs)
     verdict = sprt(tested, settings) if settings is not None else None
-    return Comparison(first_label, second_label, score, pairs, verdict, adjusted, model)
+    sets = tuple(sum(points) / len(points) for points in by_set.values())
+    return Comparison(first_label, second_label, score, pairs, verdict, adjusted, model, sets)
 
 
 def sprt_on_adjusted(adjusted: AdjustedScore | None) -> bool:

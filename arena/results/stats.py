@@ -158,7 +158,7 @@ def elo_with_error(ms: MatchScore, confidence: float = 0.95) -> tuple[float, flo
     is skewed, the error reported symmetric, as cutechess prints it. The error is
     ``math.inf`` when the interval reaches 0 or 1 (no games, a perfect score).
     """
-    return _elo_and_error(ms.score, score_interval(ms, confidence))
+    return elo_and_error(ms.score, score_interval(ms, confidence))
 
 
 def likelihood_of_superiority(ms: MatchScore) -> float:
@@ -242,7 +242,7 @@ def pentanomial_elo_with_error(p: Pentanomial, confidence: float = 0.95) -> tupl
     ``error = (elo_difference(hi) - elo_difference(lo)) / 2``, as
     :func:`elo_with_error`.
     """
-    return _elo_and_error(p.score, pentanomial_interval(p, confidence))
+    return elo_and_error(p.score, pentanomial_interval(p, confidence))
 
 
 # ---------------------------------------------------------------------------
@@ -457,7 +457,7 @@ def adjusted_elo_with_error(a: AdjustedScore, confidence: float = 0.95) -> tuple
     """Elo difference and symmetric error of :attr:`AdjustedScore.score` from
     :func:`adjusted_interval` (``±inf`` at a score of 0 or 1, an error of ``inf``
     where the interval reaches 0 or 1)."""
-    return _elo_and_error(a.score, adjusted_interval(a, confidence))
+    return elo_and_error(a.score, adjusted_interval(a, confidence))
 
 
 def sprt_llr_adjusted(a: AdjustedScore, settings: SprtSettings) -> float:
@@ -852,7 +852,7 @@ def _clamped(interval: tuple[float, float]) -> tuple[float, float]:
     return min(1.0, max(0.0, low)), max(0.0, min(1.0, high))
 
 
-def _elo_and_error(score: float, interval: tuple[float, float]) -> tuple[float, float]:
+def elo_and_error(score: float, interval: tuple[float, float]) -> tuple[float, float]:
     low, high = elo_interval(interval)
     return elo_difference(score), (high - low) / 2.0
 
