@@ -186,6 +186,30 @@ def test_bots_that_met_only_at_larger_tables_are_told_so(tmp_path):
     assert "pairs.csv" in text and "--games N" in text
 
 
+def test_larger_tables_count_the_games_pairs_csv_counts(tmp_path):
+    """A game another seat's failure stopped says nothing between the two that did not fail:
+    pairs.csv leaves it out, and compare's count of their games said it in."""
+    path = tmp_path / "arena.db"
+    config = parse_config({
+        "name": "three", "game": "sonnentau", "seats": 3, "seed": 5, "isolation": "none",
+        "workers": 1, "games_per_pairing": 1, "db": str(path),
+        "bots": ["bots/sonnentau/heuristic.py", "bots/sonnentau/random_bot.py",
+                 {"spec": "bots/sonnentau/random_bot.py", "name": "third"},
+                 {"spec": "tests/report_crasher.py:Crasher", "name": "crasher"}]},
+        source="test")
+    with Store(path) as store:
+        run_tournament(config, store)
+        ids = {bot.identity.name: bot.id for bot in store.bots("sonnentau")}
+        both = [game for game in store.played_games("sonnentau")
+                if {ids["heuristic"], ids["random"]} <= set(game.bots)]
+    stopped = sum(1 for game in both if game.failed)
+    assert stopped and all(game.bots[seat] == ids["crasher"] for game in both
+                           for seat in game.failed)
+    text = " ".join(run("compare", "heuristic", "random", "--db", path).output.split())
+    assert f"({len(both) - stopped} games in {path}; {stopped} more ended by another " \
+           "seat's failure, where their places are not compared)" in text
+
+
 @pytest.mark.parametrize("differences", [
     [1.0] * 6,  # the first won every game the second lost
     [-1.0] * 6,

@@ -22,7 +22,7 @@ from arena.cli.common import (
 )
 from arena.games import find_game
 from arena.games.base import ArenaError
-from arena.results.ratings import SYSTEMS, RatingSettings
+from arena.results.ratings import SYSTEMS, RatingSettings, compared
 from arena.results.standings import text_table, wrap
 
 if TYPE_CHECKING:
@@ -346,10 +346,13 @@ def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, d
                                           workers=workers, variant=variant.key, stored=played))
                for variant in variants(store, game)]
     if not met and not any(found.games for _, found in through):
-        larger = sum(1 for g in played
-                     if len(g.bots) > 2 and {first.id, second.id} <= set(g.bots))
+        larger = [g for g in played if len(g.bots) > 2 and {first.id, second.id} <= set(g.bots)]
+        counted = sum(1 for g in larger if compared(g.bots.index(first.id),
+                                                    g.bots.index(second.id), g.failed,
+                                                    len(g.bots)))
         raise ArenaError(without_pairs(common_opponents(store, game, first, second,
-                                                        stored=played), db, larger))
+                                                        stored=played), db, counted,
+                                       len(larger) - counted))
     shown = met + [(variant, found.lines()) for variant, found in through if found.games]
     labelled = len({variant.key for variant, _ in shown}) > 1
     blocks = [[f"in {variant.label}:", *lines] if labelled else lines

@@ -232,13 +232,18 @@ def _adjusted(games: Sequence[PairedGame]) -> AdjustedScore:
     return luck_adjusted(points, luck, counted)
 
 
-def without_pairs(comparison: CommonComparison, db: str, larger_tables: int = 0) -> str:
+def without_pairs(comparison: CommonComparison, db: str, larger_tables: int = 0,
+                  stopped: int = 0) -> str:
     """Why the stored games cannot compare the two bots, and what to do instead;
-    ``larger_tables``: the games in which they met at tables of more than two."""
+    ``larger_tables``: the games in which they met at tables of more than two and their
+    places count against each other (as in pairs.csv), ``stopped`` those ended by another
+    seat's failure, where they do not."""
     first, second = comparison.first, comparison.second
-    if larger_tables:
+    if larger_tables or stopped:
+        more = (f"; {stopped} more ended by another seat's failure, where their places are "
+                "not compared" if stopped else "")
         return (f"{first} and {second} met only at tables of more than two seats "
-                f"({larger_tables} games in {db}), and compare reads two-seat games: their "
+                f"({larger_tables} games in {db}{more}), and compare reads two-seat games: their "
                 "scores against each other there are in pairs.csv and the report's pair "
                 "matrix; play them against each other with --games N, or --sprt")
     if comparison.shared:
