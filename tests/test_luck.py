@@ -194,6 +194,18 @@ def test_the_value_model_hook_loads_a_users_model_and_refuses_bad_specs(tmp_path
         load_value_model("no-colon", {})
 
 
+def test_the_variance_saved_is_said_only_from_ten_sets_on():
+    """From three sets a ratio of variances read 7.49x, as if it were known."""
+    from arena.results.comparison import RATIO_SETS, adjusted_lines
+
+    few = AdjustedScore((0.6, 0.7, 0.65), games=6, raw_variance=0.001)
+    shown = " ".join(" ".join(adjusted_lines(few, "model")).split())
+    assert "× the raw one" not in shown
+    assert f"shown from {RATIO_SETS} duplicate sets on: 3 cannot tell it" in shown
+    enough = AdjustedScore((0.6, 0.7, 0.65, 0.62, 0.58) * 2, games=20, raw_variance=0.02)
+    assert "× the raw one over 10 duplicate sets" in " ".join(adjusted_lines(enough, "model"))
+
+
 def test_adjusted_statistics_and_the_sprt_on_them():
     adjusted = AdjustedScore((0.6, 0.7, 0.65, 0.62), games=8, raw_variance=0.02)
     assert adjusted.score == pytest.approx(0.6425)

@@ -244,7 +244,7 @@ def test_compares_score_interval_and_los_count_each_duplicate_set_once():
     assert compared.score == MatchScore(40, 0, 40) and compared.sets == (1.0, 0.0) * 20
     low, high = mean_score_interval(compared.sets)
     assert (low, high) == compared.interval and low < score_interval(compared.score)[0] - 0.03
-    assert f"(95% interval over 40 duplicate sets {100 * low:.1f}% to {100 * high:.1f}%)" in \
+    assert f"(95% interval {100 * low:.1f}% to {100 * high:.1f}% over 40 duplicate sets)" in \
         " ".join(compared.lines())
 
 

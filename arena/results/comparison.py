@@ -91,8 +91,8 @@ class Comparison:
         lines = [f"{self.first} vs {self.second}: {ms.games} games, "
                  f"+{ms.wins} ={ms.draws} -{ms.losses} (wins, draws, losses of "
                  f"{self.first})",
-                 f"  score {100 * ms.score:.1f}% (95% interval{over} {100 * low:.1f}% to "
-                 f"{100 * high:.1f}%), {elo_text(ms.score, (low, high))}, "
+                 f"  score {100 * ms.score:.1f}% (95% interval {100 * low:.1f}% to "
+                 f"{100 * high:.1f}%{over}), {elo_text(ms.score, (low, high))}, "
                  f"LOS {100 * self.los:.1f}%"]
         if self.pairs.pairs:
             counts = " ".join(map(str, self.pairs.counts))
@@ -109,6 +109,10 @@ class Comparison:
                          f"{r.verdict}{on}")
         return wrapped(lines)
 
+
+RATIO_SETS = 10
+"""Duplicate sets from which the variance the luck adjustment saves is shown: a ratio of
+two variances from fewer is anything from a fraction to several times its value."""
 
 SWEEPS = ("every game won", "every game lost")
 """What a score of 100 % and one of 0 % mean, where an Elo difference cannot be given."""
@@ -127,7 +131,10 @@ def adjusted_lines(adjusted: AdjustedScore, model: str, *, name: str = "score",
                 f"{name} stands:", f"    {score}"]
     lines = [f"  luck-adjusted ({model}): {score}"]
     ratio = adjusted.variance_ratio
-    if math.isfinite(ratio):
+    if adjusted.sets < RATIO_SETS:
+        lines.append(f"    (the variance it saves is shown from {RATIO_SETS} duplicate sets on:"
+                     f" {adjusted.sets} cannot tell it)")
+    elif math.isfinite(ratio):
         lines.append(f"    variance {ratio:.2f}× the raw one over {adjusted.sets} duplicate "
                      f"sets: the same certainty from {100 * ratio:.0f}% of the games "
                      f"({100 * adjusted.scale:.0f}% of the accounted luck taken out)")
@@ -149,7 +156,7 @@ def elo_text(score: float, interval: tuple[float, float],
             return f"Elo {elo:+.1f} (95% interval from {low:+.0f}, no bound above)"
         if math.isfinite(high):
             return f"Elo {elo:+.1f} (95% interval up to {high:+.0f}, no bound below)"
-        return f"Elo {elo:+.1f} (too few games for a 95% interval)"
+        return f"Elo {elo:+.1f} (too few games or duplicate sets for a 95% interval)"
     won = elo > 0
     bound = low if won else high
     every = sweeps[0] if won else sweeps[1]
