@@ -267,7 +267,7 @@ def test_compare_report_and_pairs_csv_show_the_adjusted_score_beside_the_raw_one
     assert shown.exit_code == 0, shown.output
     text = " ".join(shown.output.split())  # lines wrapped at 80 columns, read as one text
     assert "luck-adjusted (seasons-expectimax/4): score" in text
-    assert "of the games" in text
+    assert "the variance it saves is shown from 10 duplicate sets on: 4 cannot" in text
     plain = invoke("compare", "expectimax", "greedy", "--db", db, "--no-luck")
     assert "luck-adjusted" not in plain.output and "score" in plain.output
     flat = tmp_path / "flat.py"
