@@ -1,6 +1,6 @@
 """Points per game, and tallies per bot and seat."""
 
-from arena.results.standings import game_points, tally_games
+from arena.results.standings import game_points, table_lines, tally_games
 
 
 def test_game_points():
@@ -93,3 +93,20 @@ def test_quarter_points_of_a_larger_table_show_exactly_and_add_up():
         overall = float(rows[0][5])
         assert overall == result.total_points
         assert sum(float(row[6]) for row in rows[1:]) == overall
+
+
+def test_the_standings_say_which_games_another_seats_failure_stopped():
+    """At three seats a crash stopped every game: the two others shared first place four
+    times, read as four draws with nothing to tell them from a decided draw."""
+    stopped = [((0, 1, 2), (0, 0, 2), (0.0, 0.0, 0.0), ("ok", "ok", "crash"))] * 4
+    played = [((0, 1, 2), (0, 1, 2), (3.0, 2.0, 1.0), ("ok", "ok", "ok"))]
+    calm, steady, crasher = tally_games(["calm@1", "steady@1", "crasher@1"], 3,
+                                        stopped + played)
+    assert (calm.overall.stopped, steady.overall.stopped, crasher.overall.stopped) == (4, 4, 0)
+    assert crasher.overall.failures == {"crash": 4}
+    two = tally_games(["a@1", "b@1"], 2, [((0, 1), (1, 0), (0.0, 0.0), ("crash", "ok"))])
+    assert two[1].overall.stopped == 0  # at two seats the game is decided: a win
+    text = " ".join(" ".join(table_lines([calm, steady, crasher])).split())
+    assert "stopped by another seat's failure (places there are the standing when it " \
+           "stopped; ratings and pairs count only the failed seat's losses): calm@1 4, " \
+           "steady@1 4" in text

@@ -38,10 +38,13 @@ class Tally:
     score_sum: float = 0.0
     rank_sum: int = 0
     failures: Counter[str] = field(default_factory=Counter)
+    stopped: int = 0
+    """Games at tables of more than two that another seat's failure stopped: this bot's
+    place there is its standing when the game stopped."""
 
     def add(self, seat: int, ranks: Sequence[int], scores: Sequence[float],
-            status: str = OK) -> None:
-        """Count the game in which this bot sat in ``seat``."""
+            status: str = OK, statuses: Sequence[str] = ()) -> None:
+        """Count the game in which this bot sat in ``seat`` (``statuses``: every seat's)."""
         rank = ranks[seat]
         self.games += 1
         self.points += game_points(ranks)[seat]
@@ -55,6 +58,8 @@ class Tally:
             self.losses += 1
         if status != OK:
             self.failures[status] += 1
+        elif len(ranks) > 2 and any(other != OK for other in statuses):
+            self.stopped += 1
 
     @property
     def score(self) -> float:
@@ -97,8 +102,8 @@ def tally_games(labels: Sequence[str], seats: int,
                for i, label in enumerate(labels)]
     for order, ranks, scores, statuses in games:
         for seat, bot in enumerate(order):
-            results[bot].overall.add(seat, ranks, scores, statuses[seat])
-            results[bot].by_seat[seat].add(seat, ranks, scores, statuses[seat])
+            results[bot].overall.add(seat, ranks, scores, statuses[seat], statuses)
+            results[bot].by_seat[seat].add(seat, ranks, scores, statuses[seat], statuses)
     return results
 
 
@@ -188,6 +193,11 @@ def table_lines(results: Sequence[BotResults], *, seats: bool = True,
         r.overall.failures.items())) for r in results if r.overall.failures]
     if failures:
         rows += ["", *wrap("failures: " + "; ".join(failures), width)]
+    stopped = [f"{r.label} {r.overall.stopped}" for r in results if r.overall.stopped]
+    if stopped:
+        rows += ["", *wrap("stopped by another seat's failure (places there are the standing "
+                           "when it stopped; ratings and pairs count only the failed seat's "
+                           "losses): " + ", ".join(stopped), width)]
     return rows
 
 

@@ -127,9 +127,10 @@ class MatchSummary:
         self.terminations[record.termination] += 1
         statuses = [s.status for s in record.seats]
         for seat, bot in enumerate(order):
-            self.results[bot].overall.add(seat, record.ranks, record.scores, statuses[seat])
+            self.results[bot].overall.add(seat, record.ranks, record.scores, statuses[seat],
+                                          statuses)
             self.results[bot].by_seat[seat].add(seat, record.ranks, record.scores,
-                                                statuses[seat])
+                                                statuses[seat], statuses)
             if statuses[seat] != OK:
                 excerpt = failure_excerpt(record.seats[seat].detail) or ["(no detail)"]
                 key = (bot, statuses[seat], failure_shape(excerpt[0]))
