@@ -385,6 +385,21 @@ def test_without_the_sandbox_anyone_elses_bot_stops_run_and_play_before_a_game(
     assert "bots run in plain processes, not sandboxed" in played.output
 
 
+def test_a_config_without_a_seed_is_told_its_dice_are_public(run, tmp_path):
+    """No seed is seed 0: a bot could compute every die from it (a reviewer's bot predicted
+    every re-roll), and nothing said so."""
+    config = tmp_path / "c.yaml"
+    base = (f"name: open\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\nisolation: none\n"
+            f"db: {tmp_path / 'a.db'}\noutput: {tmp_path / 'out'}\n")
+    config.write_text(base)
+    shown = " ".join(run("run", str(config), "--no-progress").output.split())
+    assert "seed 0 (the config gives none: every bot can compute the dice from it; write " \
+           "`seed: secret` for bots you do not trust)" in shown
+    config.write_text(base.replace("name: open", "name: given") + "seed: 0\n")
+    given = " ".join(run("run", str(config), "--no-progress").output.split())
+    assert "seed 0" in given and "gives none" not in given
+
+
 def test_a_secret_seed_stays_secret_until_the_tournament_is_complete(run, tmp_path):
     config = tmp_path / "c.yaml"
     config.write_text(f"name: hidden\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\nseed: secret\n"

@@ -120,6 +120,8 @@ class TournamentConfig:
     secret_seed: bool = False
     """``seed: secret``: the seed is drawn when the tournament is created, and shown only
     once it is finished (``seed`` is then the drawn one)."""
+    seed_given: bool = True
+    """Whether the config gave a seed (without one it is 0, and the run says so)."""
     workers: int = 0
     time_limit: float | None = DEFAULT_TIME_LIMIT
     time_bank: float = 0.0
@@ -149,7 +151,7 @@ class TournamentConfig:
         such key and were played in rotations, so they keep their settings and resume."""
         data = asdict(self)
         for key in ("workers", "output", "db", "source", "ratings", "executor", "scheduler",
-                    "isolation", "secret_seed", "broken_bots"):
+                    "isolation", "secret_seed", "seed_given", "broken_bots"):
             data.pop(key)
         if self.seat_orders == ROTATIONS:
             data.pop("seat_orders")
@@ -284,6 +286,7 @@ def collect_config(data: Any, problems: Problems,
         **{k: good[k] for k in _TOP_KEYS
            if k in good and k not in ("name", "game", "bots", "ratings", "seed")},
         seed=0 if secret else good.get("seed", 0), secret_seed=secret,
+        seed_given="seed" in good,
         ratings=_parse_ratings(good.get("ratings", {}), problems),
         source=problems.source)
     if config.time_limit is not None:

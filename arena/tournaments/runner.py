@@ -365,6 +365,9 @@ def header_lines(run: TournamentRun) -> list[str]:
     config = run.config
     seed = "secret (shown once the tournament is complete)" if config.secret_seed \
         else str(config.seed)
+    if not config.seed_given and not config.secret_seed:
+        seed += (" (the config gives none: every bot can compute the dice from it; write "
+                 "`seed: secret` for bots you do not trust)")
     lines = [f"{config.name}: {config.format} of {config.game}, {len(config.bots)} bots, "
              f"{total_games(config)} games, seed {seed}"]
     levels = [entry.isolation or SANDBOX for entry in config.bots]
