@@ -400,6 +400,32 @@ def test_a_config_without_a_seed_is_told_its_dice_are_public(run, tmp_path):
     assert "seed 0" in given and "gives none" not in given
 
 
+def test_a_run_says_what_the_sandbox_cannot_bound_without_cgroups(run, tmp_path, monkeypatch):
+    """Without a memory cgroup, memory outside each process's address space went uncounted,
+    and nothing said so."""
+    from arena.bots import cgroups
+    from arena.tournaments.runner import without_groups
+
+    monkeypatch.setattr(cgroups, "available", lambda controller="memory": False)
+    said = " ".join(without_groups())
+    assert said.startswith("no memory or cpuacct cgroup here (arena needs root and cgroup v1)")
+    assert "each of a bot's processes has its own memory limit" in said
+    monkeypatch.setattr(cgroups, "available", lambda controller="memory": True)
+    assert without_groups() == []
+    monkeypatch.setattr(cgroups, "available", lambda controller="memory": controller != "cpuacct")
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: bounded\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\nseed: 1\n"
+                      f"isolation: process\ndb: {tmp_path / 'a.db'}\n")
+    assert "cgroup" not in run("run", str(config), "--no-progress").output  # not sandboxed
+    from arena.bots.sandbox import sandbox_problem
+
+    if sandbox_problem() is None:
+        config.write_text(config.read_text().replace("isolation: process\n", "")
+                          .replace("bounded", "boxed"))
+        shown = " ".join(run("run", str(config), "--no-progress").output.split())
+        assert "bots run sandboxed (bubblewrap) no cpuacct cgroup here" in shown
+
+
 def test_a_secret_seed_stays_secret_until_the_tournament_is_complete(run, tmp_path):
     config = tmp_path / "c.yaml"
     config.write_text(f"name: hidden\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\nseed: secret\n"

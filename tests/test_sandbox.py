@@ -14,7 +14,7 @@ import pytest
 
 from arena.bots import cgroups, isolation, sandbox
 from arena.bots.isolation import IsolationError, resolve_isolation
-from arena.bots.process import Limits
+from arena.bots.process import OPEN_FILES, Limits
 from arena.bots.sandbox import (
     INSTALL_HINT,
     UID_BASE,
@@ -125,6 +125,7 @@ def test_a_sandboxed_bot_sees_only_itself_and_writes_only_its_bounded_tmp(tmp_pa
     assert report["network"].startswith("refused")
     assert report["fork"].startswith("refused") and report["forked"] < 32
     assert report["fill"].startswith("refused") and report["filled"] <= 16 << 20
+    assert report["open_files"] == [OPEN_FILES, OPEN_FILES]  # each pipe can hold memory
 
 
 @needs_sandbox

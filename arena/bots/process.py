@@ -66,6 +66,8 @@ kernel's CPU limit does not stop every bot: the first process of a PID namespace
 sandboxed bot) ignores the SIGXCPU it sends, and it counts one process only."""
 HANDSHAKE_SECONDS = 30.0
 GRACE_SECONDS = 0.25
+OPEN_FILES = 1024
+"""The files a bot's process may have open (RLIMIT_NOFILE): the usual default."""
 QUIT_SECONDS = 0.1
 MAX_LINE = 1 << 20
 MAX_GAMES = 16
@@ -134,6 +136,10 @@ def child_setup(limits: Limits, parent: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # each open pipe or socket can hold kernel memory no address-space limit counts
+    _, most = resource.getrlimit(resource.RLIMIT_NOFILE)
+    files = OPEN_FILES if most == resource.RLIM_INFINITY else min(OPEN_FILES, most)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
     die_with_parent(signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before the line above: no signal comes
         os._exit(124)

@@ -3,7 +3,8 @@ profile and nsjail have it.
 
 Everything is allowed except the calls that reach parts of the kernel a bot has no use for
 and that are where sandbox escapes come from: tracing and reading other processes, mounts,
-keyrings, BPF, performance counters, userfaultfd, loading kernels and modules, new
+keyrings, BPF, performance counters, userfaultfd, ``memfd_create`` (memory that no
+address-space limit counts), loading kernels and modules, new
 namespaces, io_uring, the clock, swap, reboot, the kernel log, ``personality`` values other
 than Docker's, and the terminal ioctls that push input (``TIOCSTI``, ``TIOCLINUX``). A refused
 call fails with ``EPERM``; only ``clone3``, whose flags a filter cannot see, fails with
@@ -46,6 +47,9 @@ REFUSED = (
     "fsconfig", "fsmount", "fspick", "mount_setattr",
     # the kernel's keyrings, BPF programs, performance counters, userfaultfd
     "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
+    # memory in files of no file system: outside the address space RLIMIT_AS bounds, and
+    # outside every limit where no memory cgroup can be had
+    "memfd_create",
     # new kernels and modules
     "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
     "create_module", "get_kernel_syms", "query_module",

@@ -377,7 +377,21 @@ def header_lines(run: TournamentRun) -> list[str]:
         lines.append("bots run " + "; ".join(
             f"{label} {DESCRIPTIONS[level]}"
             for label, level in zip(run.entrants.labels, levels, strict=True)))
+    if SANDBOX in levels:
+        lines += without_groups()
     return lines
+
+
+def without_groups() -> list[str]:
+    """What the sandbox cannot bound where the cgroups it uses cannot be had here."""
+    from arena.bots import cgroups
+
+    missing = [name for name in ("memory", "cpuacct") if not cgroups.available(name)]
+    if not missing:
+        return []
+    return [f"no {' or '.join(missing)} cgroup here (arena needs root and cgroup v1): each "
+            "of a bot's processes has its own memory limit, and CPU time of its helper "
+            "processes that have ended may go uncounted"]
 
 
 def register_entrants(store: Store, game: str, entrants: Entrants

@@ -4,6 +4,7 @@ exception its start() raises (so the test reads it from the game's record)."""
 import ctypes
 import json
 import os
+import resource
 import socket
 
 
@@ -65,6 +66,7 @@ class Probe:
             "network": attempt(lambda: socket.create_connection(("127.0.0.1", self.port),
                                                                  timeout=1)),
         }
+        report["open_files"] = list(resource.getrlimit(resource.RLIMIT_NOFILE))
         report["fork"] = attempt(fork_many)
         report["fill"] = attempt(fill)
         report["filled"] = os.path.getsize("/tmp/fill") if os.path.exists("/tmp/fill") else 0
