@@ -174,6 +174,23 @@ def test_yaml_anchors_and_aliases_are_refused_before_they_expand(tmp_path):
         load_config(write(tmp_path, f"name: t\ngame: seasons\nbots: [{GREEDY}, *x]\n"))
 
 
+def test_a_key_given_twice_is_refused_not_overwritten(tmp_path):
+    """PyYAML keeps the last of two keys: a pasted ``seed:`` changed the tournament."""
+    twice = f"name: a\ngame: seasons\nbots: [{GREEDY}, {GREEDY}]\nseed: 1\nseed: 2\n"
+    with pytest.raises(ConfigError, match=r"line 5: 'seed' is given twice \(first at line 4\)"):
+        load_config(write(tmp_path, twice))
+    nested = f"name: a\ngame: seasons\nbots: [{{spec: {GREEDY}, name: x, name: y}}]\n"
+    with pytest.raises(ConfigError, match="'name' is given twice"):
+        load_config(write(tmp_path, nested))
+
+
+def test_a_character_yaml_cannot_hold_is_said_in_one_line(tmp_path):
+    with pytest.raises(ConfigError) as error:
+        load_config(write(tmp_path, "name: a\x00\n"))
+    assert "at character 8: special characters are not allowed ('\\x00')" in str(error.value)
+    assert "\n" not in str(error.value)
+
+
 def test_files_that_are_not_plain_utf8_yaml_of_sane_size_are_refused(tmp_path):
     latin = tmp_path / "latin.yaml"
     latin.write_bytes("name: caf\xe9\n".encode("latin-1"))

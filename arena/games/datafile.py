@@ -31,13 +31,32 @@ class PlainLoader(yaml.SafeLoader):
                                 "(&name, *name) are not accepted; write the value out")
         return super().compose_node(parent, index)
 
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        """A mapping, refused where a key is given twice (PyYAML keeps the last silently: a
+        pasted ``seed:`` would change the tournament without a word)."""
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:  # an unhashable key: PyYAML says so itself
+                continue
+            if first is not key_node:
+                raise DataFileError(f"line {key_node.start_mark.line + 1}: {key!r} is given "
+                                    f"twice (first at line {first.start_mark.line + 1}); "
+                                    "keep one")
+        return super().construct_mapping(node, deep)
+
 
 def yaml_problem(exc: yaml.YAMLError) -> str:
     """``at line 4, column 11: expected ',' or ']', but got ':' (while parsing a flow
     sequence from line 3, column 7)``: PyYAML's message in one line, with the place in the
     file (its own names the text "<unicode string>")."""
+    if isinstance(exc, yaml.reader.ReaderError):  # its own text is two lines
+        shown = chr(exc.character) if isinstance(exc.character, int) else exc.character
+        return f" at character {exc.position + 1}: {exc.reason} ({shown!r})"
     if not isinstance(exc, yaml.MarkedYAMLError):
-        return f": {exc}"
+        return ": " + " ".join(str(exc).split())
     mark = exc.problem_mark or exc.context_mark
     where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
     said = f"{where}: {exc.problem or exc.context or 'cannot read it'}"
