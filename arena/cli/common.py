@@ -100,6 +100,15 @@ def echo_wrapped(text: str, *, indent: str = "", err: bool = False) -> None:
         echo(line, err=err)
 
 
+def echo_notice(text: str, *, err: bool = True) -> None:
+    """A message (an interruption, what to do next): wrapped between words on a terminal;
+    in a file or a pipe one line, for grep, as errors are."""
+    if is_terminal(sys.stderr if err else sys.stdout):
+        echo_wrapped(text, err=err)
+    else:
+        echo(text, err=err)
+
+
 def is_terminal(stream: Any) -> bool:
     try:
         return bool(stream.isatty())

@@ -15,6 +15,7 @@ from arena.cli.common import (
     BarLines,
     carry_on_without_reader,
     echo,
+    echo_notice,
     echo_wrapped,
     open_store,
     progress_bar,
@@ -75,8 +76,8 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
     except KeyboardInterrupt:
         view.close()
         echo(err=True)
-        echo_wrapped("interrupted: the finished games are kept; run the same command again "
-                     "to resume", err=True)
+        echo_notice("interrupted: the finished games are kept; run the same command again "
+                     "to resume")
         raise SystemExit(130) from None
     finally:
         close_logging()

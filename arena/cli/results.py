@@ -15,6 +15,7 @@ from arena.cli.common import (
     DB_OPTION,
     SYSTEM_OPTION,
     echo,
+    echo_notice,
     echo_wrapped,
     open_store,
     reports_errors,
@@ -322,8 +323,8 @@ def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, 
     except KeyboardInterrupt as stop:
         bar.close()
         echo(err=True)
-        echo_wrapped(f"interrupted: the finished games are kept in {db}; run the same "
-                     "command again to resume", err=True)
+        echo_notice(f"interrupted: the finished games are kept in {db}; run the same "
+                     "command again to resume")
         raise SystemExit(interrupt_status(stop)) from None
     finally:
         bar.close()

@@ -12,6 +12,7 @@ from arena.bots.interrupts import interrupt_status
 from arena.cli.common import (
     carry_on_without_reader,
     echo,
+    echo_notice,
     echo_wrapped,
     reports_errors,
     terminal_width,
@@ -130,8 +131,8 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
                 name = bar.run.config.name if bar.run else config.name
                 done = store.finished_count(name)
                 echo(err=True)
-                echo_wrapped(f"interrupted: {done} finished games are kept in {config.db}; "
-                             "run the same command again to resume", err=True)
+                echo_notice(f"interrupted: {done} finished games are kept in {config.db}; "
+                             "run the same command again to resume")
                 raise SystemExit(interrupt_status(stop)) from None
             bar.close()
             finished = bar.run.config if bar.run else config
@@ -140,9 +141,9 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
                         accountant=accountant)
             except KeyboardInterrupt as stop:
                 echo(err=True)
-                echo_wrapped(f"interrupted: all {report.total} games are kept in "
-                             f"{config.db}; arena report {shlex.quote(finished.name)} --db "
-                             f"{shlex.quote(config.db)} writes the report", err=True)
+                echo_notice(f"interrupted: all {report.total} games are kept in "
+                            f"{config.db}; arena report {shlex.quote(finished.name)} --db "
+                            f"{shlex.quote(config.db)} writes the report")
                 raise SystemExit(interrupt_status(stop)) from None
     finally:
         accountant.stop()
