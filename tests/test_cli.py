@@ -281,6 +281,58 @@ def test_the_board_drawing_and_a_recorded_position(run, tmp_path):
     assert broken.exit_code == 1 and "line 1: not a game record" in broken.output
 
 
+def test_a_full_report_folder_names_the_folder_and_how_to_write_it_later(run, tmp_path,
+                                                                       monkeypatch):
+    """It said only "[Errno 28] No space left on device"."""
+    import errno
+
+    from arena.reports import written
+
+    config = tmp_path / "t.yaml"
+    config.write_text(f"name: roomless\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\nseed: 1\n"
+                      "isolation: none\n")
+
+    original = written.replaced
+
+    def no_room(path, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(written, "replaced", no_room)
+    monkeypatch.setattr("arena.reports.csv_export.replaced", no_room)
+    out = tmp_path / "out"
+    result = run("run", str(config), "--no-progress", "--db", str(tmp_path / "a.db"),
+                 "--output", str(out))
+    shown = " ".join(result.output.split())
+    assert result.exit_code == 1
+    assert f"cannot write the report into {out}: No space left on device ({out}/" in shown
+    assert "the games are kept in the database, and `arena report roomless` writes it" in shown
+    monkeypatch.setattr("arena.reports.csv_export.replaced", original)
+    monkeypatch.setattr(written, "replaced", original)
+    assert run("report", "roomless", "--db", str(tmp_path / "a.db"), "--out",
+               str(out)).exit_code == 0 and (out / "report.html").exists()
+
+
+def test_a_database_error_of_a_command_that_plays_nothing_speaks_of_no_resuming(
+        run, tmp_path, monkeypatch):
+    import sqlite3
+
+    from arena.results.store import Store
+
+    config = tmp_path / "t.yaml"
+    config.write_text(f"name: locked\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\nseed: 1\n"
+                      "isolation: none\n")
+    db = str(tmp_path / "a.db")
+    assert run("run", str(config), "--no-progress", "--db", db).exit_code == 0
+
+    def locked(*args, **kwargs):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(Store, "games", locked)
+    shown = " ".join(run("report", "locked", "--db", db).output.split())
+    assert "the results database: database is locked; fix this and run the command again" \
+        in shown and "resume" not in shown and "kept" not in shown
+
+
 def test_a_full_disk_is_one_clear_line_and_keeps_what_was_stored(run, tmp_path, monkeypatch):
     import sqlite3
 

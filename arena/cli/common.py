@@ -46,6 +46,10 @@ class ArenaException(click.ClickException):
         return "\n".join(lines)[len(indent):]
 
 
+PLAYING = frozenset({"run", "play", "compare", "ladder_run", "serve_start"})
+"""The commands that play games: a database error there keeps the finished ones."""
+
+
 def reports_errors(command: F) -> F:
     """Turn arena's errors into one line and exit code 1 (a bot's traceback follows)."""
 
@@ -64,9 +68,11 @@ def reports_errors(command: F) -> F:
         except ArenaError as exc:
             raise ArenaException(printable(str(exc))) from None
         except sqlite3.Error as exc:  # a full disk, a locked or damaged file
+            advice = ("finished games are kept — fix this and run the same command again to "
+                      "resume" if command.__name__ in PLAYING else
+                      "fix this and run the command again")
             raise ArenaException(
-                f"the results database: {printable(str(exc))}; finished games are kept — fix "
-                "this and run the same command again to resume") from None
+                f"the results database: {printable(str(exc))}; {advice}") from None
         except OSError as exc:  # a full disk or a folder arena may not write to
             raise ArenaException(printable(str(exc))) from None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.games.base import ArenaError
 from arena.reports.csv_export import write_games, write_pairs, write_ratings, write_standings
 from arena.reports.model import ReportModel, build_model
 from arena.results.luck_book import LuckSource, Progress
@@ -33,10 +34,21 @@ def write_reports(store: Store, tournament: TournamentRow, out_dir: Path, *,
     from arena.reports.html import write_html  # Jinja2 and matplotlib load only when needed
 
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     model = build_model(store, tournament, luck=luck, workers=workers, progress=progress)
-    paths = write_csv_reports(model, out_dir)
-    return [*paths, *write_html(out_dir / "report.html", store, model)]
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths = write_csv_reports(model, out_dir)
+        return [*paths, *write_html(out_dir / "report.html", store, model)]
+    except OSError as exc:  # a full disk, a folder arena may not write to
+        raise ReportNotWritten(
+            f"cannot write the report into {out_dir}: {exc.strerror or exc}"
+            f"{f' ({exc.filename})' if exc.filename else ''}; the games are kept in the "
+            f"database, and `arena report {tournament.name}` writes it once there is room"
+        ) from None
+
+
+class ReportNotWritten(ArenaError):
+    """The report's folder could not take its files (a full disk, no right to write)."""
 
 
 def write_csv_reports(model: ReportModel, out_dir: Path) -> list[Path]:
