@@ -57,6 +57,9 @@ def test_a_file_and_overrides(tmp_path):
     assert load_config(path).seed == 5
     config = load_config(path, seed=9, workers=None, db="x.db")
     assert (config.seed, config.workers, config.db) == (9, 2, "x.db")
+    with pytest.raises(ConfigError) as error:  # the file's workers: 2 is not to blame
+        load_config(path, workers=100_000)
+    assert str(error.value) == "workers (given on the command line): must be 0 (one per CPU) to 256"
 
 
 def test_the_fingerprint_ignores_where_and_how_fast():

@@ -15,7 +15,7 @@ import math
 import os
 import shlex
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -64,17 +64,22 @@ class Problems:
     ``FILE: KEY: what is wrong``, in the order of the file's keys (then those of keys it
     does not have, then those of the whole config)."""
 
-    def __init__(self, source: str, keys: Sequence[Any] = ()) -> None:
+    def __init__(self, source: str, keys: Sequence[Any] = (),
+                 command_line: Collection[str] = ()) -> None:
         self.source = source
         self.keys = [str(key) for key in keys]
+        self.command_line = frozenset(command_line)
+        """The keys the command line gave (``--workers``): their problems are not the file's."""
         self.found: list[tuple[str, str]] = []
 
     def add(self, key: str, message: str, *, place: str | None = None) -> None:
         """A problem of ``key`` (``bots[1].spec``; "" for the config as a whole), listed at
         the place of key ``place`` (default: ``key``) in the file."""
-        self.found.append((key if place is None else place,
-                           f"{self.source}: {key}: {message}" if key
-                           else f"{self.source}: {message}"))
+        if _top_key(key) in self.command_line:
+            text = f"{key} (given on the command line): {message}"
+        else:
+            text = f"{self.source}: {key}: {message}" if key else f"{self.source}: {message}"
+        self.found.append((key if place is None else place, text))
 
     def about(self, *keys: str) -> bool:
         """Whether one of ``keys`` (top-level keys such as ``bots``) has a problem."""
@@ -251,7 +256,7 @@ def parse_config(data: Any, source: str = "<config>",
                  overrides: Mapping[str, Any] | None = None) -> TournamentConfig:
     """Validate parsed YAML (plus overrides) into a TournamentConfig; ConfigError names
     every problem of it at once, one a line."""
-    problems = Problems(source, list(data) if isinstance(data, dict) else ())
+    problems = Problems(source, list(data) if isinstance(data, dict) else (), overrides or ())
     config = collect_config(data, problems, overrides)
     problems.raise_any()
     assert config is not None
