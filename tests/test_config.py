@@ -280,6 +280,14 @@ def test_problems_of_values_and_of_the_whole_are_found_together():
     assert len(text.splitlines()) == 7  # a value with a problem is not judged again
 
 
+def test_every_option_with_a_problem_is_said_at_once():
+    with pytest.raises(ConfigError) as error:
+        parse_config(base(options={"bogus": 2, "placement_limit": -1}), "cfg.yaml")
+    assert str(error.value).splitlines() == [
+        "cfg.yaml: options: unknown option 'bogus' for seasons; known: placement_limit",
+        "cfg.yaml: options: option 'placement_limit' must be at least 1"]
+
+
 @pytest.mark.parametrize(("key", "value", "message"), [
     ("time_limit", "fast", "time_limit: must be a number of seconds, or null for no limit, "
                            "got 'fast'"),

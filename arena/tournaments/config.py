@@ -26,7 +26,7 @@ from arena.bots.loading import split_spec
 from arena.bots.names import name_problem, version_problem
 from arena.bots.process import COMMAND_PREFIX
 from arena.games import find_game
-from arena.games.base import ArenaError, UnknownGameError, unknown_name_message
+from arena.games.base import ArenaError, GameOptionError, UnknownGameError, unknown_name_message
 from arena.games.datafile import DataFileError, read_yaml
 from arena.referee.match import SEATS_OPTION
 from arena.results.ratings import RatingSettings, RatingSettingsError
@@ -517,6 +517,18 @@ def _check_game_options(config: TournamentConfig, game: Any, problems: Problems)
     if any(o.name == SEATS_OPTION for o in info.options):
         options[SEATS_OPTION] = (config.seats if info.min_seats <= config.seats <= info.max_seats
                                  else info.min_seats)
+    known = {option.name: option for option in info.options}
+    said = False
+    for name, value in options.items():  # each option's own problem, all at once
+        try:
+            if name not in known:
+                raise GameOptionError(unknown_name_message("option", name, known, info.name))
+            known[name].check(value)
+        except ArenaError as exc:
+            problems.add("options", str(exc))
+            said = True
+    if said:
+        return
     try:
         game.initial_state(game.info.resolve_options(options))  # loads a board file, say
     except ArenaError as exc:
