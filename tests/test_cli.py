@@ -1,7 +1,11 @@
 """The command line, driven through click's CliRunner."""
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -331,6 +335,27 @@ def test_a_database_error_of_a_command_that_plays_nothing_speaks_of_no_resuming(
     shown = " ".join(run("report", "locked", "--db", db).output.split())
     assert "the results database: database is locked; fix this and run the command again" \
         in shown and "resume" not in shown and "kept" not in shown
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="a read-only bind mount needs root and unshare")
+def test_a_database_on_a_read_only_disk_says_so_not_that_it_is_damaged(run, tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(f"name: archived\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\nseed: 1\n"
+                      "isolation: none\n")
+    db = tmp_path / "a.db"
+    assert run("run", str(config), "--no-progress", "--db", str(db)).exit_code == 0
+    script = (f"mount --make-rprivate / && mount --bind {tmp_path} {tmp_path} && "
+              f"mount -o remount,bind,ro {tmp_path} && "
+              f"{sys.executable} -m arena ratings --db {db}")
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True,
+                          text=True, timeout=120)
+    if "mount:" in done.stderr:
+        pytest.skip(f"no read-only bind mount here: {done.stderr.strip()}")
+    assert done.returncode == 1
+    said = " ".join(done.stderr.split())
+    assert "arena cannot write there (a read-only disk or folder)" in said, said
+    assert "not a usable results database" not in said
 
 
 def test_a_full_disk_is_one_clear_line_and_keeps_what_was_stored(run, tmp_path, monkeypatch):

@@ -529,6 +529,12 @@ class Store:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self._check_schema()
         except sqlite3.DatabaseError as exc:
+            if not all(os.access(place, os.W_OK) for place in (self.path, self.path.parent)
+                       if place.exists()):
+                raise StoreError(
+                    f"{self.path}: arena cannot write there (a read-only disk or folder), and "
+                    "SQLite needs to, even to read: its write-ahead log lies beside the file; "
+                    "copy the database to a folder you may write to") from None
             raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
 
     def _check_schema(self) -> None:
