@@ -521,9 +521,9 @@ class Pty:
     """``arena`` run in a pseudo-terminal of 80×24 that is its controlling terminal, so that
     Ctrl-C there interrupts it as at a person's terminal."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, height: int = HEIGHT) -> None:
         master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", HEIGHT, WIDTH, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", height, WIDTH, 0, 0))
         env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
         env["PYTHONFAULTHANDLER"] = "1"  # a hung run shows its stacks on SIGABRT (see wait)
         self.process = subprocess.Popen(

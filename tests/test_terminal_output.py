@@ -465,6 +465,21 @@ def error_on_a_terminal_and_in_a_pipe(bad: Path) -> None:
     assert any(line.endswith("got 'fast'") and "time_limit" in line for line in messages)
 
 
+def test_a_terminal_that_reports_no_height_still_shows_the_progress_bar(tmp_path):
+    """Some CI and ``docker exec -t`` terminals say 0 rows: tqdm then hid every bar, and a
+    run of 17 s showed nothing at all."""
+    from test_human import Pty
+
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": "heightless", "game": "seasons", "seed": 1, "isolation": "none",
+        "games_per_pairing": 20, "db": str(tmp_path / "a.db"), "output": str(tmp_path / "out"),
+        "bots": ["bots/seasons/greedy.py", "bots/seasons/random_bot.py"]}))
+    terminal = Pty("run", str(config), height=0)
+    shown = terminal.read_until(lambda text: "report.html" in text, patience=120)
+    assert "40/40" in shown and "game/s" in shown, shown[-2000:]
+
+
 def test_a_label_with_no_place_to_break_is_cut_into_pieces_that_fit():
     """`arena ladder status` printed lines of 122-133 columns for a bot submitted with a
     63-character name and a 31-character version (both within the server's limits)."""

@@ -266,8 +266,21 @@ def progress_bar(total: int | None = None, *, initial: int = 0, desc: str | None
         return PlainProgress(total, initial=initial, desc=desc or "", unit=unit)
     from tqdm import tqdm
 
+    if _terminal_rows(sys.stderr) <= 0:  # a pty that says no height (some CI, docker exec
+        # -t): tqdm then hides every bar, so its size is fixed instead of followed
+        return tqdm(total=total, initial=initial, desc=desc, unit=unit, file=sys.stderr,
+                    leave=leave, ncols=terminal_width(err=True), nrows=24, smoothing=0.1)
     return tqdm(total=total, initial=initial, desc=desc, unit=unit, file=sys.stderr,
                 leave=leave, dynamic_ncols=True, smoothing=0.1)
+
+
+def _terminal_rows(stream: Any) -> int:
+    """The height the terminal of ``stream`` reports (0 where it says none); 24 when it
+    cannot be asked."""
+    try:
+        return os.get_terminal_size(stream.fileno()).lines
+    except (AttributeError, ValueError, OSError):
+        return 24
 
 
 class BarLines:
