@@ -110,3 +110,18 @@ def test_the_standings_say_which_games_another_seats_failure_stopped():
     assert "stopped by another seat's failure (places there are the standing when it " \
            "stopped; ratings and pairs count only the failed seat's losses): calm@1 4, " \
            "steady@1 4" in text
+
+
+def test_bots_no_tie_break_tells_apart_share_their_place():
+    """Two copies of one bot, each beating the third the same way, were placed 1 and 2 by
+    their entry order."""
+    from arena.tournaments.runner import places, ranked
+
+    games = [((0, 2), (0, 1), (80.0, 20.0), ("ok", "ok")),
+             ((1, 2), (0, 1), (80.0, 20.0), ("ok", "ok")),
+             ((0, 1), (0, 0), (50.0, 50.0), ("ok", "ok"))]
+    order = ranked(tally_games(["copy-a@1", "copy-b@1", "weak@1"], 2, games))
+    assert [result.label for result in order] == ["copy-a@1", "copy-b@1", "weak@1"]
+    assert places(order) == [1, 1, 3]
+    games[1] = ((1, 2), (0, 1), (81.0, 20.0), ("ok", "ok"))  # a mean score tells them apart
+    assert places(ranked(tally_games(["copy-a@1", "copy-b@1", "weak@1"], 2, games))) == [1, 2, 3]

@@ -21,6 +21,7 @@ from arena.results.ratings import Rating
 from arena.results.standings import BotResults
 from arena.results.stats import elo_interval
 from arena.results.store import GameRow
+from arena.tournaments.runner import places
 
 if TYPE_CHECKING:
     from arena.reports.model import PairResult
@@ -62,7 +63,7 @@ def write_standings(path: Path, results: Sequence[BotResults],
         writer = SafeWriter(out)
         writer.writerow(["place", "bot", "version", "games", "wins", "draws", "losses",
                          "points", "byes", "score", "mean_score", "mean_rank", *seat_columns])
-        for place, result in enumerate(results, 1):
+        for place, result in zip(places(results), results, strict=True):
             bot, tally = identities[result.index], result.overall
             by_seat = [value for seat in result.by_seat
                        for value in (seat.games, round(seat.points, 4),

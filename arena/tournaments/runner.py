@@ -514,11 +514,19 @@ def ranked(results: Sequence[BotResults]) -> list[BotResults]:
     """Best first: points, then (Swiss) Buchholz, then mean score, then entry order. Sums of
     fractions are compared to 9 decimals, so that 9.166666666666668 and 9.166666666666666
     count as the same points and the tie-break decides."""
-    def key(result: BotResults) -> tuple[float, float, float, int]:
-        return (-round(result.total_points, TIE_DIGITS), -round(result.buchholz or 0.0,
-                TIE_DIGITS), -round(result.overall.mean_score, TIE_DIGITS), result.index)
+    return sorted(results, key=lambda result: (*_merit(result), result.index))
 
-    return sorted(results, key=key)
+
+def _merit(result: BotResults) -> tuple[float, float, float]:
+    return (-round(result.total_points, TIE_DIGITS), -round(result.buchholz or 0.0,
+            TIE_DIGITS), -round(result.overall.mean_score, TIE_DIGITS))
+
+
+def places(results: Sequence[BotResults]) -> list[int]:
+    """The place of each of ``results`` (in :func:`ranked` order): bots that no tie-break
+    tells apart share one (1, 1, 3), whatever their entry order."""
+    merits = [_merit(result) for result in results]
+    return [merits.index(merit) + 1 for merit in merits]
 
 
 def schedule_preview(config: TournamentConfig) -> list[str]:
