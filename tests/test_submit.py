@@ -120,3 +120,34 @@ def test_submitting_needs_the_sandbox(workdir, monkeypatch):
     result = run("submit", "bots/mybot.py")
     assert result.exit_code == 1
     assert "bots from others run only in the sandbox, and bwrap is not installed" in result.output
+
+
+def test_a_revision_that_played_before_it_is_submitted_is_named(workdir):
+    """Its stored spec is where it played, not the kept copy: the label printed was empty."""
+    assert run("bots", "new", "mybot", "--game", "seasons").exit_code == 0
+    (workdir / "t.yaml").write_text("name: t\ngame: seasons\nseed: 1\nisolation: none\n"
+                                    "bots: [bots/mybot.py, random]\n")
+    played = run("run", "t.yaml", "--no-progress")
+    assert played.exit_code == 0, played.output
+    label = next(word for word in played.output.split() if word.startswith("mybot@0.1"))
+    submitted = run("submit", "bots/mybot.py")
+    assert submitted.exit_code == 0, submitted.output
+    assert f"submitted {label} for seasons: " in submitted.output
+
+
+def test_a_shipped_bot_is_named_as_on_the_command_line_in_validate_and_configs(workdir,
+                                                                              monkeypatch):
+    from pathlib import Path
+
+    import arena.bots.shipped as shipped
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.setattr(shipped, "CHECKOUT_BOTS", root / "bots")
+    valid = run("bots", "validate", "greedy", "--game", "seasons")
+    assert valid.exit_code == 0, valid.output
+    assert valid.output.startswith(f"VALID: {root / 'bots/seasons/greedy.py'} (greedy@1.0)")
+    (workdir / "t.yaml").write_text("name: short\ngame: seasons\nseed: 1\nisolation: none\n"
+                                    "bots: [greedy, random]\n")
+    played = run("run", "t.yaml", "--no-progress")
+    assert played.exit_code == 0, played.output
+    assert "greedy@1.0" in played.output and "random@1.0" in played.output

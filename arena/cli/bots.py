@@ -9,9 +9,11 @@ import click
 
 from arena.bots.loading import bot_files_hash, split_spec
 from arena.bots.process import is_command
+from arena.bots.shipped import shipped_spec
 from arena.bots.template import new_bot
 from arena.bots.validation import validate
 from arena.cli.common import DB_OPTION, check_bot_file, echo, echo_wrapped, reports_errors
+from arena.games import find_game
 from arena.results.store import Store
 from arena.tournaments.submissions import submit as submit_bot
 
@@ -44,12 +46,15 @@ def bots_new(name: str, game_name: str, folder: str) -> None:
 @click.argument("spec")
 @click.option("--game", "game_name", help="The game to check (default: the bot's own "
               "`games`, else every game).")
-@click.option("--games", "count", type=click.IntRange(min=2), default=6, show_default=True)
+@click.option("--games", "count", type=click.IntRange(min=2), default=6, show_default=True,
+              help="Games against the random bot, seats swapped.")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=1.0,
-              show_default=True)
+              show_default=True, help="Seconds a decision may take.")
 @reports_errors
 def bots_validate(spec: str, game_name: str | None, count: int, time_limit: float) -> None:
     """Load SPEC in isolation, play it against random, and give a verdict."""
+    if game_name is not None:
+        spec = shipped_spec(spec, find_game(game_name).info.name)
     check_bot_file(spec)
     check_bot_files(spec)
     verdict = validate(spec, game=game_name, games=count, time_limit=time_limit)
@@ -93,9 +98,7 @@ def submit(spec: str, game_name: str | None, db: str, folder: str,
         submit_to_ladder(spec, ladder_name, db)
         return
     with Store(db) as store:
-        verdict, copy = submit_bot(spec, store, game=game_name, folder=Path(folder))
-        labels = sorted({bot.label for bot in store.bots() if copy is not None
-                         and bot.identity.spec == str(copy)})
+        verdict, copy, labels = submit_bot(spec, store, game=game_name, folder=Path(folder))
     for line in verdict.lines():
         echo_wrapped(line, indent="  ")
     if copy is None:

@@ -25,6 +25,7 @@ from arena.bots.isolation import ISOLATIONS
 from arena.bots.loading import split_spec
 from arena.bots.names import name_problem, version_problem
 from arena.bots.process import COMMAND_PREFIX
+from arena.bots.shipped import shipped_spec
 from arena.games import find_game
 from arena.games.base import ArenaError, GameOptionError, UnknownGameError, unknown_name_message
 from arena.games.datafile import DataFileError, read_yaml
@@ -284,7 +285,8 @@ def collect_config(data: Any, problems: Problems,
     secret = good.get("seed") == SECRET
     given_bots = good.get("bots")
     bots = [(index, entry) for index, item in enumerate(given_bots or [])
-            if (entry := _parse_bot(item, problems, index, good.get("isolation"))) is not None]
+            if (entry := _parse_bot(item, problems, index, good.get("isolation"),
+                                    good.get("game"))) is not None]
     config = TournamentConfig(
         name=good.get("name", ""), game=good.get("game", ""),
         bots=tuple(entry for _, entry in bots),
@@ -360,12 +362,15 @@ def _parse_ratings(data: Mapping[str, Any], problems: Problems) -> RatingSetting
         return RatingSettings()
 
 
-def _parse_bot(item: Any, problems: Problems, index: int,
-               isolation: str | None) -> BotEntry | None:
-    """The entry of ``bots[index]``, or None after adding its problems."""
+def _parse_bot(item: Any, problems: Problems, index: int, isolation: str | None,
+               game: Any = None) -> BotEntry | None:
+    """The entry of ``bots[index]``, or None after adding its problems; the bare name of a
+    bot shipped for ``game`` (``greedy``) is its file, as on the command line."""
     prefix = f"bots[{index}]"
     if isinstance(item, str):
         item = {"spec": item}
+    if isinstance(item, dict) and isinstance(item.get("spec"), str) and isinstance(game, str):
+        item = {**item, "spec": shipped_spec(item["spec"], game)}
     if not isinstance(item, dict):
         problems.add(prefix, "must be a bot spec or a mapping with 'spec'")
         return None
