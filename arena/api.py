@@ -34,7 +34,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from arena.bots.loading import BotNotFoundError, LoadedBot, load_bot
+from arena.bots.loading import (
+    BotNotFoundError,
+    FunctionPlayer,
+    LoadedBot,
+    check_player,
+    load_bot,
+)
+from arena.bots.names import name_problem
 from arena.bots.shipped import shipped_hint, shipped_spec
 from arena.games import find_game
 from arena.games.base import ArenaError, State
@@ -165,12 +172,28 @@ def resolve_player(player: PlayerLike, game: str) -> Player:
     if isinstance(player, LoadedBot):
         return player.player
     if not isinstance(player, str):
-        return player
+        return _in_process(player)
     spec = shipped_spec(player, game)
     try:
         return load_bot(spec).player
     except BotNotFoundError as exc:
         raise BotNotFoundError(f"{exc}{shipped_hint(spec, game)}") from None
+
+
+def _in_process(player: Any) -> Player:
+    """A player object as it is; a function, as in Kaggle Environments
+    (``env.run([my_agent, "random"])``), as a player named after it."""
+    if callable(getattr(player, "act", None)) or not callable(player) or isinstance(player,
+                                                                                     type):
+        check_player(repr(player), player)
+        checked: Player = player
+        return checked
+    name = getattr(player, "__name__", "")
+    agent = FunctionPlayer(player, {}, "agent")
+    agent.name = name.replace("_", "-") if name.isidentifier() and \
+        name_problem(name.replace("_", "-")) is None else "agent"  # a lambda: "agent"
+    agent.version, agent.games = "1", None
+    return agent
 
 
 # -- stepping through a game ------------------------------------------------------------

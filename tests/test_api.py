@@ -134,6 +134,22 @@ def test_a_bot_given_any_way_plays_the_same_game():
     assert records[0].moves[-1].action == same.moves[-1].action
 
 
+def test_a_function_plays_as_in_kaggle_environments():
+    """``env.run([my_agent, "random"])``, Kaggle's first line, raised AttributeError."""
+    def my_agent(observation):
+        return observation.legal_actions[0]
+
+    env = arena.make("seasons")
+    record = env.run([my_agent, "random"], seed=3)
+    assert record.seats[0].name == "my-agent" and record.seats[0].status == "ok"
+    assert env.run([lambda observation: observation.legal_actions[0], "random"],
+                   seed=3).seats[0].name == "agent"
+    assert env.play_match([my_agent, "random"], seed=1, games=2).labels == (
+        "my-agent@1", "random@1.0")
+    with pytest.raises(arena.ArenaError, match=r"is not a player: .*no act"):
+        env.run([42, "random"])
+
+
 def test_a_shipped_name_is_looked_up_for_the_environments_game():
     assert shipped_bot("random", "sonnentau") == Path("bots/sonnentau/random_bot.py")
     assert shipped_names("sonnentau") == ["heuristic", "random", "search"]
