@@ -195,6 +195,16 @@ def test_compare_says_why_versions_on_other_dice_cannot_be_paired_and_plays_pair
             if row[1].startswith("greedy")] == ["28", "28"]  # the 2 pairs not stored yet
 
 
+def test_an_sprt_stopped_by_the_games_cap_says_it_decided_nothing(db):
+    """It ended on "continue", as if it went on."""
+    result = run("compare", "greedy@1", "greedy@2", "--db", db, "--sprt", "--elo0", "-5",
+                 "--elo1", "5", "--games", "2", "--workers", "1", "--no-progress")
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.output.split())
+    assert ": continue" in shown
+    assert "no decision within 2 pairs (--games): run again with a larger --games" in shown
+
+
 def test_compare_with_sprt_stops_at_a_bound_and_says_where_it_stands(db):
     from arena.results.stats import SprtSettings
     from arena.tournaments.matches import play_comparison

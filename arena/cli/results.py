@@ -328,7 +328,11 @@ def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, 
         raise SystemExit(interrupt_status(stop)) from None
     finally:
         bar.close()
-    return result.lines()
+    lines = result.lines()
+    if result.sprt is not None and not result.sprt.is_finished:
+        lines += wrap(f"  no decision within {pairs or SPRT_MAX_PAIRS} pairs (--games): run "
+                      "again with a larger --games to go on from these", terminal_width(), "  ")
+    return lines
 
 
 def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, db: str,
