@@ -2,6 +2,7 @@
 
 import gzip
 import io
+import re
 import tarfile
 
 import pytest
@@ -249,12 +250,16 @@ def test_issue_26_compare_games_plays_each_revision_from_its_kept_code(tmp_path,
 
     arena("run", "mine.yaml", "--no-progress")
     bot.write_text(CAUTIOUS.replace('return "keep"', 'return {}["x"]'))  # the change
-    assert "playing them as a new tournament 'mine-2'" in arena("run", "mine.yaml",
-                                                                "--no-progress")
+    second_run = " ".join(arena("run", "mine.yaml", "--no-progress").split())
+    assert "playing them as a new tournament 'mine-2'" in second_run
+    hint = re.search(r"then `arena compare (cautious@1\.0\S*) (cautious@1\.0\+\w+)` "
+                     r"compares the revisions through their games on the same dice", second_run)
+    assert hint, second_run
     bot.write_text(CAUTIOUS.replace('"keep"', '"reroll:0"'))  # and the file moves on
     with Store(tmp_path / "arena.db") as store:
         first, second = (b for b in store.bots("seasons") if b.identity.name == "cautious")
     assert second.label.startswith("cautious@1.0+")
+    assert hint.groups() == (first.label, second.label)  # the hint names these two
     output = arena("compare", first.label, second.label, "--games", "10", "--no-progress",
                    "--no-luck")
     assert "has changed" not in output

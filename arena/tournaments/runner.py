@@ -290,13 +290,24 @@ def settle_tournament(store: Store, config: TournamentConfig, bot_ids: Sequence[
             return renamed, tid, [
                 f"the bots differ from those of tournament {config.name!r} ({changes}): "
                 f"playing them as a new tournament {renamed.name!r}; {config.name!r} is "
-                "kept as it was"]
+                "kept as it was" + revisions_hint(store, store.entrants(row.id), bot_ids)]
         if store.entrants(other.id) == list(bot_ids) and not settings_diff(other, renamed):
             return renamed, other.id, [
                 f"the bots differ from those of tournament {config.name!r} ({changes}); "
                 f"{renamed.name!r} has these bots: running that one",
                 *grow(store, other, renamed)]
     raise AssertionError("unreachable")
+
+
+def revisions_hint(store: Store, stored: Sequence[int], asked: Sequence[int]) -> str:
+    """Where a bot came back as another revision of itself: how to compare the two."""
+    pairs = [(store.bot(old), store.bot(new)) for old, new in zip(stored, asked, strict=False)
+             if old != new and store.bot(old).identity.name == store.bot(new).identity.name]
+    if not pairs:
+        return ""
+    return "; then " + ", ".join(f"`arena compare {old.label} {new.label}`"
+                                 for old, new in pairs) + \
+        " compares the revisions through their games on the same dice"
 
 
 def renamed_config(config: TournamentConfig, name: str) -> TournamentConfig:
