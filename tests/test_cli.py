@@ -560,3 +560,26 @@ def test_a_thing_that_exists_but_is_the_wrong_kind_is_named_for_what_it_is(run, 
     assert result.exit_code == 1, result.output
     assert said in " ".join(result.output.split())
     assert "not found" not in result.output and "Errno" not in result.output
+
+
+def test_every_option_says_what_it_does_and_no_command_summary_is_cut(run):
+    """--progress, --games and --folder had no words, and six commands' summaries in
+    `arena --help` ended in "..."."""
+    import click
+
+    from arena.cli import cli
+
+    def commands(group, path):
+        for name, command in group.commands.items():
+            yield f"{path} {name}", command
+            if isinstance(command, click.Group):
+                yield from commands(command, f"{path} {name}")
+
+    silent = [f"{path} {'/'.join(param.opts)}" for path, command in commands(cli, "arena")
+              for param in command.params
+              if isinstance(param, click.Option) and not param.help and "--help" not in param.opts]
+    assert silent == []
+    for path, command in [("arena", cli), *commands(cli, "arena")]:
+        if isinstance(command, click.Group):
+            shown = run(*path.split()[1:], "--help").output
+            assert "..." not in shown.split("Commands:")[-1], (path, shown)

@@ -31,10 +31,11 @@ def bots() -> None:
     """Write a new bot from a template, or check one."""
 
 
-@bots.command("new")
+@bots.command("new", short_help="Write a new bot and its test from a template.")
 @click.argument("name")
 @click.option("--game", "game_name", required=True, help="The game the bot plays.")
-@click.option("--folder", default="bots", show_default=True, type=click.Path(file_okay=False))
+@click.option("--folder", default="bots", show_default=True, type=click.Path(file_okay=False),
+              help="Where the bot and its test are written.")
 @reports_errors
 def bots_new(name: str, game_name: str, folder: str) -> None:
     """Write bots/NAME.py (a bot that plays legal moves) and a test for it."""
@@ -42,7 +43,7 @@ def bots_new(name: str, game_name: str, folder: str) -> None:
         echo(f"wrote {path}")
 
 
-@bots.command("validate")
+@bots.command("validate", short_help="Play a bot against random and give a verdict.")
 @click.argument("spec")
 @click.option("--game", "game_name", help="The game to check (default: the bot's own "
               "`games`, else every game).")
@@ -64,7 +65,7 @@ def bots_validate(spec: str, game_name: str | None, count: int, time_limit: floa
         raise SystemExit(1)
 
 
-@click.command()
+@click.command(short_help="Validate a bot and keep its code for tournaments.")
 @click.argument("spec")
 @click.option("--game", "game_name", help="The game (default: the bot's own `games`).")
 @DB_OPTION

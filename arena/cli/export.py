@@ -19,7 +19,7 @@ STDOUT = "-"
 PAGE_TEMPLATE = "replay_page.html.j2"
 
 
-@click.command()
+@click.command(short_help="Write a tournament's games as replay JSON.")
 @click.argument("tournament", required=False)
 @DB_OPTION
 @click.option("--out", default=STDOUT, show_default=True, metavar="FILE.jsonl|DIR",
@@ -72,7 +72,7 @@ def _to_stdout(replays: Iterable[Mapping[str, Any]]) -> int:
     return count
 
 
-@click.command()
+@click.command(short_help="Write a page that replays the games of a file.")
 @click.argument("replays", metavar="REPLAY_FILE", type=click.Path(exists=True))
 @click.option("--out", type=click.Path(dir_okay=False),
               help="The page to write (default: the replay file's name with .html).")

@@ -37,7 +37,7 @@ def ladder() -> None:
     """A continuous ladder: bots join and leave while it runs."""
 
 
-@ladder.command("run")
+@ladder.command("run", short_help="Run a ladder until stopped, or resume it.")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False))
 @click.option("--rounds", type=click.IntRange(min=1),
               help="Stop once the ladder has played this many rounds in all.")
@@ -47,7 +47,8 @@ def ladder() -> None:
 @click.option("--executor", type=click.Choice(["local", "dask"]),
               help="Where games run: local worker processes, or a Dask cluster.")
 @click.option("--scheduler", help="The Dask scheduler's address, e.g. tcp://host:8786.")
-@click.option("--progress/--no-progress", default=True, show_default=True)
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Show the rounds and games as they are played.")
 @click.option("-v", "--verbose", is_flag=True, help="A line per finished game.")
 @reports_errors
 def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bool,
@@ -165,7 +166,7 @@ class LadderView(BarLines):
 
 
 
-@ladder.command("status")
+@ladder.command("status", short_help="Entrants, games and ratings of a ladder.")
 @click.argument("name")
 @DB_OPTION
 @reports_errors
@@ -175,7 +176,7 @@ def ladder_status(name: str, db: str) -> None:
         _show_status(store, name)
 
 
-@ladder.command("retire")
+@ladder.command("retire", short_help="Retire a bot: it plays no more games.")
 @click.argument("label", metavar="NAME@VERSION")
 @click.option("--ladder", "ladder_name", help="The ladder (default: the only one).")
 @DB_OPTION
@@ -193,7 +194,7 @@ def ladder_retire(label: str, ladder_name: str | None, db: str) -> None:
              f"{row.name!r}; it plays no more games")
 
 
-@ladder.command("freeze")
+@ladder.command("freeze", short_help="Take no more submissions; play the final games.")
 @click.argument("name")
 @DB_OPTION
 @reports_errors

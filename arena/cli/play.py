@@ -307,7 +307,7 @@ def _show_totals(game: Game, seats: int, seed: int, count: int, summary: Any) ->
         echo(line)
 
 
-@click.command()
+@click.command(short_help="Draw a Sonnentau board or a recorded game's position.")
 @click.option("--board", "board_path", type=click.Path(exists=True, dir_okay=False),
               help="Board file (default: the Sonnentau board).")
 @click.option("--record", "record_path", type=click.Path(exists=True, dir_okay=False),

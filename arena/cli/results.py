@@ -194,7 +194,7 @@ def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str
                     echo(line)
 
 
-@click.command()
+@click.command(short_help="A bot's versions and their ratings over time.")
 @click.argument("name")
 @click.option("--game", "game_name", help="Only this game (default: every game it played).")
 @POOL_OPTION
@@ -237,7 +237,7 @@ def _when(timestamp: float) -> str:
 SPRT_MAX_PAIRS = 5000
 
 
-@click.command()
+@click.command(short_help="Compare two bots: score, Elo, LOS, SPRT.")
 @click.argument("first", metavar="BOT1")
 @click.argument("second", metavar="BOT2")
 @click.option("--game", "game_name", help="The game (needed when both play several).")
@@ -365,7 +365,7 @@ def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, d
     return [line for block in blocks for line in [*block, ""]][:-1]
 
 
-@click.command()
+@click.command(short_help="Write a tournament's CSV files and HTML report.")
 @click.argument("tournament", required=False)
 @DB_OPTION
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),

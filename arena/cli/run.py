@@ -49,7 +49,8 @@ INTERIM_TABLES = 3
               help="Where games run: local worker processes, or a Dask cluster.")
 @click.option("--scheduler", help="The Dask scheduler's address, e.g. tcp://host:8786.")
 @click.option("--dry-run", is_flag=True, help="Print the schedule size and first pairings.")
-@click.option("--progress/--no-progress", default=True, show_default=True)
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Show a progress bar (in a file or pipe: a line now and then).")
 @click.option("--standings-every", type=click.IntRange(min=0), metavar="N",
               help=f"Show the standings every N games (default: {INTERIM_TABLES} times in a "
               f"round-robin of {INTERIM_FROM} games or more; 0: never). Swiss shows them "

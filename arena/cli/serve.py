@@ -33,7 +33,7 @@ class ServeGroup(click.Group):
         super().format_options(ctx, formatter)
 
 
-@click.group(cls=ServeGroup)
+@click.group(cls=ServeGroup, short_help="Serve ladders on the web, with uploads and accounts.")
 def serve() -> None:
     """Serve ladders on the web: arena serve CONFIG starts the server and the ladders of
     CONFIG (arena serve start CONFIG); arena serve users manages the participants."""
@@ -89,7 +89,7 @@ def users() -> None:
     """The competition's participants."""
 
 
-@users.command("add")
+@users.command("add", short_help="Add a participant and print their token.")
 @click.argument("name")
 @click.option("--organizer", is_flag=True, help="May freeze ladders and retire bots.")
 @DB_OPTION
@@ -106,7 +106,7 @@ def users_add(name: str, organizer: bool, db: str) -> None:
     echo(token)
 
 
-@users.command("sign-out")
+@users.command("sign-out", short_help="End every session of a participant.")
 @click.argument("name")
 @DB_OPTION
 @reports_errors
@@ -121,7 +121,7 @@ def users_sign_out(name: str, db: str) -> None:
                  "token")
 
 
-@users.command("new-token")
+@users.command("new-token", short_help="Give a participant a new token.")
 @click.argument("name")
 @DB_OPTION
 @reports_errors
