@@ -3,17 +3,23 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+BASE := $(VENV)/.base
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test stress lint clean
 
-$(STAMP): pyproject.toml
+# The demo needs arena alone; the tests add their tools and the research libraries.
+$(BASE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --progress-bar off -e .
+	touch $(BASE)
+
+$(STAMP): pyproject.toml $(BASE)
+	$(BIN)/python -m pip install --progress-bar off -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(BASE)
 	$(BIN)/arena run configs/seasons-round-robin.yaml
 
 lint: $(STAMP)
