@@ -35,8 +35,15 @@ from arena.referee.protocol import Player, failure_excerpt, failure_shape
 from arena.referee.record import OK, GameRecord, Move
 from arena.results.comparison import Comparison, games_luck, summarise
 from arena.results.luck_book import LuckSource
-from arena.results.standings import TABLE_WIDTH, BotResults, table_lines, tally_games, wrap
-from arena.results.stats import SprtSettings
+from arena.results.standings import (
+    TABLE_WIDTH,
+    BotResults,
+    game_points,
+    table_lines,
+    tally_games,
+    wrap,
+)
+from arena.results.stats import MatchScore, SprtSettings, pentanomial_from_pairs
 from arena.results.store import Store, StoredBot
 from arena.tournaments.config import TournamentConfig
 from arena.tournaments.executor import run_tasks
@@ -119,6 +126,8 @@ class MatchSummary:
 
     failures: dict[tuple[int, str, str], list[Any]] = field(default_factory=dict)
     """Each distinct failure (bot, status, first line): [count, excerpt of its detail]."""
+    by_seed: dict[int, list[float]] = field(default_factory=dict)
+    """Two bots: the first one's points in each game, by the game's seed (its set)."""
 
     def __post_init__(self) -> None:
         self.results = tally_games(self.labels, self.seats, [])
@@ -126,6 +135,9 @@ class MatchSummary:
     def add(self, order: Sequence[int], record: GameRecord) -> None:
         self.terminations[record.termination] += 1
         statuses = [s.status for s in record.seats]
+        if self.seats == 2:
+            points = game_points(record.ranks)[list(order).index(0)]
+            self.by_seed.setdefault(record.seed, []).append(points)
         for seat, bot in enumerate(order):
             self.results[bot].overall.add(seat, record.ranks, record.scores, statuses[seat],
                                           statuses)
@@ -144,7 +156,19 @@ class MatchSummary:
             times = "once" if count == 1 else f"{count} times"
             lines.append(f"{self.labels[bot]} lost by {status} {times}: {excerpt[0]}")
             lines += [f"    {line}" for line in excerpt[1:]]
-        return lines
+        return lines + self.head_to_head()
+
+    def head_to_head(self) -> list[str]:
+        """Two bots: the first one's score with its interval, Elo and LOS over the duplicate
+        sets, as ``arena compare`` gives them (and cutechess after a match)."""
+        if self.seats != 2 or len(self.labels) != 2 or not self.by_seed:
+            return []
+        first = self.results[0].overall
+        sets = list(self.by_seed.values())
+        return ["", *Comparison(
+            self.labels[0], self.labels[1], MatchScore(first.wins, first.draws, first.losses),
+            pentanomial_from_pairs(sum(points) for points in sets if len(points) == 2),
+            sets=tuple(sum(points) / len(points) for points in sets)).lines()]
 
 
 def bot_labels(players: Sequence[Player], revisions: Sequence[str] = ()) -> list[str]:
