@@ -474,7 +474,8 @@ def test_a_changed_bot_plays_a_new_tournament_named_after_it_and_meets_the_same_
     assert labels[0] == GREEDY_LABEL and revision.startswith("greedy@1.0+")  # the same code
     assert second.notes == [f"the bots differ from those of tournament 't' ({labels[0]} is now "
                             f"{revision}): playing them as a new tournament 't-2'; 't' is "
-                            "kept as it was"]
+                            f"kept as it was; then `arena compare {labels[0]} {revision}` "
+                            "compares the revisions through their games on the same dice"]
     assert next(r.label for r in second.standings) == revision
     assert (again.name, again.played) == ("t-2", 0) and "running that one" in again.notes[0]
     assert [row[1] for row in results(cfg.db, "t")] == [row[1] for row in results(cfg.db, "t-2")]
