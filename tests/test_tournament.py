@@ -210,6 +210,32 @@ def test_dry_run_plays_nothing(tmp_path):
     assert not (tmp_path / "a.db").exists()
 
 
+def test_a_dry_run_names_the_tournament_a_run_would_play(tmp_path):
+    """After a bot changed, a run plays NAME-2; the dry run described NAME as if it were to
+    be played again."""
+    bot = tmp_path / "mine.py"
+    bot.write_text(Path(GREEDY).read_text())
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: dry\ngame: seasons\nbots: [{bot}, {RANDOM}]\nseed: 1\n"
+                    f"isolation: none\ndb: {tmp_path / 'a.db'}\n")
+
+    def arena(*args):
+        result = CliRunner().invoke(cli, ["run", str(path), *args])
+        assert result.exit_code == 0, result.output
+        return " ".join(result.output.split())
+
+    arena("--no-progress")
+    assert "differ" not in arena("--dry-run")
+    bot.write_text(bot.read_text() + "# changed\n")
+    assert arena("--dry-run").startswith(
+        f"the bots differ from those of tournament 'dry' in {tmp_path / 'a.db'}: a run plays "
+        "them as a new tournament 'dry-2' (2 games)")
+    arena("--no-progress")
+    assert arena("--dry-run").startswith(
+        f"the bots differ from those of tournament 'dry' in {tmp_path / 'a.db'}; 'dry-2' has "
+        "these bots: a run resumes it (2 of 2 games played)")
+
+
 def test_config_errors_are_one_line(tmp_path):
     path = tmp_path / "t.yaml"
     path.write_text("name: x\ngame: seasons\nbots: [a.py, b.py]\n")

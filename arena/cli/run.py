@@ -74,7 +74,16 @@ def run(config_path: str, dry_run: bool, progress: bool, verbose: bool,
 
     config = load_config(config_path, **overrides)
     if dry_run:
-        for line in schedule_preview(config):
+        from pathlib import Path
+
+        from arena.results.store import Store
+
+        if Path(config.db).exists():
+            with Store(config.db) as store:
+                lines = schedule_preview(config, store)
+        else:
+            lines = schedule_preview(config)
+        for line in lines:
             echo_wrapped(line, indent="  ")
         return
     with carry_on_without_reader():

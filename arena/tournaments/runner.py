@@ -310,6 +310,31 @@ def revisions_hint(store: Store, stored: Sequence[int], asked: Sequence[int]) ->
         " compares the revisions through their games on the same dice"
 
 
+def stored_elsewhere(store: Store, config: TournamentConfig, labels: Sequence[str]
+                     ) -> list[str]:
+    """Where the stored tournament of the config's name has other bots, which one a run
+    would play (as :func:`settle_tournament` settles it); else nothing."""
+    def labels_of(row: TournamentRow) -> list[str]:
+        return [store.bot(bot_id).label for bot_id in store.entrants(row.id)]
+
+    row = store.tournament_named(config.name)
+    if row is None or labels_of(row) == list(labels):
+        return []
+    for number in itertools.count(2):
+        name = f"{config.name}-{number}"
+        other = store.tournament_named(name)
+        if other is None:
+            return [f"the bots differ from those of tournament {config.name!r} in "
+                    f"{config.db}: a run plays them as a new tournament {name!r} "
+                    f"({total_games(config)} games)"]
+        if labels_of(other) == list(labels):
+            done = store.finished_count(name)
+            return [f"the bots differ from those of tournament {config.name!r} in "
+                    f"{config.db}; {name!r} has these bots: a run resumes it ({done} of "
+                    f"{total_games(config)} games played)"]
+    raise AssertionError("unreachable")
+
+
 def renamed_config(config: TournamentConfig, name: str) -> TournamentConfig:
     """``config`` under another name; its output folder follows (``results/<name>``, or
     the configured folder with the same suffix)."""
@@ -540,18 +565,20 @@ def places(results: Sequence[BotResults]) -> list[int]:
     return [merits.index(merit) + 1 for merit in merits]
 
 
-def schedule_preview(config: TournamentConfig) -> list[str]:
-    """The schedule's size and its first pairings, without playing."""
+def schedule_preview(config: TournamentConfig, store: Store | None = None) -> list[str]:
+    """The schedule's size and its first pairings, without playing; with ``store``, first
+    the tournament the run would play where the stored one of its name has other bots."""
     labels = load_entrants(config).labels
+    lines = [] if store is None else stored_elsewhere(store, config, labels)
     per_set = games_per_set(config.seats, config.seat_orders)
     per_table = per_set * config.games_per_pairing
     total = total_games(config)
     seed = "secret" if config.secret_seed else str(config.seed)
-    lines = [f"{config.name}: {config.format} of {config.game}, {len(labels)} bots, "
-             f"{config.seats} seats per table, seed {seed}",
-             f"{total} games: {total // per_table} tables of {per_table} games "
-             f"({config.games_per_pairing} set(s) of {per_set} seat orders, "
-             f"{config.seat_orders})"]
+    lines += [f"{config.name}: {config.format} of {config.game}, {len(labels)} bots, "
+              f"{config.seats} seats per table, seed {seed}",
+              f"{total} games: {total // per_table} tables of {per_table} games "
+              f"({config.games_per_pairing} set(s) of {per_set} seat orders, "
+              f"{config.seat_orders})"]
     if config.secret_seed and config.format == "round-robin" and tables_per_round(
             len(labels), config.seats) > MAX_SUBSETS:
         lines.append("the tables are drawn from the secret seed when the tournament starts")
