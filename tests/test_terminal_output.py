@@ -52,6 +52,22 @@ def test_the_standings_fit_80_columns(labels):
         assert any(line.split()[:1] == [label] for line in lines if line)
 
 
+@pytest.mark.parametrize("width", [40, 45, 52, 60])
+def test_a_narrow_terminal_leaves_columns_out_and_says_which(width):
+    """At 45 columns the standings' header took 52 to 56 and every line wrapped."""
+    results = sonnentau_standings(SHIPPED)
+    results[0].buchholz, results[0].byes = 2.5, 1
+    lines = table_lines(results, width=width)
+    assert max(map(len, lines)) <= width, "\n".join(lines)
+    said = " ".join(" ".join(lines).split())
+    assert "left out at" in said and "standings.csv has them" in said
+    headers = [line.split() for line in lines if line.startswith("bot ")]
+    assert len(headers) == 2 and all({"games", "wins", "points"} <= set(h) for h in headers)
+    left_out = said.split(f"left out at {width} columns: ")[1].split(";")[0].split(", ")
+    assert not {"draws"} & set(headers[0]) & set(left_out)  # a column left out is gone
+    assert "left out" not in " ".join(table_lines(results, width=80))
+
+
 def test_the_standings_keep_their_columns_in_a_wide_terminal():
     lines = table_lines(sonnentau_standings(SHIPPED), width=200, seats=False)
     assert lines[1].split() == ["bot", "games", "wins", "draws", "losses", "points", "score",

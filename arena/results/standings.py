@@ -137,6 +137,28 @@ def _tally_columns(rows: Sequence[tuple[Tally, float]]) -> list[_Column]:
     ]
 
 
+LEFT_OUT_FIRST = (("mean", "rank"), ("mean", "score"), ("", "draws"), ("", "byes"),
+                  ("", "score"))
+"""The columns a table too wide for its width leaves out, in this order."""
+
+
+def _fitting(columns: list[_Column], width: int, dropped: Sequence[str] = ()
+             ) -> tuple[list[_Column], list[str]]:
+    """``columns`` without those named in ``dropped`` and those (:data:`LEFT_OUT_FIRST`)
+    that keep the numbers from fitting ``width`` beside a label of at least three
+    characters; the names left out."""
+    names = list(dropped)
+    for head in LEFT_OUT_FIRST:
+        name = " ".join(head).strip()
+        if name not in names and 3 + sum(1 + column.width for column in columns) <= width:
+            break
+        if any(column.head == head for column in columns):
+            columns = [column for column in columns if column.head != head]
+            if name not in names:
+                names.append(name)
+    return columns, names
+
+
 def _played(tally: Tally, text: str) -> str:
     """``text``, or a dash for a bot without games (a bye alone): no score, no mean."""
     return text if tally.games else "—"
@@ -182,13 +204,19 @@ def table_lines(results: Sequence[BotResults], *, seats: bool = True,
     if any(r.buchholz is not None for r in results):
         overall += [_Column(("", "byes"), [str(r.byes) for r in results]),
                     _Column(("", "buchholz"), [f"{r.buchholz or 0.0:.1f}" for r in results])]
+    by_seat = [(r.label, seat, tally) for r in results for seat, tally in enumerate(r.by_seat)]
+    columns = [_Column(("", "seat"), [str(seat) for _, seat, _ in by_seat]),
+               *_tally_columns([(tally, tally.points) for _, _, tally in by_seat])]
+    overall, dropped = _fitting(overall, width)
+    if seats:  # the wider table decides, so that both tables show the same columns
+        columns, dropped = _fitting(columns, width, dropped)
+        overall, dropped = _fitting(overall, width, dropped)
     rows = _layout("bot", [r.label for r in results], overall, width)
     if seats:
-        by_seat = [(r.label, seat, tally) for r in results
-                   for seat, tally in enumerate(r.by_seat)]
-        columns = [_Column(("", "seat"), [str(seat) for _, seat, _ in by_seat]),
-                   *_tally_columns([(tally, tally.points) for _, _, tally in by_seat])]
         rows += ["", *_layout("bot", [label for label, _, _ in by_seat], columns, width)]
+    if dropped:
+        rows += wrap(f"(left out at {width} columns: {', '.join(dropped)}; a wider terminal "
+                     "or standings.csv has them)", width)
     failures = [f"{r.label}: " + ", ".join(f"{k} {v}" for k, v in sorted(
         r.overall.failures.items())) for r in results if r.overall.failures]
     if failures:
