@@ -40,6 +40,7 @@ from arena.results.stats import (
     mean_likelihood_of_superiority,
     mean_score_interval,
     score_interval,
+    set_units,
 )
 from arena.results.store import GameRow, Store
 from arena.tournaments.config import parse_config
@@ -449,6 +450,34 @@ def test_at_a_table_of_three_a_pairs_sets_are_its_rotations_on_one_seed():
     pair = pair_results(rows)[0, 1]
     assert pair.games == 18 and len(pair.sets) == 6
     assert sorted(pair.sets) == [0.0, 0.0, 0.5, 0.5, 1.0, 1.0]
+
+
+def test_sets_that_kept_fewer_games_weigh_less_so_score_interval_and_los_agree():
+    """A set that kept one game (a loss: the others were stopped by a third seat's failure)
+    weighed as much as a set of three, and a pair shown ahead by its score had a LOS of
+    40 %."""
+    rows = []
+    for number in range(8):
+        stopped = number == 0
+        for rotation in range(3):
+            seats = tuple((seat + rotation) % 3 for seat in range(3))
+            if stopped and rotation > 0:  # bot 2 failed: 0 and 1 not compared there
+                ranks = tuple(2 if bot == 2 else 0 for bot in seats)
+                statuses = tuple("crash" if bot == 2 else "ok" for bot in seats)
+            else:
+                winner = 1 if stopped or number % 4 == 1 else 0 if number % 2 == 0 else 2
+                ranks = tuple(0 if bot == winner else 1 for bot in seats)
+                statuses = ("ok",) * 3
+            rows.append(GameRow(f"r0-t0-s{number}-o{rotation}", 0, 0, number, rotation, number,
+                                seats, ranks, (1, 0, 0), statuses, "normal", 10, 0.0))
+    pair = pair_results(rows)[0, 1]
+    assert pair.set_sizes[0] == 1 and set(pair.set_sizes[1:]) == {3}
+    units = set_units(pair.sets, pair.set_sizes)
+    assert sum(units) / len(units) == pytest.approx(pair.score)
+    low, high = pair.interval
+    assert low < pair.score < high
+    assert (pair.los > 0.5) == (pair.score > 0.5)
+    assert set_units((0.25, 1.0), (4, 4)) == [0.25, 1.0]  # sets of one size: their means
 
 
 def test_long_games_stop_the_viewer_earlier_but_never_before_one_game():

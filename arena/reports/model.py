@@ -46,6 +46,7 @@ from arena.results.stats import (
     mean_likelihood_of_superiority,
     mean_score_interval,
     score_interval,
+    set_units,
 )
 from arena.results.store import GameRow, Store, StoredBot, StoreError, TournamentRow
 from arena.results.versions import after_each_tournament, all_time, tournaments_of, variant_of
@@ -164,6 +165,13 @@ class PairResult:
     """The first bot's mean points against the second in each duplicate set (the games
     on one seed): the independent observations its interval, Elo error and LOS come from,
     since games on the same dice are not independent of each other."""
+    set_sizes: tuple[int, ...] = ()
+    """The games of each of :attr:`sets` that count (a failure at a larger table leaves
+    the others' game out)."""
+
+    @property
+    def units(self) -> list[float]:
+        return set_units(self.sets, self.set_sizes)
 
     @property
     def adjusted_interval(self) -> tuple[float, float] | None:
@@ -191,7 +199,7 @@ class PairResult:
     @property
     def interval(self) -> tuple[float, float]:
         """The score's 95 % interval, over the duplicate sets (:attr:`sets`)."""
-        return mean_score_interval(self.sets) if self.sets else score_interval(self.match)
+        return mean_score_interval(self.units) if self.sets else score_interval(self.match)
 
     @property
     def elo(self) -> tuple[float, float]:
@@ -201,7 +209,7 @@ class PairResult:
     @property
     def los(self) -> float:
         """The likelihood of superiority, over the duplicate sets."""
-        return (mean_likelihood_of_superiority(self.sets) if self.sets
+        return (mean_likelihood_of_superiority(self.units) if self.sets
                 else likelihood_of_superiority(self.match))
 
 
@@ -429,7 +437,8 @@ def pair_results(rows: Sequence[GameRow], luck: Mapping[str, tuple[float, ...]] 
     adjusted = _adjusted_pairs(rows, luck) if luck else {}
     return {pair: PairResult(pair[0], pair[1], counts[0], counts[1], counts[2],
                              adjusted.get(pair), counts[3],
-                             tuple(sum(points) / len(points) for points in by_set[pair].values()))
+                             tuple(sum(points) / len(points) for points in by_set[pair].values()),
+                             tuple(len(points) for points in by_set[pair].values()))
             for pair, counts in tally.items()}
 
 

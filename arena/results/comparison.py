@@ -34,6 +34,7 @@ from arena.results.stats import (
     pentanomial_from_pairs,
     pentanomial_interval,
     score_interval,
+    set_units,
     sprt,
 )
 from arena.results.store import PlayedGame, Store, StoredBot
@@ -71,16 +72,19 @@ class Comparison:
     sets: tuple[float, ...] = ()
     """The first bot's mean points in each duplicate set (the games on one seed): the
     independent observations of the score's interval and LOS."""
+    set_sizes: tuple[int, ...] = ()
+    """The games of each of :attr:`sets`."""
 
     @property
     def interval(self) -> tuple[float, float]:
         """The score's 95 % interval, over the duplicate sets."""
-        return mean_score_interval(self.sets) if self.sets else score_interval(self.score)
+        return (mean_score_interval(set_units(self.sets, self.set_sizes)) if self.sets
+                else score_interval(self.score))
 
     @property
     def los(self) -> float:
-        return (mean_likelihood_of_superiority(self.sets) if self.sets
-                else likelihood_of_superiority(self.score))
+        return (mean_likelihood_of_superiority(set_units(self.sets, self.set_sizes))
+                if self.sets else likelihood_of_superiority(self.score))
 
     def lines(self) -> list[str]:
         """The comparison as the terminal shows it, within :data:`WIDTH` columns."""
@@ -279,7 +283,8 @@ def summarise(first_label: str, second_label: str, first_id: int,
         adjusted if adjusted is not None and sprt_on_adjusted(adjusted) else pairs)
     verdict = sprt(tested, settings) if settings is not None else None
     sets = tuple(sum(points) / len(points) for points in by_set.values())
-    return Comparison(first_label, second_label, score, pairs, verdict, adjusted, model, sets)
+    return Comparison(first_label, second_label, score, pairs, verdict, adjusted, model, sets,
+                      tuple(len(points) for points in by_set.values()))
 
 
 def sprt_on_adjusted(adjusted: AdjustedScore | None) -> bool:

@@ -258,6 +258,22 @@ def mean_score_interval(units: Sequence[float], confidence: float = 0.95
     return _bounded_interval(units, [1] * len(units), confidence)
 
 
+def set_units(means: Sequence[float], sizes: Sequence[float]) -> list[float]:
+    """Duplicate sets of unequal size (games a failure left out, a set cut short) as units
+    for :func:`mean_score_interval` and :func:`mean_likelihood_of_superiority`: their plain
+    mean is the games' score (sizes times means over the sizes), their spread the ratio
+    estimator's (each set's difference from it weighted by its size over the mean size).
+    Sets of one size are their means unchanged; where sizes differ, a unit may lie a
+    little outside [0, 1] (the interval itself stays within it)."""
+    total = sum(sizes)
+    if len(means) != len(sizes) or not total:
+        return list(means)
+    score = sum(mean * size for mean, size in zip(means, sizes, strict=True)) / total
+    mean_size = total / len(sizes)
+    return [score + size / mean_size * (mean - score)
+            for mean, size in zip(means, sizes, strict=True)]
+
+
 def mean_likelihood_of_superiority(units: Sequence[float]) -> float:
     """The probability that the expected value of ``units`` (scores in [0, 1]) is above
     1/2: Student's t distribution with ``n - 1`` degrees of freedom at ``(mean - 1/2) /

@@ -168,7 +168,8 @@ class MatchSummary:
         return ["", *Comparison(
             self.labels[0], self.labels[1], MatchScore(first.wins, first.draws, first.losses),
             pentanomial_from_pairs(sum(points) for points in sets if len(points) == 2),
-            sets=tuple(sum(points) / len(points) for points in sets)).lines()]
+            sets=tuple(sum(points) / len(points) for points in sets),
+            set_sizes=tuple(len(points) for points in sets)).lines()]
 
 
 def bot_labels(players: Sequence[Player], revisions: Sequence[str] = ()) -> list[str]:
