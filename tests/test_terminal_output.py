@@ -68,6 +68,23 @@ def test_a_narrow_terminal_leaves_columns_out_and_says_which(width):
     assert "left out" not in " ".join(table_lines(results, width=80))
 
 
+def test_a_table_with_two_long_text_columns_wraps_both_to_fit():
+    """A ladder's status with a long bot label and a long file it came from: only the
+    widest column was wrapped, and lines of 92 to 162 columns went into a file."""
+    from arena.results.standings import text_table
+
+    label = "a_really_long_bot_name_for_the_ladder_status_table@2024.12.07-rc1+abbaba"
+    source = "folder: my_extremely_long_submission_file_name_version_two_final_really.py"
+    rows = [[4, label, "active", "arena submit", 10, "25.1", "3.2", "15.5"],
+            [5, "dropper@1.0+3ba455", "active", source, 3, "24.0", "4.0", "12.0"]]
+    lines = text_table(["id", "bot", "status", "from", "games", "mu", "sigma", "mu-3sigma"],
+                       rows, 4, 80)
+    assert max(map(len, lines)) <= 80, "\n".join(lines)
+    joined = "".join(line.strip() for line in lines)
+    assert label[:20] in joined and label[-10:] in joined  # cut into pieces, none lost
+    assert "folder:" in joined and source[-10:] in joined
+
+
 def test_the_standings_keep_their_columns_in_a_wide_terminal():
     lines = table_lines(sonnentau_standings(SHIPPED), width=200, seats=False)
     assert lines[1].split() == ["bot", "games", "wins", "draws", "losses", "points", "score",

@@ -283,22 +283,28 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_co
 
 def _wrapped_widest(headers: Sequence[str], rows: Sequence[list[str]], width: int
                     ) -> list[list[list[str]]]:
-    """Each row's text cells as lines of cells: the widest column's cells wrapped where the
-    text columns would not fit ``width`` (a long tournament name, a long bot label), the
-    other cells on a row's first line. Wrapped between words, else after a hyphen, and a
-    word longer than the room left (a name with no break) in pieces that fit."""
+    """Each row's text cells as lines of cells: the widest columns' cells wrapped, widest
+    first, until the text columns fit ``width`` (a long tournament name, a long bot label,
+    a long file name beside it), the other cells on a row's first line. Wrapped between
+    words, else after a hyphen, and a word longer than the room left (a name with no
+    break) in pieces that fit; no column narrower than 12 or its header."""
     widths = [max(display_width(str(cell)) for cell in column)
               for column in zip(headers, *rows, strict=True)]
-    widest = max(range(len(widths)), key=widths.__getitem__)
-    room = width - 2 - sum(w + 2 for i, w in enumerate(widths) if i != widest)
-    if sum(widths) + 2 * len(widths) <= width or room < max(12, len(headers[widest])):
+    least = [max(12, len(header)) for header in headers]
+    rooms = list(widths)
+    while sum(rooms) + 2 * len(rooms) > width:
+        shrinkable = [i for i in range(len(rooms)) if rooms[i] > least[i]]
+        if not shrinkable:
+            break
+        rooms[max(shrinkable, key=rooms.__getitem__)] -= 1  # the widest first, evenly
+    if rooms == widths:
         return [[row] for row in rows]
     grouped = []
     for row in rows:
-        parts = textwrap.wrap(row[widest], room) or [""]
-        grouped.append([[cell if i != widest else part for i, cell in enumerate(row)]
-                        if n == 0 else ["" if i != widest else part for i in range(len(row))]
-                        for n, part in enumerate(parts)])
+        parts = [textwrap.wrap(cell, room) or [""] if room < widths[i] else [cell]
+                 for i, (cell, room) in enumerate(zip(row, rooms, strict=True))]
+        grouped.append([[column[n] if n < len(column) else "" for column in parts]
+                        for n in range(max(map(len, parts)))])
     return grouped
 
 
