@@ -185,6 +185,13 @@ def test_newer_versions_retire_older_ones_and_a_frozen_ladder_ends_with_a_final_
         final = book.games_in_phase("final")
         assert 8 <= final < 8 + 6  # completes the round that reaches final_games
         assert row.status == "complete"
+    config = tmp_path / "ladder.yaml"  # run again from the command line: nothing is open
+    config.write_text(yaml.safe_dump(data))
+    again = " ".join(runner.invoke(cli, ["ladder", "run", str(config), "--no-progress"])
+                     .output.split())
+    assert "complete (frozen, its final games played); nothing to play" in again, again
+    assert "ladder 'ladder' is complete:" in again
+    assert "submissions by" not in again and "resume" not in again
 
 
 @pytest.mark.usefixtures("at_root")

@@ -56,7 +56,8 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
     """Run the ladder of CONFIG until stopped (Ctrl-C finishes the games being played;
     running it again resumes)."""
     from arena.cli.console import close_logging, setup_logging
-    from arena.tournaments.ladder import LadderControl, run_ladder
+    from arena.results.ladder_book import COMPLETE
+    from arena.tournaments.ladder import LadderControl, find_ladder, run_ladder
     from arena.tournaments.ladder_config import load_ladder_config
 
     config = load_ladder_config(config_path, **overrides)
@@ -70,9 +71,14 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
             view.close()
             from arena.results.ladder_book import LadderBook
 
-            games = LadderBook(store, _id(store, config.name)).games_after(0)[0]
-            echo_wrapped(f"ladder {config.name!r} stopped: {games} games in "
-                         f"{config.play.db}; run the same command again to resume")
+            row = find_ladder(store, config.name)
+            games = LadderBook(store, row.id).games_after(0)[0]
+            if row.status == COMPLETE:
+                echo_wrapped(f"ladder {config.name!r} is complete: {games} games in "
+                             f"{config.play.db}")
+            else:
+                echo_wrapped(f"ladder {config.name!r} stopped: {games} games in "
+                             f"{config.play.db}; run the same command again to resume")
             _show_status(store, config.name)
     except KeyboardInterrupt:
         view.close()

@@ -227,6 +227,9 @@ def run_ladder(config: LadderConfig, store: Store, control: LadderControl | None
 def header(ladder: Ladder) -> str:
     config = ladder.config
     seed = "secret" if config.secret_seed else str(config.seed)
+    if ladder.phase() == COMPLETE:
+        return (f"ladder {config.name}: {config.game}, {ladder.seats} seats, seed {seed}: "
+                "complete (frozen, its final games played); nothing to play")
     return (f"ladder {config.name}: {config.game}, {ladder.seats} seats, seed {seed}, "
             f"{len(ladder.book.active_positions())} active bots, round "
             f"{ladder.book.round_count() + 1} next; submissions by {_ways_in(ladder)}")
