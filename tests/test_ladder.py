@@ -535,3 +535,24 @@ def test_a_ladder_with_too_few_bots_says_it_waits_for_entrants_once(tmp_path):
     assert waiting == ["waiting for entrants: 1 active bot, a table needs 2; submit with "
                        f"`arena submit --ladder ladder` or into {tmp_path / 'incoming'}/ "
                        "(Ctrl-C stops)"], notes
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_submission_to_a_ladder_says_how_to_follow_it_with_its_database(tmp_path):
+    """The hint left out --db, so that it failed as given; before the ladder's first run
+    the error spoke of running a tournament."""
+    db = tmp_path / "arena.db"
+    early = CliRunner().invoke(cli, ["submit", "--ladder", "ladder", "bots/seasons/greedy.py",
+                                     "--db", str(db)])
+    assert early.exit_code == 1
+    assert "a ladder takes submissions once `arena ladder run CONFIG` has started it" in \
+        " ".join(early.output.split())
+    run_rounds({**ladder_data(tmp_path), "isolation": "none"}, 1)
+    newcomer = tmp_path / "newcomer.py"
+    newcomer.write_text((ROOT / "bots/seasons/greedy.py").read_text().replace(
+        '"greedy"', '"newcomer"'))
+    submitted = CliRunner().invoke(cli, ["submit", "--ladder", "ladder", str(newcomer),
+                                         "--db", str(db)])
+    shown = " ".join(submitted.output.split())
+    assert submitted.exit_code == 0, shown
+    assert f"`arena ladder status ladder --db {db}` shows how it fares" in shown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shlex
 import signal
 from pathlib import Path
 from types import FrameType
@@ -24,6 +25,7 @@ from arena.cli.common import (
 )
 from arena.games.base import ArenaError
 from arena.results.store import Store
+from arena.tournaments.config import DEFAULT_DB
 
 if TYPE_CHECKING:
     from arena.tournaments.ladder import LadderControl
@@ -231,12 +233,17 @@ def submit_to_ladder(spec: str, name: str, db: str) -> None:
     from arena.results.ladder_book import LadderBook
     from arena.tournaments.ladder_intake import ladder_home, stage
 
+    if not Path(db).exists():
+        raise ArenaError(f"no results database at {db}: a ladder takes submissions once "
+                         "`arena ladder run CONFIG` has started it (give its db with --db)")
     with open_store(db) as store:
         row = only_ladder(store, name)
         if row.status != "running":
             raise ArenaError(f"ladder {row.name!r} is {row.status}: it takes no submissions")
         submission = stage(LadderBook(store, row.id), ladder_home(store, row.name), Path(spec),
                            "arena submit")
-    echo_wrapped(f"submission {submission} queued for ladder {row.name!r}: the running "
-                 "ladder validates it and, if it is valid, lets it join at the round "
-                 f"after; `arena ladder status {row.name}` shows how it fares")
+    at = "" if db == DEFAULT_DB else f" --db {shlex.quote(db)}"
+    echo_wrapped(f"submission {submission} queued for ladder {row.name!r}: the ladder "
+                 "validates it as it runs (`arena ladder run` its config, if it is not "
+                 f"running) and, if it is valid, lets it join at the round after; "
+                 f"`arena ladder status {row.name}{at}` shows how it fares")
