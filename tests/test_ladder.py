@@ -556,3 +556,37 @@ def test_a_submission_to_a_ladder_says_how_to_follow_it_with_its_database(tmp_pa
     shown = " ".join(submitted.output.split())
     assert submitted.exit_code == 0, shown
     assert f"`arena ladder status ladder --db {db}` shows how it fares" in shown
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_retired_revision_sent_again_is_told_to_take_a_new_version(tmp_path):
+    """It was refused as "in the ladder already", though the ladder had retired it."""
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    db = tmp_path / "arena.db"
+    run_rounds(data, 1)
+    source = (ROOT / "bots/seasons/greedy.py").read_text().replace('"greedy"', '"mine"')
+    first, second = tmp_path / "v1" / "mine.py", tmp_path / "v2" / "mine.py"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    first.write_text(source.replace('version = "1.0"', 'version = "1"'))
+    second.write_text(source.replace('version = "1.0"', 'version = "2"'))
+
+    def judged(path: Path, rounds: int) -> Submission:
+        submitted = CliRunner().invoke(cli, ["submit", "--ladder", "ladder", str(path),
+                                             "--db", str(db)])
+        assert submitted.exit_code == 0, submitted.output
+        number = int(submitted.output.split()[1])
+        for more in range(rounds, rounds + 40):
+            run_rounds(data, more)
+            with Store(db) as store:
+                found = LadderBook(store, 1).submission(number)
+            if found.status not in (QUEUED, VALIDATING, VALIDATED):
+                return found
+        raise AssertionError("the submission was never judged")
+
+    assert judged(first, 2).status == ACTIVE
+    assert judged(second, 20).status == ACTIVE  # and version 1 retires
+    again = judged(first, 40)
+    assert again.status == ERROR
+    assert "which the ladder retired: a revision plays once; to bring this code back, give " \
+           "it a new version" in again.log

@@ -304,6 +304,10 @@ def _verdict(book: LadderBook, intake: Intake, submission: Submission
                 "the bot a name of its own"), None
     bot_id = book.store.register_bot(intake.game, identity, bundle)
     already = book.entrant_of(bot_id)
+    if already is not None and already.status == RETIRED:
+        return (f"{text}\nthe same bot as submission {already.id} "
+                f"({book.store.bot(bot_id).label}), which the ladder retired: a revision "
+                "plays once; to bring this code back, give it a new version"), None
     if already is not None:
         return (f"{text}\nthe same bot as submission {already.id} "
                 f"({book.store.bot(bot_id).label}), which is in the ladder already"), None
