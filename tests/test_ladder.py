@@ -34,7 +34,13 @@ from arena.results.ladder_book import (
 )
 from arena.results.store import Store
 from arena.tournaments.config import ConfigError
-from arena.tournaments.ladder import LadderControl, find_ladder, ratings_of, run_ladder
+from arena.tournaments.ladder import (
+    LadderControl,
+    LadderProgress,
+    find_ladder,
+    ratings_of,
+    run_ladder,
+)
 from arena.tournaments.ladder_config import parse_ladder_config
 from arena.tournaments.ladder_intake import Validator, ladder_home
 from arena.tournaments.matchmaking import Candidate, meetings_of, pair_gain, plan_round
@@ -571,13 +577,18 @@ def test_a_retired_revision_sent_again_is_told_to_take_a_new_version(tmp_path):
     first.write_text(source.replace('version = "1.0"', 'version = "1"'))
     second.write_text(source.replace('version = "1.0"', 'version = "2"'))
 
+    notes: list[str] = []
+
     def judged(path: Path, rounds: int) -> Submission:
         submitted = CliRunner().invoke(cli, ["submit", "--ladder", "ladder", str(path),
                                              "--db", str(db)])
         assert submitted.exit_code == 0, submitted.output
         number = int(submitted.output.split()[1])
+        config = parse_ladder_config(data, "ladder.yaml")
         for more in range(rounds, rounds + 40):
-            run_rounds(data, more)
+            with Store(db) as store:
+                run_ladder(config, store, LadderControl(rounds=more, idle_exit=True),
+                           LadderProgress(note=notes.append))
             with Store(db) as store:
                 found = LadderBook(store, 1).submission(number)
             if found.status not in (QUEUED, VALIDATING, VALIDATED):
@@ -590,3 +601,5 @@ def test_a_retired_revision_sent_again_is_told_to_take_a_new_version(tmp_path):
     assert again.status == ERROR
     assert "which the ladder retired: a revision plays once; to bring this code back, give " \
            "it a new version" in again.log
+    # the terminal says why, not only "error"
+    assert f"submission {again.id}: error: the same bot as submission" in "\n".join(notes)

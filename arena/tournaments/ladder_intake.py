@@ -220,6 +220,10 @@ class Validator:
             book.set_status(submission.id, ERROR, f"{submission.log}\nvalidation stopped "
                             f"(exit code {code}) before its verdict")
             return [f"submission {submission.id}: error, its validation stopped"]
+        if submission.status == ERROR:  # why, in its log's last line
+            why = next((line.strip() for line in reversed(submission.log.splitlines())
+                        if line.strip()), "")
+            return [f"submission {submission.id}: error" + (f": {why[:300]}" if why else "")]
         return [f"submission {submission.id}: {submission.status}"]
 
     def finish(self, seconds: float = VERDICT_WAIT_SECONDS) -> list[str]:
