@@ -77,7 +77,7 @@ def test_the_fingerprint_ignores_where_and_how_fast():
     (base(bots=[GREEDY, "bots/seasons/nope.py"]), "bots[1].spec: no such bot file"),
     (base(bots=[GREEDY, {"spek": RANDOM}]), "bots[1]: unknown key 'spek' (did you mean 'spec'?)"),
     (base(bots=[GREEDY, 5]), "bots[1]: must be a bot spec"),
-    (base(bots=[GREEDY]), "1 bots cannot fill a table of 2 seats"),
+    (base(bots=[GREEDY]), "1 bot cannot fill a table of 2 seats"),
     (base(bots=[GREEDY, GREEDY]), "bots[1]: the same bot as bots[0]"),
     (base(seats=3), "seasons tables have 2 seats, not 3"),
     (base(game="chess"), "game: unknown game 'chess'"),

@@ -460,7 +460,8 @@ def _check_semantics(config: TournamentConfig, problems: Problems, given_bots: i
             problems.add(key, message)
     fills = given_bots is not None and given_bots >= config.seats
     if given_bots is not None and not fills and not problems.about("seats"):
-        problems.add("bots", f"{given_bots} bots cannot fill a table of {config.seats} seats")
+        problems.add("bots", f"{given_bots} {'bot' if given_bots == 1 else 'bots'} cannot "
+                     f"fill a table of {config.seats} seats")
     shape = ("format", "seats", "rounds", "games_per_pairing", "seat_orders")
     if given_bots is not None and fills and not problems.about(*shape):
         _check_size(config, given_bots, problems)
