@@ -603,3 +603,32 @@ def test_a_retired_revision_sent_again_is_told_to_take_a_new_version(tmp_path):
            "it a new version" in again.log
     # the terminal says why, not only "error"
     assert f"submission {again.id}: error: the same bot as submission" in "\n".join(notes)
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_ladders_status_counts_its_games_as_of_one_moment(tmp_path, monkeypatch):
+    """Read while games were stored: "10253 games, 10254 in the last hour"."""
+    from arena.tournaments.ladder_status import status_lines
+
+    run_rounds({**ladder_data(tmp_path), "isolation": "none"}, 1)
+    db = tmp_path / "arena.db"
+    counted = LadderBook.games_after
+
+    def a_game_arrives_meanwhile(self, after):
+        found = counted(self, after)
+        with Store(db) as other:  # the running ladder stores one more game
+            other.db.execute(
+                "INSERT INTO games (tournament_id, key, round, table_no, set_no, rotation, "
+                "seed, seats, ranks, scores, statuses, termination, moves, duration, record, "
+                "finished, isolations, details) SELECT tournament_id, key || '-more', round, "
+                "table_no, set_no, rotation, seed, seats, ranks, scores, statuses, "
+                "termination, moves, duration, record, finished, isolations, details FROM "
+                "games ORDER BY id LIMIT 1")
+        return found
+
+    monkeypatch.setattr(LadderBook, "games_after", a_game_arrives_meanwhile)
+    with Store(db) as store:
+        text = " ".join(status_lines(store, find_ladder(store, "ladder")))
+    total, recent = (int(n) for n in re.search(r"(\d+) games, (\d+) in the last hour",
+                                                text).groups())
+    assert recent == total, text

@@ -65,14 +65,16 @@ def status_lines(store: Store, row: TournamentRow, width: int = TABLE_WIDTH) -> 
     """The ladder's state, its entrants' table and (frozen) its final standing, in lines
     of at most ``width`` characters where the names allow it."""
     book = LadderBook(store, row.id)
-    games = book.games_after(0)[0]
-    per_hour = book.games_since(time.time() - 3600)
+    with store.snapshot():  # one moment: games go on being stored while the ladder runs
+        games = book.games_after(0)[0]
+        per_hour = book.games_since(time.time() - 3600)
+        rounds = book.round_count()
+        entrants = entrant_lines(store, row)
     counts = {status: 0 for status in ORDER}
-    entrants = entrant_lines(store, row)
     for line in entrants:
         counts[line.submission.status] = counts.get(line.submission.status, 0) + 1
     lines = [f"ladder {row.name}: {row.game}, {PHASES.get(row.status, row.status)}",
-             f"{book.round_count()} rounds, {games} games, {per_hour} in the last hour",
+             f"{rounds} rounds, {games} games, {per_hour} in the last hour",
              "entrants: " + ", ".join(f"{n} {status}" for status, n in counts.items() if n)]
     table = [[line.submission.id, line.label, line.submission.status,
               line.submission.source, line.games, _number(line.mu), _number(line.sigma),
