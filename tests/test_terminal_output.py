@@ -374,7 +374,7 @@ def test_games_and_submit_wrap_their_prose_to_80_columns(tmp_path, monkeypatch):
         assert max(map(len, result.output.splitlines())) <= 80, result.output
     assert ("dice: two six-sided dice, or the three Miwin dice III, IV, V"
             in " ".join(listed.output.split()))
-    assert (f"`arena ladder status {ladder['name']}` shows how it fares"
+    assert (f"`arena ladder status {ladder['name']} --db {db}` shows how it fares"
             in " ".join(submitted.output.split()))
 
 
