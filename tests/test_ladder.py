@@ -603,6 +603,9 @@ def test_a_retired_revision_sent_again_is_told_to_take_a_new_version(tmp_path):
            "it a new version" in again.log
     # the terminal says why, not only "error"
     assert f"submission {again.id}: error: the same bot as submission" in "\n".join(notes)
+    status = CliRunner().invoke(cli, ["ladder", "status", "ladder", "--db", str(db)]).output
+    refused = next(line for line in status.splitlines() if line.split()[:1] == [str(again.id)])
+    assert refused.split()[1:3] == ["mine@1", "error"], status  # the bot it said it was
 
 
 @pytest.mark.usefixtures("at_root")

@@ -6,6 +6,7 @@ from any process.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
@@ -51,7 +52,8 @@ def entrant_lines(store: Store, row: TournamentRow) -> list[EntrantLine]:
     kept = book.current_ratings()
     lines = []
     for submission in book.submissions():
-        label = store.bot(submission.bot_id).label if submission.bot_id else "-"
+        label = (store.bot(submission.bot_id).label if submission.bot_id
+                 else _named_in_verdict(submission.log))
         rating = kept.get(submission.position) if submission.position is not None else None
         lines.append(EntrantLine(submission, label, rating.games if rating else 0,
                                  rating.mu if rating else None,
@@ -59,6 +61,17 @@ def entrant_lines(store: Store, row: TournamentRow) -> list[EntrantLine]:
     return sorted(lines, key=lambda e: (ORDER.get(e.submission.status, 9),
                                         -(e.conservative if e.conservative is not None
                                           else -1e9), e.submission.id))
+
+
+VERDICT = re.compile(r"^(?:NOT )?VALID: .* \(([^()\s]+@[^()\s]+)\)$")
+"""A validation's first line, ``VALID: mine.py (mine@1)``: the bot it names."""
+
+
+def _named_in_verdict(log: str) -> str:
+    """The bot a submission without a revision (refused, or not yet judged) said it was,
+    from its validation's verdict; ``-`` before one."""
+    found = VERDICT.match(log.strip().splitlines()[0]) if log.strip() else None
+    return found.group(1) if found else "-"
 
 
 def status_lines(store: Store, row: TournamentRow, width: int = TABLE_WIDTH) -> list[str]:
