@@ -635,3 +635,26 @@ def test_a_ladders_status_counts_its_games_as_of_one_moment(tmp_path, monkeypatc
     total, recent = (int(n) for n in re.search(r"(\d+) games, (\d+) in the last hour",
                                                 text).groups())
     assert recent == total, text
+
+
+@pytest.mark.usefixtures("at_root")
+def test_retiring_a_submission_that_never_joined_says_so(tmp_path):
+    """The status names a refused submission's bot; retiring that name said only that the
+    database had no such bot."""
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    db = tmp_path / "arena.db"
+    run_rounds(data, 1)
+    crasher = tmp_path / "crasher.py"
+    crasher.write_text(CRASHER)
+    submitted = CliRunner().invoke(cli, ["submit", "--ladder", "ladder", str(crasher),
+                                         "--db", str(db)])
+    number = int(submitted.output.split()[1])
+    for more in range(2, 40):
+        run_rounds(data, more)
+        with Store(db) as store:
+            if LadderBook(store, 1).submission(number).status == ERROR:
+                break
+    retired = CliRunner().invoke(cli, ["ladder", "retire", "crasher@1", "--db", str(db)])
+    assert retired.exit_code == 1
+    assert f"crasher@1 is submission {number}, which did not join (error): there is nothing " \
+           "to retire" in " ".join(retired.output.split()), retired.output

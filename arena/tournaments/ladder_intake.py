@@ -56,7 +56,7 @@ from arena.results.ladder_book import (
     LadderBook,
     Submission,
 )
-from arena.results.store import Store, StoredBot
+from arena.results.store import Store, StoredBot, StoreError
 from arena.tournaments.runner import kept_entry
 from arena.tournaments.submissions import accept
 
@@ -392,9 +392,27 @@ def retire_old_versions(book: LadderBook, name: str, keep: int) -> list[str]:
     return retired
 
 
+VERDICT = re.compile(r"^(?:NOT )?VALID: .* \(([^()\s]+@[^()\s]+)\)$")
+"""A validation's first line, ``VALID: mine.py (mine@1)``: the bot it names."""
+
+
+def named_in_verdict(log: str) -> str | None:
+    """The bot a submission said it was, from its validation's verdict (None before one)."""
+    found = VERDICT.match(log.strip().splitlines()[0]) if log.strip() else None
+    return found.group(1) if found else None
+
+
 def retire(book: LadderBook, game: str, label: str) -> str:
     """Retire the entrant ``label`` (``name@version``, as ``arena ladder status`` shows)."""
-    bot = book.store.find_bot(game, label)
+    try:
+        bot = book.store.find_bot(game, label)
+    except StoreError:
+        unjoined = next((s for s in book.submissions() if s.bot_id is None
+                         and named_in_verdict(s.log) == label), None)
+        if unjoined is None:
+            raise
+        raise ArenaError(f"{label} is submission {unjoined.id}, which did not join "
+                         f"({unjoined.status}): there is nothing to retire") from None
     submission = book.entrant_of(bot.id) or next(
         (s for s in book.submissions(VALIDATED) if s.bot_id == bot.id), None)
     if submission is None:

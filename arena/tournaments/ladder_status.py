@@ -6,7 +6,6 @@ from any process.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ from arena.results.ladder_book import (
 from arena.results.standings import TABLE_WIDTH, text_table, wrap
 from arena.results.store import Store, TournamentRow
 from arena.tournaments.ladder import ratings_of
+from arena.tournaments.ladder_intake import named_in_verdict
 
 ORDER = {ACTIVE: 0, VALIDATED: 1, VALIDATING: 2, QUEUED: 3, RETIRED: 4, ERROR: 5}
 LOG_LINES = 6
@@ -53,7 +53,7 @@ def entrant_lines(store: Store, row: TournamentRow) -> list[EntrantLine]:
     lines = []
     for submission in book.submissions():
         label = (store.bot(submission.bot_id).label if submission.bot_id
-                 else _named_in_verdict(submission.log))
+                 else named_in_verdict(submission.log) or "-")
         rating = kept.get(submission.position) if submission.position is not None else None
         lines.append(EntrantLine(submission, label, rating.games if rating else 0,
                                  rating.mu if rating else None,
@@ -61,17 +61,6 @@ def entrant_lines(store: Store, row: TournamentRow) -> list[EntrantLine]:
     return sorted(lines, key=lambda e: (ORDER.get(e.submission.status, 9),
                                         -(e.conservative if e.conservative is not None
                                           else -1e9), e.submission.id))
-
-
-VERDICT = re.compile(r"^(?:NOT )?VALID: .* \(([^()\s]+@[^()\s]+)\)$")
-"""A validation's first line, ``VALID: mine.py (mine@1)``: the bot it names."""
-
-
-def _named_in_verdict(log: str) -> str:
-    """The bot a submission without a revision (refused, or not yet judged) said it was,
-    from its validation's verdict; ``-`` before one."""
-    found = VERDICT.match(log.strip().splitlines()[0]) if log.strip() else None
-    return found.group(1) if found else "-"
 
 
 def status_lines(store: Store, row: TournamentRow, width: int = TABLE_WIDTH) -> list[str]:
