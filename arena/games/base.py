@@ -227,13 +227,26 @@ class GameInfo:
     options: tuple[GameOption, ...] = field(default=())
 
     def resolve_options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Complete ``given`` with defaults, rejecting unknown names and bad values."""
+        """Complete ``given`` with defaults, rejecting unknown names and bad values (the
+        first of :meth:`option_problems`)."""
         given = dict(given or {})
+        problems = self.option_problems(given)
+        if problems:
+            raise GameOptionError(problems[0])
+        return {o.name: o.check(given.get(o.name, o.default)) for o in self.options}
+
+    def option_problems(self, given: Mapping[str, Any]) -> list[str]:
+        """What is wrong with ``given``, all of it: its unknown names, then its bad values."""
         known = {o.name: o for o in self.options}
-        for name in given:
-            if name not in known:
-                raise GameOptionError(unknown_name_message("option", name, known, self.name))
-        return {name: opt.check(given.get(name, opt.default)) for name, opt in known.items()}
+        problems = [unknown_name_message("option", name, known, self.name)
+                    for name in given if name not in known]
+        for name, option in known.items():
+            if name in given:
+                try:
+                    option.check(given[name])
+                except GameOptionError as exc:
+                    problems.append(str(exc))
+        return problems
 
 
 def absolute_path(value: str) -> str:

@@ -43,10 +43,10 @@ from arena.results.stats import (
     adjusted_interval,
     elo_and_error,
     likelihood_of_superiority,
-    mean_likelihood_of_superiority,
-    mean_score_interval,
     score_interval,
-    set_units,
+    sets_interval,
+    sets_likelihood_of_superiority,
+    sets_of,
 )
 from arena.results.store import GameRow, Store, StoredBot, StoreError, TournamentRow
 from arena.results.versions import after_each_tournament, all_time, tournaments_of, variant_of
@@ -170,10 +170,6 @@ class PairResult:
     the others' game out)."""
 
     @property
-    def units(self) -> list[float]:
-        return set_units(self.sets, self.set_sizes)
-
-    @property
     def adjusted_interval(self) -> tuple[float, float] | None:
         """The adjusted score's 95 % interval, None where there is no adjusted score."""
         return adjusted_interval(self.adjusted) if self.adjusted and self.adjusted.sets else None
@@ -199,7 +195,8 @@ class PairResult:
     @property
     def interval(self) -> tuple[float, float]:
         """The score's 95 % interval, over the duplicate sets (:attr:`sets`)."""
-        return mean_score_interval(self.units) if self.sets else score_interval(self.match)
+        return (sets_interval(self.sets, self.set_sizes) if self.sets
+                else score_interval(self.match))
 
     @property
     def elo(self) -> tuple[float, float]:
@@ -209,7 +206,7 @@ class PairResult:
     @property
     def los(self) -> float:
         """The likelihood of superiority, over the duplicate sets."""
-        return (mean_likelihood_of_superiority(self.units) if self.sets
+        return (sets_likelihood_of_superiority(self.sets, self.set_sizes) if self.sets
                 else likelihood_of_superiority(self.match))
 
 
@@ -436,9 +433,7 @@ def pair_results(rows: Sequence[GameRow], luck: Mapping[str, tuple[float, ...]] 
                     1.0 - outcome / 2)
     adjusted = _adjusted_pairs(rows, luck) if luck else {}
     return {pair: PairResult(pair[0], pair[1], counts[0], counts[1], counts[2],
-                             adjusted.get(pair), counts[3],
-                             tuple(sum(points) / len(points) for points in by_set[pair].values()),
-                             tuple(len(points) for points in by_set[pair].values()))
+                             adjusted.get(pair), counts[3], *sets_of(by_set[pair].values()))
             for pair, counts in tally.items()}
 
 

@@ -29,12 +29,12 @@ from arena.results.stats import (
     elo_interval,
     likelihood_of_superiority,
     luck_adjusted,
-    mean_likelihood_of_superiority,
-    mean_score_interval,
     pentanomial_from_pairs,
     pentanomial_interval,
     score_interval,
-    set_units,
+    sets_interval,
+    sets_likelihood_of_superiority,
+    sets_of,
     sprt,
 )
 from arena.results.store import PlayedGame, Store, StoredBot
@@ -78,13 +78,13 @@ class Comparison:
     @property
     def interval(self) -> tuple[float, float]:
         """The score's 95 % interval, over the duplicate sets."""
-        return (mean_score_interval(set_units(self.sets, self.set_sizes)) if self.sets
+        return (sets_interval(self.sets, self.set_sizes) if self.sets
                 else score_interval(self.score))
 
     @property
     def los(self) -> float:
-        return (mean_likelihood_of_superiority(set_units(self.sets, self.set_sizes))
-                if self.sets else likelihood_of_superiority(self.score))
+        return (sets_likelihood_of_superiority(self.sets, self.set_sizes) if self.sets
+                else likelihood_of_superiority(self.score))
 
     def lines(self) -> list[str]:
         """The comparison as the terminal shows it, within :data:`WIDTH` columns."""
@@ -282,9 +282,8 @@ def summarise(first_label: str, second_label: str, first_id: int,
     tested: MatchScore | Pentanomial | AdjustedScore = (
         adjusted if adjusted is not None and sprt_on_adjusted(adjusted) else pairs)
     verdict = sprt(tested, settings) if settings is not None else None
-    sets = tuple(sum(points) / len(points) for points in by_set.values())
-    return Comparison(first_label, second_label, score, pairs, verdict, adjusted, model, sets,
-                      tuple(len(points) for points in by_set.values()))
+    return Comparison(first_label, second_label, score, pairs, verdict, adjusted, model,
+                      *sets_of(by_set.values()))
 
 
 def sprt_on_adjusted(adjusted: AdjustedScore | None) -> bool:

@@ -274,6 +274,24 @@ def set_units(means: Sequence[float], sizes: Sequence[float]) -> list[float]:
             for mean, size in zip(means, sizes, strict=True)]
 
 
+def sets_of(groups: Iterable[Sequence[float]]) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    """Each duplicate set's mean points and its number of games, from its games' points."""
+    kept = [points for points in groups if points]
+    return (tuple(sum(points) / len(points) for points in kept),
+            tuple(len(points) for points in kept))
+
+
+def sets_interval(means: Sequence[float], sizes: Sequence[float],
+                  confidence: float = 0.95) -> tuple[float, float]:
+    """The score's interval over duplicate sets of these means and sizes (:func:`set_units`)."""
+    return mean_score_interval(set_units(means, sizes), confidence)
+
+
+def sets_likelihood_of_superiority(means: Sequence[float], sizes: Sequence[float]) -> float:
+    """The LOS over duplicate sets of these means and sizes (:func:`set_units`)."""
+    return mean_likelihood_of_superiority(set_units(means, sizes))
+
+
 def mean_likelihood_of_superiority(units: Sequence[float]) -> float:
     """The probability that the expected value of ``units`` (scores in [0, 1]) is above
     1/2: Student's t distribution with ``n - 1`` degrees of freedom at ``(mean - 1/2) /

@@ -27,7 +27,7 @@ from arena.bots.names import name_problem, version_problem
 from arena.bots.process import COMMAND_PREFIX
 from arena.bots.shipped import shipped_spec
 from arena.games import find_game
-from arena.games.base import ArenaError, GameOptionError, UnknownGameError, unknown_name_message
+from arena.games.base import ArenaError, UnknownGameError, unknown_name_message
 from arena.games.datafile import DataFileError, read_yaml
 from arena.referee.match import SEATS_OPTION
 from arena.results.ratings import RatingSettings, RatingSettingsError
@@ -523,16 +523,9 @@ def _check_game_options(config: TournamentConfig, game: Any, problems: Problems)
     if any(o.name == SEATS_OPTION for o in info.options):
         options[SEATS_OPTION] = (config.seats if info.min_seats <= config.seats <= info.max_seats
                                  else info.min_seats)
-    known = {option.name: option for option in info.options}
-    said = False
-    for name, value in options.items():  # each option's own problem, all at once
-        try:
-            if name not in known:
-                raise GameOptionError(unknown_name_message("option", name, known, info.name))
-            known[name].check(value)
-        except ArenaError as exc:
-            problems.add("options", str(exc))
-            said = True
+    said = info.option_problems(options)  # each option's own problem, all at once
+    for problem in said:
+        problems.add("options", problem)
     if said:
         return
     try:

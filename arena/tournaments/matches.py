@@ -43,7 +43,7 @@ from arena.results.standings import (
     tally_games,
     wrap,
 )
-from arena.results.stats import MatchScore, SprtSettings, pentanomial_from_pairs
+from arena.results.stats import MatchScore, SprtSettings, pentanomial_from_pairs, sets_of
 from arena.results.store import Store, StoredBot
 from arena.tournaments.config import TournamentConfig
 from arena.tournaments.executor import run_tasks
@@ -165,11 +165,11 @@ class MatchSummary:
             return []
         first = self.results[0].overall
         sets = list(self.by_seed.values())
+        means, sizes = sets_of(sets)
         return ["", *Comparison(
             self.labels[0], self.labels[1], MatchScore(first.wins, first.draws, first.losses),
             pentanomial_from_pairs(sum(points) for points in sets if len(points) == 2),
-            sets=tuple(sum(points) / len(points) for points in sets),
-            set_sizes=tuple(len(points) for points in sets)).lines()]
+            sets=means, set_sizes=sizes).lines()]
 
 
 def bot_labels(players: Sequence[Player], revisions: Sequence[str] = ()) -> list[str]:

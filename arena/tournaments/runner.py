@@ -282,20 +282,29 @@ def settle_tournament(store: Store, config: TournamentConfig, bot_ids: Sequence[
     if store.entrants(row.id) == list(bot_ids):
         return config, row.id, grow(store, row, config)
     changes = bot_changes(store, store.entrants(row.id), bot_ids)
+    renamed, other = runs_as(store, config, lambda found: store.entrants(found.id) ==
+                             list(bot_ids))
+    if other is None:
+        tid = store.create_tournament(renamed, bot_ids, refusals)
+        return renamed, tid, [
+            f"the bots differ from those of tournament {config.name!r} ({changes}): "
+            f"playing them as a new tournament {renamed.name!r}; {config.name!r} is "
+            "kept as it was" + revisions_hint(store, store.entrants(row.id), bot_ids)]
+    return renamed, other.id, [
+        f"the bots differ from those of tournament {config.name!r} ({changes}); "
+        f"{renamed.name!r} has these bots: running that one", *grow(store, other, renamed)]
+
+
+def runs_as(store: Store, config: TournamentConfig, same_bots: Callable[[TournamentRow], bool]
+            ) -> tuple[TournamentConfig, TournamentRow | None]:
+    """Where the stored tournament of the config's name has other bots, the first
+    ``<name>-N`` that is free (None) or stored with these bots (``same_bots``) and the
+    config's settings: the config under that name, and that tournament."""
     for number in itertools.count(2):
         renamed = renamed_config(config, f"{config.name}-{number}")
         other = store.tournament_named(renamed.name)
-        if other is None:
-            tid = store.create_tournament(renamed, bot_ids, refusals)
-            return renamed, tid, [
-                f"the bots differ from those of tournament {config.name!r} ({changes}): "
-                f"playing them as a new tournament {renamed.name!r}; {config.name!r} is "
-                "kept as it was" + revisions_hint(store, store.entrants(row.id), bot_ids)]
-        if store.entrants(other.id) == list(bot_ids) and not settings_diff(other, renamed):
-            return renamed, other.id, [
-                f"the bots differ from those of tournament {config.name!r} ({changes}); "
-                f"{renamed.name!r} has these bots: running that one",
-                *grow(store, other, renamed)]
+        if other is None or (same_bots(other) and not settings_diff(other, renamed)):
+            return renamed, other
     raise AssertionError("unreachable")
 
 
@@ -320,19 +329,14 @@ def stored_elsewhere(store: Store, config: TournamentConfig, labels: Sequence[st
     row = store.tournament_named(config.name)
     if row is None or labels_of(row) == list(labels):
         return []
-    for number in itertools.count(2):
-        name = f"{config.name}-{number}"
-        other = store.tournament_named(name)
-        if other is None:
-            return [f"the bots differ from those of tournament {config.name!r} in "
-                    f"{config.db}: a run plays them as a new tournament {name!r} "
-                    f"({total_games(config)} games)"]
-        if labels_of(other) == list(labels):
-            done = store.finished_count(name)
-            return [f"the bots differ from those of tournament {config.name!r} in "
-                    f"{config.db}; {name!r} has these bots: a run resumes it ({done} of "
-                    f"{total_games(config)} games played)"]
-    raise AssertionError("unreachable")
+    renamed, other = runs_as(store, config, lambda found: labels_of(found) == list(labels))
+    if other is None:
+        return [f"the bots differ from those of tournament {config.name!r} in "
+                f"{config.db}: a run plays them as a new tournament {renamed.name!r} "
+                f"({total_games(config)} games)"]
+    return [f"the bots differ from those of tournament {config.name!r} in {config.db}; "
+            f"{renamed.name!r} has these bots: a run resumes it "
+            f"({store.finished_count(renamed.name)} of {total_games(config)} games played)"]
 
 
 def renamed_config(config: TournamentConfig, name: str) -> TournamentConfig:
@@ -561,8 +565,11 @@ def _merit(result: BotResults) -> tuple[float, float, float]:
 def places(results: Sequence[BotResults]) -> list[int]:
     """The place of each of ``results`` (in :func:`ranked` order): bots that no tie-break
     tells apart share one (1, 1, 3), whatever their entry order."""
-    merits = [_merit(result) for result in results]
-    return [merits.index(merit) + 1 for merit in merits]
+    found: list[int] = []
+    for index, result in enumerate(results):
+        tied = index and _merit(result) == _merit(results[index - 1])
+        found.append(found[-1] if tied else index + 1)
+    return found
 
 
 def schedule_preview(config: TournamentConfig, store: Store | None = None) -> list[str]:
