@@ -188,6 +188,17 @@ def test_as_root_a_folders_files_are_read_with_its_owners_rights(tmp_path):
     assert (tmp_path / "outside" / "secret.txt").read_text() == links.SECRET
 
 
+@as_root
+def test_as_root_a_folder_anyone_may_write_to_is_read_with_nobodys_rights(tmp_path):
+    for bot, entry in zip(links.in_shared_folder(tmp_path),
+                          ("shm/private.txt", "outer/drop/private.txt", "bot.py"), strict=True):
+        with pytest.raises(BotLoadError) as refused:
+            load_bot(str(bot))
+        assert f"{entry} cannot be read: Permission denied" in str(refused.value)
+        assert links.SECRET not in str(refused.value)
+    assert (tmp_path / "shm" / "private.txt").read_text() == links.SECRET  # root again
+
+
 def cli_run(*args):
     return CliRunner().invoke(cli, list(args))
 

@@ -323,12 +323,17 @@ def test_the_enlarged_sonnentau_board_reads_and_scrolls_in_its_own_box(browser, 
 LONG = "greedywithanameaslongastheycomeandnoplacetobreakitatallxxxxxx"
 """A bot name that does not fit a phone's width unbroken, and offers no place to break
 (a submission's name may have 64 characters)."""
+ORGANIZER = "W" * 64
+"""The organizer's name, in every signed-in page's header and the organizer's table: the
+widest letter, as many as a participant's name may have."""
+WIDE_LADDER = "M" * 64
+"""A second ladder's name, in every page's header (not played)."""
 
 
 def build_site(folder: Path) -> dict[str, Any]:
     """A Seasons ladder of three bots after two rounds (their names long, one very), played
     here (the bots in arena's process), its server config (the ladder not run by the
-    server), and the organizer boss with their token."""
+    server), a second ladder not played yet, and the organizer with their token."""
     greedy = str(ROOT / "bots/seasons/greedy.py")
     ladder = {"name": "league", "game": "seasons", "seed": 5, "workers": 1,
               "isolation": "none", "db": str(folder / "arena.db"),
@@ -336,13 +341,15 @@ def build_site(folder: Path) -> dict[str, Any]:
                         "name": "random-opponent"}, {"spec": greedy, "name": LONG},
                        {"spec": greedy, "name": "greedy-the-second"}]}
     (folder / "ladder.yaml").write_text(yaml.safe_dump(ladder))
+    (folder / "wide.yaml").write_text(yaml.safe_dump({**ladder, "name": WIDE_LADDER}))
     (folder / "serve.yaml").write_text(yaml.safe_dump({
-        "title": "Layout league", "ladders": ["ladder.yaml"], "run_ladders": False,
+        "title": "Layout league", "ladders": ["ladder.yaml", "wide.yaml"],
+        "run_ladders": False,
         "invite_code": "let-me-in-please"}))
     config = load_ladder_config(folder / "ladder.yaml")
     with Store(config.play.db) as store:
         run_ladder(config, store, LadderControl(rounds=2))
-        boss, token = add_participant(store, "boss", organizer=True)
+        boss, token = add_participant(store, ORGANIZER, organizer=True)
         row = store.find_tournament("league")
         book = LadderBook(store, row.id)
         for submission in book.submissions():  # /me lists them, the long name among them

@@ -5,6 +5,7 @@ from collections import Counter
 
 import pytest
 
+from arena.referee.dice import derive_seed
 from arena.tournaments.schedule import (
     GameTask,
     Table,
@@ -23,6 +24,14 @@ def test_a_pairing_has_the_same_dice_whoever_else_plays():
                       ["x@1", "a@1", "b@1", "y@1", "c@1"])
     seeds = {t.seed for t in small}
     assert len(seeds) == 3 and seeds <= {t.seed for t in large}
+
+
+def test_names_holding_a_bar_never_give_two_tables_one_seed():
+    labels = ["X@1|c@1", "X@1", "c@1|X@1"]  # tables 0-1 and 1-2 both join to X@1|c@1|X@1
+    seeds = [t.seed for t in tasks_for(round_robin_tables(3, 2, 1, seed=0), 1, 5, labels)]
+    assert len(set(seeds)) == 3
+    plain = tasks_for([Table(0, 0, (0, 1))], 1, 5, ["a@1", "b@1"])[0].seed
+    assert plain == derive_seed(5, "game", 0, "a@1|b@1", 0)  # other names keep their dice
 
 
 def test_a_two_player_table_is_two_games_with_seats_swapped_on_one_seed():

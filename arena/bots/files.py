@@ -11,8 +11,11 @@ anywhere in the bot is refused with one line naming it (:class:`BotFileError`), 
 bot of more than :data:`MAX_BOT_ENTRIES` files and folders or :data:`MAX_BOT_BYTES` bytes
 (each file is read to at most the bytes left plus one, so nothing can grow while it is
 read). Where arena runs as root, a folder's entries are read with the file-system rights
-of the folder's owner (``setfsuid``, for this thread only), so a file its owner may not
-read (a hard link to a root-only file, say) is refused too.
+of whoever may have put them there (``setfsuid``, for this thread only): the folder's
+owner, or, for a folder anyone may write to (``/tmp``, ``/dev/shm``, a sticky or
+``0777`` folder, wherever it sits in the bot), the rights of ``nobody``. A file the
+bot's author may not read (a hard link to a root-only file, another user's file beside
+the bot in a shared folder) is so refused too: never read with root's rights.
 
 What is read is what arena uses: :meth:`BotTree.digest` is the bot's code hash (the bytes
 of a single file, as ever; for a folder every entry's relative path, whether it is
@@ -26,6 +29,7 @@ import contextlib
 import errno
 import hashlib
 import os
+import pwd
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -211,9 +215,10 @@ class _Walk:
             if stat.S_ISDIR(info.st_mode):
                 child = _open(what, name, fd, os.O_DIRECTORY)
                 try:
-                    _opened_kind(child, what, stat.S_IFDIR)
+                    opened = _opened_kind(child, what, stat.S_IFDIR)
                     self.entries.append(BotEntry(path, None))
-                    self.folder(child, path + "/")
+                    with _shared_folder_rights(opened):
+                        self.folder(child, path + "/")
                 finally:
                     os.close(child)
             else:
@@ -312,20 +317,56 @@ def _read(fd: int, what: str, limit: int, too_large: str) -> bytes:
         chunks.append(chunk)
 
 
+def _anyone_may_write(folder: os.stat_result) -> bool:
+    return bool(folder.st_mode & stat.S_IWOTH)
+
+
+def _nobody() -> tuple[int, int]:
+    try:
+        entry = pwd.getpwnam("nobody")
+    except KeyError:
+        return 65534, 65534
+    return entry.pw_uid, entry.pw_gid
+
+
 @contextlib.contextmanager
 def _owner_rights(folder: os.stat_result) -> Iterator[None]:
-    """Where arena is root and ``folder`` is another user's: this thread's file-system
-    rights are that user's meanwhile (setfsuid and setfsgid act on one thread only)."""
-    lib = _libc() if os.geteuid() == 0 and folder.st_uid != 0 else None
+    """Where arena is root: this thread's file-system rights are those of whoever may have
+    put ``folder``'s entries there meanwhile — its owner, or ``nobody`` if anyone may write
+    to it (setfsuid and setfsgid act on one thread only)."""
+    if _anyone_may_write(folder):
+        with _rights(*_nobody()):
+            yield
+    elif folder.st_uid != 0:
+        with _rights(folder.st_uid, folder.st_gid):
+            yield
+    else:
+        yield
+
+
+@contextlib.contextmanager
+def _shared_folder_rights(folder: os.stat_result) -> Iterator[None]:
+    """Below a bot's folder: ``nobody``'s rights in a folder anyone may write to; else the
+    rights already in force (never those of the folder's owner, who may be another user
+    whose folder was moved in)."""
+    if _anyone_may_write(folder):
+        with _rights(*_nobody()):
+            yield
+    else:
+        yield
+
+
+@contextlib.contextmanager
+def _rights(uid: int, gid: int) -> Iterator[None]:
+    lib = _libc() if os.geteuid() == 0 else None
     if lib is None:
         yield
         return
-    old_gid = int(lib.setfsgid(folder.st_gid))
-    old_uid = int(lib.setfsuid(folder.st_uid))
+    old_gid = int(lib.setfsgid(gid))
+    old_uid = int(lib.setfsuid(uid))
     try:
-        if int(lib.setfsuid(folder.st_uid)) != folder.st_uid:  # says the fsuid in force
-            raise BotFileError(f"cannot take the rights of uid {folder.st_uid} to read its "
-                               "bot's files")
+        if int(lib.setfsuid(uid)) != uid:  # says the fsuid in force
+            raise BotFileError(f"cannot take the rights of uid {uid} to read the bot's files")
         yield
     finally:
         lib.setfsuid(old_uid)

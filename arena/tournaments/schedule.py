@@ -26,8 +26,9 @@ less than more seeds.
 
 Seeds: the game seed of set ``s`` of a table in round ``r`` is
 ``derive_seed(tournament seed, "game", r, "name@version|name@version…", s)``, the
-table's bots in entrant order — a pure function of who meets, so adding or
-removing other bots never changes the dice of a pairing.
+table's bots in entrant order (a ``|`` within a name or version written ``\\|``) — a
+pure function of who meets, so adding or removing other bots never changes the dice of a
+pairing.
 
 Round-robin: every pair of bots for two-player games; for ``k``-player tables
 every ``k``-subset of the bots while there are at most ``MAX_SUBSETS`` of them.
@@ -125,7 +126,15 @@ def dice_of(task: GameTask) -> int:
 
 
 def game_seed(seed: int, round_index: int, bots: Sequence[str], game_set: int) -> int:
-    return derive_seed(seed, "game", round_index, "|".join(bots), game_set)
+    return derive_seed(seed, "game", round_index, "|".join(map(_unmistakable, bots)),
+                       game_set)
+
+
+def _unmistakable(label: str) -> str:
+    r"""``label`` with its ``|`` escaped (``\|``; no name or version holds a backslash), so
+    that two tables' bots never join to one text (``X@1|c@1`` and ``X@1``, ``X@1`` and
+    ``c@1|X@1``). Labels without ``|`` are themselves, and so are their seeds."""
+    return label.replace("|", "\\|")
 
 
 def rotate(bots: Sequence[int], rotation: int) -> tuple[int, ...]:

@@ -95,3 +95,30 @@ def hard_linked(root: Path, owner: int) -> Path:
     os.chown(bot, owner, owner)
     os.chown(bot / "__init__.py", owner, owner)
     return bot
+
+
+def in_shared_folder(root: Path) -> tuple[Path, Path, Path]:
+    """Bots beside another user's private file in folders anyone may write to (root only):
+    a package whose folder is root's and sticky like ``/dev/shm``; a root-owned package
+    with such a folder inside it; a single-file bot that is a hard link to a root-only
+    file in a sticky folder. (The three bots.)"""
+    def shared(folder: Path) -> Path:
+        folder.mkdir(parents=True)
+        folder.chmod(0o1777)
+        private = folder / "private.txt"
+        private.write_text(SECRET)
+        private.chmod(0o600)
+        os.chown(private, 54321, 54321)
+        return folder
+
+    package = shared(root / "shm")
+    (package / "__init__.py").write_text(READER.read_text())
+    os.chown(package / "__init__.py", 65534, 65534)
+    outer = root / "outer"
+    outer.mkdir()
+    outer.chmod(0o755)
+    (outer / "__init__.py").write_text(READER.read_text())
+    shared(outer / "drop")
+    single = shared(root / "spool") / "bot.py"
+    os.link(secret_file(root / "outside"), single)
+    return package, outer, single
