@@ -818,3 +818,29 @@ def test_a_name_in_letters_the_chart_font_lacks_draws_without_a_warning():
             ax.set_title("Straße_日本語ボット_🎲🎲")
             svg = to_svg(figure, "glyphs", "a chart")
     assert "日本語ボット" in svg
+
+
+def test_a_bot_with_a_bye_alone_shows_no_score_means_or_rating(tmp_path):
+    """A Swiss of three bots for one round: one sits out with a bye. Its score, means and
+    rating read ``—`` in the report, as in the standings, not 0.0 % and a mean rank of 0;
+    it comes last in ratings.csv with empty rating cells, not above a rated bot."""
+    from report_scenarios import play, seasons_bots
+
+    page = play(tmp_path / "arena.db", tmp_path / "out", {
+        "name": "bye", "game": "seasons", "format": "swiss", "rounds": 1,
+        "games_per_pairing": 1, "bots": seasons_bots(3)})
+    html = page.read_text(encoding="utf-8")
+    leaderboard = between(html, 'id="leaderboard-table"', "</table>")
+    heads = [visible_text(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", leaderboard)]
+    rows = re.findall(r"<tr data-bot=.*?</tr>", leaderboard, re.S)
+    cells = [[visible_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+             for row in rows]
+    idle = [row for row in cells if row[heads.index("Games")] == "0"]
+    assert len(idle) == 1
+    shown = dict(zip(heads, idle[0], strict=True))
+    assert shown["Byes"] == "1"
+    assert [shown[h] for h in ("μ", "σ", "μ−3σ", "Score", "Mean score", "Mean rank")] == [
+        "—"] * 6, shown
+    ratings = list(csv.DictReader((page.parent / "ratings.csv").open(encoding="utf-8")))
+    assert ratings[-1]["games"] == "0" and ratings[-1]["mu_minus_3sigma"] == ""
+    assert all(row["mu_minus_3sigma"] for row in ratings[:-1])

@@ -120,13 +120,15 @@ outside [0, 1], and the adjusted columns hold the raw sets' score instead."""
 
 def write_ratings(path: Path, rows: Iterable[tuple[BotIdentity, Rating, int]],
                   system: str) -> None:
-    """One row per bot, in the order given: (identity, rating, games rated)."""
+    """One row per bot, in the order given: (identity, rating, games rated); a bot without
+    a rated game (a bye alone) has empty rating cells, not the prior's."""
     with replaced(path, newline="") as out:
         writer = SafeWriter(out)
         writer.writerow(RATING_COLUMNS)
         for bot, rating, games in rows:
-            writer.writerow([bot.name, bot.version, round(rating.mu, 6), round(rating.sigma, 6),
-                             round(rating.conservative, 6), games, system])
+            shown = ([round(rating.mu, 6), round(rating.sigma, 6), round(rating.conservative, 6)]
+                     if games else ["", "", ""])
+            writer.writerow([bot.name, bot.version, *shown, games, system])
 
 
 def write_pairs(path: Path, rows: Iterable[tuple[BotIdentity, BotIdentity, PairResult]]) -> None:

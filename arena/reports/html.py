@@ -265,7 +265,8 @@ def leaderboard_rows(model: ReportModel) -> list[dict[str, Any]]:
         rating = model.rating(bot.index)
         rows.append({
             "place": place, "bot": bot, "mu": rating.mu, "sigma": rating.sigma,
-            "conservative": rating.conservative, "games": tally.games, "wins": tally.wins,
+            "conservative": rating.conservative, "rated": model.rated_games(bot.index) > 0,
+            "games": tally.games, "wins": tally.wins,
             "draws": tally.draws, "losses": tally.losses, "points": result.total_points,
             "points_text": f"{result.total_points:.2f}".rstrip("0").rstrip("."),
             "byes": result.byes, "bye_points": result.bye_points,

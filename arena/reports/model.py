@@ -319,9 +319,11 @@ class ReportModel:
         return self.ratings.games.get(index, 0)
 
     def rating_order(self) -> list[Bot]:
-        """Entrants best first by μ − 3σ (then by standings place)."""
+        """Entrants best first by μ − 3σ (then by standings place); bots without a rated
+        game (a bye alone) last, as ``arena ratings`` lists them."""
         place = {r.index: p for p, r in enumerate(self.standings)}
-        return sorted(self.bots, key=lambda b: (-self.rating(b.index).conservative,
+        return sorted(self.bots, key=lambda b: (not self.rated_games(b.index),
+                                                -self.rating(b.index).conservative,
                                                 place[b.index]))
 
     def standings_order(self) -> list[Bot]:
