@@ -594,7 +594,7 @@ def test_the_organizer_retires_from_the_list_and_is_asked_before_a_freeze(client
     page = client.get("/organizer").text
     listed = re.findall(r'name="bot" value="([^"]+)"><button>Retire</button>', page)
     assert {label_of(site, name) for name in ("greedy", "random", "steady")} <= set(listed)
-    assert re.search(rf'<td>{re.escape(label_of(site, "greedy"))}</td><td class="word">config'
+    assert re.search(rf'<td>{re.escape(label_of(site, "greedy"))}</td><td>config'
                      r'</td><td class="source">config: bots\[1\]</td>'
                      r'<td class="status-active">active</td>', page)
     asked = client.post("/organizer", data={"action": "freeze", "ladder": "league",

@@ -22,12 +22,13 @@ def test_new_validate_submit_as_printed_in_the_readme(workdir):
     assert (workdir / "bots/mybot.py").exists() and (workdir / "bots/test_mybot.py").exists()
     valid = run("bots", "validate", "bots/mybot.py")
     assert valid.exit_code == 0, valid.output
-    assert valid.output.startswith("VALID: bots/mybot.py (mybot@0.1)")
+    assert valid.output.startswith("VALID: bots/mybot.py (mybot@0.1+")
     assert "seasons: 6 games" in valid.output
     submitted = run("submit", "bots/mybot.py")
     assert submitted.exit_code == 0, submitted.output
     first = submitted.output.split("submitted mybot@0.1+")[1].split()[0]
     assert len(first) == 6 and " for seasons: " in submitted.output  # its revision's label
+    assert valid.output.startswith(f"VALID: bots/mybot.py (mybot@0.1+{first})")  # the same
     [copy] = (workdir / "results/submissions/mybot/0.1").glob("*/mybot.py")
     original = copy.read_text()
     assert original == (workdir / "bots/mybot.py").read_text()
@@ -145,7 +146,7 @@ def test_a_shipped_bot_is_named_as_on_the_command_line_in_validate_and_configs(w
     monkeypatch.setattr(shipped, "CHECKOUT_BOTS", root / "bots")
     valid = run("bots", "validate", "greedy", "--game", "seasons")
     assert valid.exit_code == 0, valid.output
-    assert valid.output.startswith(f"VALID: {root / 'bots/seasons/greedy.py'} (greedy@1.0)")
+    assert valid.output.startswith(f"VALID: {root / 'bots/seasons/greedy.py'} (greedy@1.0+f00438)")
     (workdir / "t.yaml").write_text("name: short\ngame: seasons\nseed: 1\nisolation: none\n"
                                     "bots: [greedy, random]\n")
     played = run("run", "t.yaml", "--no-progress")

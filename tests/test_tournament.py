@@ -509,6 +509,13 @@ def test_a_changed_bot_plays_a_new_tournament_named_after_it_and_meets_the_same_
     with Store(cfg.db) as store:  # the first revision again: its tournament, complete
         back = run_tournament(cfg, store)
     assert (back.name, back.played, back.notes) == ("t", 0, [])
+    bot.write_text(Path(GREEDY).read_text() + "\n# a third revision\n")
+    with Store(cfg.db) as store:  # compared with the revision last played (t-2's), not t's
+        third = run_tournament(cfg, store)
+        newest = store.bot(store.entrants(third.tournament_id)[0]).label
+    assert third.name == "t-3"
+    assert third.notes[0].endswith(f"then `arena compare {revision} {newest}` compares the "
+                                   "revisions through their games on the same dice")
 
 
 def test_more_games_per_pairing_or_rounds_grow_a_tournament_and_play_only_the_new_games(

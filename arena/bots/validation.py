@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from arena.bots.identity import play_revision, revision_labels
 from arena.bots.isolation import (
     NONE,
     PROCESS,
@@ -38,14 +39,24 @@ class Verdict:
     games: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    revision: str = ""
+    """The hash its code is stored under without parameters (:func:`play_revision`)."""
 
     @property
     def valid(self) -> bool:
         return not self.problems
 
+    @property
+    def label(self) -> str:
+        """``name@version+3f2a9c``, the revision's label everywhere (without a readable
+        code, or a name, ``name@version``)."""
+        if not self.revision or self.name == "?":
+            return f"{self.name}@{self.version}"
+        return next(revision_labels(self.name, self.version, self.revision))
+
     def lines(self) -> list[str]:
         head = "VALID" if self.valid else "NOT VALID"
-        lines = [f"{head}: {self.spec} ({self.name}@{self.version})"]
+        lines = [f"{head}: {self.spec} ({self.label})"]
         lines += [f"  problem: {p}" for p in self.problems]
         lines += [f"  {n}" for n in self.notes]
         return lines
@@ -62,6 +73,7 @@ def validate(spec: str, *, game: str | None = None, games: int = 6,
     if what:
         verdict.problems.append(f"it is no bot: {what}")
         return verdict
+    verdict.revision = play_revision(spec)
     level = resolve_isolation(isolation, strangers=strangers, shipped=is_shipped(spec))
     if level == NONE:
         level = PROCESS  # validation checks the protocol: always a process of its own

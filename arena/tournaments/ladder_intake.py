@@ -393,7 +393,13 @@ def retire_old_versions(book: LadderBook, name: str, keep: int) -> list[str]:
 
 
 VERDICT = re.compile(r"^(?:NOT )?VALID: .* \(([^()\s]+@[^()\s]+)\)$")
-"""A validation's first line, ``VALID: mine.py (mine@1)``: the bot it names."""
+"""A validation's first line, ``VALID: mine.py (mine@1+3f2a9c)``: the revision it names."""
+
+
+def names_revision(label: str, revision: str) -> bool:
+    """Whether ``label`` (``mine@1`` or ``mine@1+3f2a9c``) names the revision ``revision``
+    (``mine@1+3f2a9c``; a verdict's of a bot whose code could not be read: ``mine@1``)."""
+    return revision == label or revision.startswith(label + "+")
 
 
 def named_in_verdict(log: str) -> str | None:
@@ -403,12 +409,13 @@ def named_in_verdict(log: str) -> str | None:
 
 
 def retire(book: LadderBook, game: str, label: str) -> str:
-    """Retire the entrant ``label`` (``name@version``, as ``arena ladder status`` shows)."""
+    """Retire the entrant ``label`` (``name@version``, or its revision's label as ``arena
+    ladder status`` shows it)."""
     try:
         bot = book.store.find_bot(game, label)
     except StoreError:
         unjoined = next((s for s in book.submissions() if s.bot_id is None
-                         and named_in_verdict(s.log) == label), None)
+                         and names_revision(label, named_in_verdict(s.log) or "")), None)
         if unjoined is None:
             raise
         raise ArenaError(f"{label} is submission {unjoined.id}, which did not join "

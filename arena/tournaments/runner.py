@@ -289,7 +289,8 @@ def settle_tournament(store: Store, config: TournamentConfig, bot_ids: Sequence[
         return renamed, tid, [
             f"the bots differ from those of tournament {config.name!r} ({changes}): "
             f"playing them as a new tournament {renamed.name!r}; {config.name!r} is "
-            "kept as it was" + revisions_hint(store, store.entrants(row.id), bot_ids)]
+            "kept as it was" + revisions_hint(store, store.entrants(
+                latest_run(store, config.name, renamed.name).id), bot_ids)]
     return renamed, other.id, [
         f"the bots differ from those of tournament {config.name!r} ({changes}); "
         f"{renamed.name!r} has these bots: running that one", *grow(store, other, renamed)]
@@ -306,6 +307,17 @@ def runs_as(store: Store, config: TournamentConfig, same_bots: Callable[[Tournam
         if other is None or (same_bots(other) and not settings_diff(other, renamed)):
             return renamed, other
     raise AssertionError("unreachable")
+
+
+def latest_run(store: Store, name: str, new: str) -> TournamentRow:
+    """The tournament ``name`` or its latest ``name-N`` before ``new``: the revisions the
+    bots last played as, which a new revision is best compared with."""
+    rows = [store.tournament_named(name)]
+    for number in itertools.count(2):
+        if f"{name}-{number}" == new:
+            break
+        rows.append(store.tournament_named(f"{name}-{number}"))
+    return max((row for row in rows if row is not None), key=lambda row: row.id)
 
 
 def revisions_hint(store: Store, stored: Sequence[int], asked: Sequence[int]) -> str:
