@@ -589,3 +589,17 @@ def test_every_option_says_what_it_does_and_no_command_summary_is_cut(run):
         if isinstance(command, click.Group):
             shown = run(*path.split()[1:], "--help").output
             assert "..." not in shown.split("Commands:")[-1], (path, shown)
+
+
+def test_an_output_folder_arena_cannot_write_is_named_with_the_setting(tmp_path, monkeypatch):
+    """Not `[Errno 20] Not a directory: 'afile/sub'`: which setting, and what to do."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "t.yaml").write_text("name: t\ngame: seasons\nseed: 1\nisolation: none\n"
+                                     "bots: [greedy, random]\noutput: afile/sub\n")
+    result = CliRunner().invoke(cli, ["run", "t.yaml"])
+    assert result.exit_code == 1
+    assert result.output == ("Error: the output folder 'afile/sub' (the config's `output`, or "
+                             "--output) cannot take arena.log: Not a directory; choose a "
+                             "folder arena may write to\n")
+    assert not (tmp_path / "results").exists()

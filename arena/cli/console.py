@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.common import BarLines, echo, echo_wrapped, progress_bar, terminal_width
+from arena.games.base import ArenaError
 from arena.referee.protocol import failure_excerpt, failure_shape, printable
 from arena.referee.record import OK
 from arena.results.luck_book import LuckSource, unaccounted
@@ -49,12 +50,18 @@ def setup_logging(log_file: Path, *, verbose: bool) -> None:
 
     The worker processes forked later write their lines themselves, each line one append
     to the file, shared with no lock: a worker killed at any moment (as a hung one is)
-    leaves nothing held that the others would wait for."""
-    log_file.parent.mkdir(parents=True, exist_ok=True)
+    leaves nothing held that the others would wait for. An ArenaError naming the
+    ``output`` folder where it cannot be made or written."""
+    try:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        file_handler = LogFile(log_file, encoding="utf-8")
+    except OSError as exc:
+        raise ArenaError(f"the output folder {str(log_file.parent)!r} (the config's `output`, "
+                         f"or --output) cannot take arena.log: {exc.strerror or exc}; choose "
+                         "a folder arena may write to") from None
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
-    file_handler = LogFile(log_file, encoding="utf-8")
     file_handler.setFormatter(PrintableFormatter(LOG_FORMAT))
     root.addHandler(file_handler)
     if verbose:

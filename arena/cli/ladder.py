@@ -66,9 +66,9 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
     control = LadderControl(rounds=rounds)
     setup_logging(config.play.output_dir / "arena.log", verbose=verbose)
     view = LadderView(enabled=progress, verbose=verbose)
+    signals = StoppingOnSignals(control, view)
     try:
-        with carry_on_without_reader(), Store(config.play.db) as store, \
-                StoppingOnSignals(control, view):
+        with carry_on_without_reader(), Store(config.play.db) as store, signals:
             run_ladder(config, store, control, view.progress())
             view.close()
             from arena.results.ladder_book import LadderBook
@@ -82,12 +82,14 @@ def ladder_run(config_path: str, rounds: int | None, progress: bool, verbose: bo
                 echo_wrapped(f"ladder {config.name!r} stopped: {games} games in "
                              f"{config.play.db}; run the same command again to resume")
             _show_status(store, config.name)
+            if signals.received and row.status != COMPLETE:  # a script tells it from done
+                raise SystemExit(128 + signals.received)
     except KeyboardInterrupt:
         view.close()
         echo(err=True)
         echo_notice("interrupted: the finished games are kept; run the same command again "
                      "to resume")
-        raise SystemExit(130) from None
+        raise SystemExit(128 + (signals.received or signal.SIGINT)) from None
     finally:
         close_logging()
 
@@ -113,10 +115,14 @@ class StoppingOnSignals:
     def __init__(self, control: LadderControl, view: LadderView) -> None:
         self.control, self.view = control, view
         self.previous: dict[int, Any] = {}
+        self.received = 0
+        """The signal that asked the ladder to stop (0: none); its exit status is 128 plus
+        it, as ``arena run``'s: 130 for Ctrl-C, 143 for SIGTERM."""
 
     def _asked(self, number: int, frame: FrameType | None) -> None:
         if self.control.stop:
             raise KeyboardInterrupt
+        self.received = self.received or number
         self.control.stop = True
         self.view.note("stopping: finishing the games being played (Ctrl-C again to stop "
                        "at once; those games are then played again next time)")
