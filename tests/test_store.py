@@ -15,7 +15,7 @@ from arena.bots.identity import BotIdentity
 from arena.results.ladder_book import LadderBook, RatingLine
 from arena.results.store import SCHEMA_VERSION, EntrantGame, SeatFailure, Store, StoreError
 from arena.tournaments.config import parse_config
-from arena.tournaments.runner import open_run, run_tournament
+from arena.tournaments.runner import Progress, open_run, run_tournament
 
 GREEDY = "bots/seasons/greedy.py"
 RANDOM = "bots/seasons/random_bot.py"
@@ -364,3 +364,29 @@ def test_a_database_is_its_owners_alone(tmp_path):
     with pytest.raises(StoreError):
         Store(tmp_path / "link.db")
     assert stat.S_IMODE(victim.stat().st_mode) == 0o644  # its rights as they were
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_run_whose_database_is_deleted_or_replaced_says_so_instead_of_ending_well(
+        tmp_path, how):
+    """The games went into a file nobody reads; the run ended as if they were kept."""
+    cfg = config(tmp_path, games_per_pairing=20)
+    db = tmp_path / "a.db"
+    with Store(db) as store:
+        done = []
+
+        def take_it_away(result):  # after the first game, as a user's `rm` or `mv`
+            done.append(result)
+            if len(done) == 1:
+                for part in ("", "-wal", "-shm"):
+                    (tmp_path / f"a.db{part}").unlink(missing_ok=True)
+                if how == "replaced":
+                    Store(tmp_path / "a.db").close()
+
+        progress = Progress()
+        progress.game_done = take_it_away
+        with pytest.raises(StoreError, match=rf"the results database {db} was "
+                           rf"{'deleted' if how == 'deleted' else 'replaced by another file'} "
+                           "while arena wrote to it"):
+            run_tournament(cfg, store, progress)
+        assert len(done) == 1

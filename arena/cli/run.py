@@ -145,6 +145,7 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
                              "run the same command again to resume")
                 raise SystemExit(interrupt_status(stop)) from None
             bar.close()
+            store.check_file()  # the games are in the file at --db, or the run says not
             finished = bar.run.config if bar.run else config
             try:
                 _finish(finished, store, report, luck=luck, progress=progress,

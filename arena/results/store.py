@@ -515,6 +515,14 @@ def _private(path: Path) -> None:
         pass  # sqlite says what is wrong with the path
 
 
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
 class Store:
     """A connection to the results database."""
 
@@ -528,6 +536,7 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self._check_schema()
+            self._file = _file_identity(self.path)
         except sqlite3.DatabaseError as exc:
             if not all(os.access(place, os.W_OK) for place in (self.path, self.path.parent)
                        if place.exists()):
@@ -536,6 +545,17 @@ class Store:
                     "SQLite needs to, even to read: its write-ahead log lies beside the file; "
                     "copy the database to a folder you may write to") from None
             raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
+
+    def check_file(self) -> None:
+        """A StoreError if the file at the database's path is no longer the one this
+        connection writes (deleted, or replaced by another): what it wrote since is in a
+        file nobody will read, and a run must not end as if its games were kept."""
+        now = _file_identity(self.path)
+        if now != self._file:
+            what = "deleted" if now is None else "replaced by another file"
+            raise StoreError(f"the results database {self.path} was {what} while arena wrote "
+                             "to it: the games since then are not in it; put the database "
+                             "back (or use a new --db) and run the same command again")
 
     def _check_schema(self) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
@@ -796,7 +816,9 @@ class Store:
 
     def save_game(self, tournament: int, task: GameSlot, game: FinishedGame,
                   duration: float) -> None:
-        """Commit one finished game (a second report of the same game is ignored)."""
+        """Commit one finished game (a second report of the same game is ignored). A
+        StoreError if the database's file was deleted or replaced since it was opened."""
+        self.check_file()
         self.db.execute(
             "INSERT OR IGNORE INTO games (tournament_id, key, round, table_no, set_no, rotation,"
             " seed, seats, ranks, scores, statuses, termination, moves, duration, record,"
