@@ -48,7 +48,7 @@ from arena.games.base import ArenaError, State
 from arena.referee.dice import game_seed
 from arena.referee.match import SEATS_OPTION, SeatCountError, check_seat_count, play_game
 from arena.referee.protocol import Player
-from arena.referee.record import GameRecord, Move, game_log
+from arena.referee.record import GameRecord, Move, apply_move, game_log
 from arena.reports import replay as replays
 from arena.results.store import Store, TournamentRow
 from arena.tournaments.matches import MatchSummary, bot_labels
@@ -215,7 +215,7 @@ def steps(record: GameRecord) -> Iterator[Step]:
     state = rules.initial_state(record.options)
     yield Step(0, None, state.copy())
     for number, move in enumerate(record.moves, 1):
-        state.apply(rules.parse_action(move.action))
+        apply_move(state, rules, move, number - 1)
         yield Step(number, move, state.copy())
 
 

@@ -527,3 +527,28 @@ def test_states_unpickled_in_a_new_process_give_the_fresh_ids(game, params):
     out = subprocess.run([sys.executable, "-c", _CHECK_IN_A_NEW_PROCESS], input=payload,
                          capture_output=True, check=True).stdout
     assert out.decode().strip() == "[]"
+
+
+def test_a_game_on_a_board_file_named_relatively_unpickles_in_any_folder(tmp_path,
+                                                                          monkeypatch):
+    import pickle
+
+    from arena.games.sonnentau.board import DEFAULT_BOARD_PATH
+
+    (tmp_path / "b.yaml").write_text(DEFAULT_BOARD_PATH.read_text())
+    monkeypatch.chdir(tmp_path)
+    state = load("sonnentau", {"board": "b.yaml", "players": 3}).new_initial_state()
+    data = pickle.dumps(state)
+    monkeypatch.chdir("/")
+    again = pickle.loads(data)
+    assert str(again) == str(state) and again.get_game().num_players() == 3
+
+
+def test_an_action_after_the_end_says_the_game_is_over():
+    state = load("seasons").new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(state.chance_outcomes()[0][0] if state.is_chance_node()
+                           else state.legal_actions()[0])
+    for action in (0, 19):
+        with pytest.raises(pyspiel.SpielError, match="the game is over: no action is legal"):
+            state.apply_action(action)

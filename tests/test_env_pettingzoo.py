@@ -401,3 +401,11 @@ def test_an_index_and_an_environment_unpickled_in_a_new_process_give_the_fresh_i
     out = subprocess.run([sys.executable, "-c", _CHECK_IN_A_NEW_PROCESS], input=payload,
                          capture_output=True, check=True).stdout
     assert out.decode().strip() == "[]"
+
+
+@pytest.mark.parametrize("seats", [3.7, "3", True])
+def test_a_seat_count_that_is_no_whole_number_is_refused(seats):
+    from arena.games.base import ArenaError
+
+    with pytest.raises(ArenaError, match=f"seats: a number of players, not {seats!r}"):
+        make_env("sonnentau", seats=seats)

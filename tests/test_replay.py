@@ -544,3 +544,29 @@ def test_a_missing_file_is_a_replay_error_whatever_its_name(tmp_path):
     for name in ("missing.jsonl", "missing.json", "missing"):
         with pytest.raises(ReplayError, match="no such file or folder"):
             list(read_replays(tmp_path / name))  # .jsonl raised FileNotFoundError
+
+
+def test_a_game_that_is_no_name_is_refused_in_one_line():
+    data = arena.to_replay(arena.make("seasons").run(["greedy", "random"], seed=7))
+    for game in (["seasons"], {"name": "seasons"}, 7):
+        with pytest.raises(ReplayError, match=r"game: .* is not one of seasons, sonnentau"):
+            check_replay({**data, "game": game})
+
+
+def test_replay_and_steps_refuse_a_move_by_another_seat_than_the_one_to_act():
+    import dataclasses
+
+    from arena.games.base import IllegalActionError
+    from arena.referee.record import Move
+
+    record = arena.make("seasons").run(["greedy", "random"], seed=7)
+    roll, keep = record.moves[:2]
+    for moves, said in [((Move(0, roll.action), *record.moves[1:]), "the dice are to roll"),
+                        ((roll, Move(-1, keep.action), *record.moves[2:]),
+                         "seat 0 is to act"),
+                        ((roll, Move(1, keep.action), *record.moves[2:]), "seat 0 is to act")]:
+        wrong = dataclasses.replace(record, moves=moves)
+        with pytest.raises(IllegalActionError, match=said):
+            replay(wrong)
+        with pytest.raises(IllegalActionError, match=said):
+            list(arena.steps(wrong))

@@ -50,7 +50,7 @@ from pettingzoo import AECEnv
 from arena.env.actions import ActionIndex, ByIdentity, action_index
 from arena.env.encoding import encoder, vector_high
 from arena.games import find_game
-from arena.games.base import NORMAL, Action, IllegalActionError, State
+from arena.games.base import NORMAL, Action, ArenaError, IllegalActionError, State
 from arena.referee.dice import DiceStream
 from arena.referee.match import resolve_game_options
 from arena.results.standings import game_points
@@ -84,7 +84,9 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         self.reward = reward
         self.game = find_game(game)
         given = dict(options or {})
-        seats = int(given.pop("seats", self.game.info.min_seats))
+        seats = given.pop("seats", self.game.info.min_seats)
+        if isinstance(seats, bool) or not isinstance(seats, int):
+            raise ArenaError(f"seats: a number of players, not {seats!r}")
         self.options = resolve_game_options(self.game, given, seats)
         self.render_mode = render_mode
         self.metadata = {"render_modes": list(RENDER_MODES), "name": f"arena_{game}_v0",

@@ -161,8 +161,12 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no ty
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as its class and parameters (pyspiel's own pickling skips ``__init__``)."""
-        return type(self), (self._params,)
+        """Pickled as its class and parameters (pyspiel's own pickling skips ``__init__``),
+        a board file by the path it was found at, so that it loads from any folder."""
+        params = dict(self._params)
+        if "board" in params and isinstance(self.arena_options.get("board"), str):
+            params["board"] = self.arena_options["board"]
+        return type(self), (params,)
 
     def new_initial_state(self) -> ArenaSpielState:
         return ArenaSpielState(self, self.arena_game.initial_state(self.arena_options))
@@ -332,6 +336,8 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
         position, game = self.position, self.spiel_game
         state, history = position.state, position.history
         try:
+            if self._player == _TERMINAL:
+                raise ArenaError("the game is over: no action is legal")
             if self._player == _CHANCE:
                 roll = game.roll_actions.get(action)
                 state.apply(game.index.roll(action) if roll is None else roll)  # unknown: raises

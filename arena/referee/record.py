@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from arena.games import find_game
-from arena.games.base import ArenaError, Outcome
+from arena.games.base import ArenaError, Game, IllegalActionError, Outcome, State
 
 if TYPE_CHECKING:
     from arena.games.base import State
@@ -116,15 +116,28 @@ class GameRecord:
 
 def replay(record: GameRecord, *, upto: int | None = None) -> State:
     """The state after the first ``upto`` moves of ``record`` (all moves by default); an
-    ``upto`` outside 0 to the number of moves is a ValueError."""
+    ``upto`` outside 0 to the number of moves is a ValueError. A move that is illegal, or
+    that names another seat than the one to act (the dice's, -1, for a roll), is an
+    IllegalActionError, as :func:`~arena.reports.replay.check_replay` refuses it."""
     if upto is not None and not 0 <= upto <= len(record.moves):
         raise ValueError(f"upto: {upto} is not a number of moves of this game "
                          f"(0 to {len(record.moves)})")
     game = find_game(record.game)
     state = game.initial_state(record.options)
-    for move in record.moves[:upto]:
-        state.apply(game.parse_action(move.action))
+    for index, move in enumerate(record.moves[:upto]):
+        apply_move(state, game, move, index)
     return state
+
+
+def apply_move(state: State, game: Game, move: Move, index: int) -> None:
+    """Play the record's move number ``index`` (from 0) in ``state``: an IllegalActionError
+    if the rules forbid it or it names another seat than the one to act."""
+    if move.seat != state.current_seat:
+        acting = ("the dice are to roll" if state.is_chance_node()
+                  else f"seat {state.current_seat} is to act")
+        raise IllegalActionError(f"moves[{index}].seat: {move.seat} ({move.action}), but "
+                                 f"{acting}")
+    state.apply(game.parse_action(move.action))
 
 
 def game_log(record: GameRecord) -> list[str]:

@@ -171,7 +171,7 @@ def check_replay(data: Any) -> None:
     if version > VERSION:
         raise ReplayError(f"version: {version} is newer than this arena reads ({VERSION}); "
                           "update arena")
-    if obj.get("game") not in MODULES:
+    if not isinstance(obj.get("game"), str) or obj["game"] not in MODULES:
         raise ReplayError(f"game: {obj.get('game')!r} is not one of {', '.join(MODULES)}")
     if "arena" in obj:
         _text(obj["arena"], "arena")
