@@ -270,3 +270,30 @@ def test_compare_errors(db):
                   "--progress / --no-progress Show a progress bar"):
         assert words in helped
     assert "no results database" in run("ratings", "--db", "/nonexistent/x.db").output
+
+
+def test_report_lists_finds_and_defaults_to_a_configs_run_not_a_comparison(db, tmp_path,
+                                                                          monkeypatch):
+    """A new user found no way to list the tournaments, no hint for a misspelt one, the
+    default report of a comparison's hidden tournament, and a folder with spaces."""
+    played = run("compare", "greedy@1", "greedy@2", "--db", db, "--games", "2",
+                 "--workers", "1", "--no-progress")
+    assert played.exit_code == 0, played.output
+    listed = run("report", "--list", "--db", db)
+    assert listed.exit_code == 0
+    shown = " ".join(listed.output.split())
+    assert 0 < shown.index("v1-vs-random") < shown.index("v2-vs-random") < shown.index(
+        "compare greedy@1+")  # oldest first
+    wrong = run("report", "v2-vs-randon", "--db", db)
+    assert wrong.exit_code == 1
+    said = " ".join(wrong.output.split())
+    assert f"no tournament 'v2-vs-randon' in {db} (did you mean 'v2-vs-random'?); it has, " \
+           "latest first: 'compare greedy@1+" in said
+    assert "(`arena report --list` lists them all)" in said
+    monkeypatch.chdir(tmp_path)
+    latest = run("report", "--db", db, "--no-luck")
+    assert latest.exit_code == 0, latest.output
+    assert "results/v2-vs-random/report.html" in " ".join(latest.output.split())
+    compared = run("report", "3", "--db", db, "--no-luck")
+    folders = [path.parent.name for path in (tmp_path / "results" / "compare").glob("*/*.csv")]
+    assert compared.exit_code == 0 and folders and " " not in folders[0], compared.output

@@ -145,3 +145,29 @@ def _with_deadline(results, seconds):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         results.close()
+
+
+def test_a_workers_bots_of_a_run_that_went_quiet_are_stopped_never_while_it_plays(root,
+                                                                                 monkeypatch):
+    """A Dask client killed with -9 never releases its bots on the workers: each worker
+    stops those of a run none of whose games it has played for a while."""
+    from arena.bots import roster
+    from arena.bots.identity import BotEntry
+    from arena.tournaments.schedule import GameTask
+    from arena.tournaments.tasks import MatchSetup, _playing, play_task, release_idle
+
+    monkeypatch.chdir(root)
+    entry = BotEntry("bots/seasons/random_bot.py", isolation="process")
+    setup = MatchSetup("seasons", {}, (entry, entry), run="gone-quiet")
+    assert play_task(setup, GameTask(0, 0, 0, 0, (0, 1), 11)).game.statuses == ("ok", "ok")
+    players = [instance.player for key, pool in roster._pools.items()
+               if key[0] == "gone-quiet" for instance in pool.instances]
+    processes = [getattr(player, "player", player) for player in players]
+    assert processes and all(process._running() for process in processes)
+    assert release_idle(3600) == []  # not quiet for that long
+    with _playing("gone-quiet"):  # a game of it under way: its bots are kept
+        assert release_idle(0) == []
+    assert all(process._running() for process in processes)
+    assert release_idle(0) == ["gone-quiet"]
+    assert not any(key[0] == "gone-quiet" for key in roster._pools)
+    assert not any(process._running() for process in processes)

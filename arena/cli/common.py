@@ -332,7 +332,9 @@ SYSTEM_OPTION = click.option("--system", type=click.Choice(SYSTEMS), default="tr
 def open_store(db: str) -> Store:
     """The results database at ``db``, which must exist already."""
     if not Path(db).exists():
-        raise ArenaError(f"no results database at {db} (run a tournament first, or pass --db)")
+        raise ArenaError(f"no results database at {db}: arena reads the bots and games a "
+                         "tournament stored (`arena run CONFIG`, or `arena submit BOT` to store "
+                         "a bot alone, makes one), or name another with --db")
     return Store(db)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from arena.results.bradley_terry import SeatedGame
     from arena.results.luck_book import LuckSource
     from arena.results.stats import SprtSettings
-    from arena.results.store import Store, StoredBot
+    from arena.results.store import Store, StoredBot, TournamentRow
     from arena.results.versions import Variant
 
 
@@ -369,7 +370,8 @@ def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, d
 @click.argument("tournament", required=False)
 @DB_OPTION
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
-              help="Output folder (default: results/<tournament name>).")
+              help="Output folder (default: results/<tournament name>, a comparison's "
+              "under results/compare/).")
 @click.option("--luck/--no-luck", default=None,
               help="Show the pairs' luck-adjusted scores (the games' luck accounted for with "
               "the game's value model, once; it is kept in the database) [default: on, unless "
@@ -378,24 +380,46 @@ def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, d
               help="Your own value model for the luck accounting (trusted code).")
 @click.option("--workers", type=click.IntRange(min=0), default=0,
               help="Processes for the luck accounting (0 = one per CPU).")
+@click.option("--list", "listing", is_flag=True,
+              help="List the database's tournaments instead (id, name, game, games, status).")
 @reports_errors
 def report(tournament: str | None, db: str, out_dir: str | None, luck: bool | None,
-           value_model: str | None, workers: int) -> None:
+           value_model: str | None, workers: int, listing: bool) -> None:
     """Write the CSV files and the HTML report of TOURNAMENT (name or id; default: the
-    latest)."""
+    latest run of a config, not of `arena compare --games`)."""
     from arena.cli.console import LuckBar, report_luck
     from arena.reports import write_reports
     from arena.results.luck_book import LuckSource
+    from arena.tournaments.matches import COMPARE_PREFIX
 
     with open_store(db) as store:
         rows = store.tournaments()
         if not rows:
             raise ArenaError(f"no tournaments in {db}")
-        row = store.find_tournament(tournament) if tournament else rows[-1]
-        folder = Path(out_dir) if out_dir else Path("results") / row.name
+        if listing:
+            for line in tournament_lines(store, rows):
+                echo(line)
+            return
+        row = (store.find_tournament(tournament) if tournament else next(
+            (r for r in reversed(rows) if not r.name.startswith(COMPARE_PREFIX)), rows[-1]))
+        folder = Path(out_dir) if out_dir else report_folder(row.name, COMPARE_PREFIX)
         with LuckBar() as bar:
             paths = write_reports(store, row, folder,
                                   luck=report_luck(store, row.id, luck, LuckSource(value_model)),
                                   workers=workers, progress=bar.update)
-        for path in paths:
-            echo(f"wrote {path}")
+        echo_wrapped("wrote " + ", ".join(str(path) for path in paths))
+
+
+def tournament_lines(store: Store, rows: Sequence[TournamentRow]) -> list[str]:
+    """The tournaments as a table, oldest first: what ``arena report`` takes."""
+    table = [[str(row.id), row.name, row.game, row.status, store.finished_count(row.name)]
+             for row in rows]
+    return text_table(["id", "name", "game", "status", "games"], table, 4, terminal_width())
+
+
+def report_folder(name: str, compare_prefix: str) -> Path:
+    """``results/NAME``; a comparison's (``compare a@1.0+… vs b@1.0+… seed 0``) under
+    ``results/compare/``, its spaces as ``-``, so that the path needs no quoting."""
+    if not name.startswith(compare_prefix):
+        return Path("results") / name
+    return Path("results") / "compare" / re.sub(r"\s+", "-", name[len(compare_prefix):])

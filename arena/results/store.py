@@ -11,6 +11,7 @@ reported with its tournament and game.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import fcntl
 import hashlib
 import json
@@ -515,6 +516,10 @@ def _private(path: Path) -> None:
         pass  # sqlite says what is wrong with the path
 
 
+SHOWN_NAMES = 5
+"""Tournament names an error lists (the latest)."""
+
+
 def _file_identity(path: Path) -> tuple[int, int] | None:
     try:
         info = os.stat(path)
@@ -700,11 +705,23 @@ class Store:
                              "database from a copy, or start a new one with --db") from None
 
     def find_tournament(self, key: str | int) -> TournamentRow:
-        """A tournament by id or name."""
-        for row in self.tournaments():
+        """A tournament by id or name; a StoreError naming the nearest name and the
+        latest tournaments where there is none."""
+        rows = self.tournaments()
+        for row in rows:
             if str(row.id) == str(key) or row.name == key:
                 return row
-        raise StoreError(f"no tournament {key!r} in {self.path}")
+        names = [row.name for row in reversed(rows)]
+        close = difflib.get_close_matches(str(key), names, n=1)
+        message = f"no tournament {key!r} in {self.path}"
+        if close:
+            message += f" (did you mean {close[0]!r}?)"
+        if names:
+            shown = ", ".join(repr(name) for name in names[:SHOWN_NAMES])
+            more = f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else ""
+            message += (f"; it has, latest first: {shown}{more} (`arena report --list` lists "
+                        "them all)")
+        raise StoreError(message)
 
     def tournament_named(self, name: str) -> TournamentRow | None:
         return next(iter(self.tournaments(name=name)), None)

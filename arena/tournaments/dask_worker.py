@@ -7,6 +7,8 @@ is set up, without Dask's profiler, and counts the bundles that come to it.
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,7 +19,7 @@ from distributed.comm.addressing import get_address_host
 
 from arena.bots.bundles import use_cache_folder
 from arena.bots.scratch import remove_abandoned
-from arena.tournaments.tasks import prepare_worker
+from arena.tournaments.tasks import prepare_worker, release_idle
 
 ARRIVALS: Counter[str] = Counter()
 """How many times each bundle's data came to this worker (made here from the data the
@@ -26,6 +28,12 @@ PROFILER_CALLBACKS = ("profile", "profile-cycle")
 """The worker's periodic callbacks that sample its task threads (``distributed.worker``)."""
 UNKNOWN_HOST_THREADS = 1 << 16
 """A worker on a host the run did not count is taken to share its cores (no polling)."""
+IDLE_RUN_SECONDS = 60.0
+"""A run none of whose games a worker has played for this long has its bots there stopped
+(they start again should it come back)."""
+IDLE_CHECK_SECONDS = 10.0
+
+log = logging.getLogger(__name__)
 
 
 class ArenaWorker(WorkerPlugin):
@@ -43,9 +51,21 @@ class ArenaWorker(WorkerPlugin):
         use_cache_folder(Path(worker.local_directory) / "arena-bundles")
         prepare_worker(self.threads.get(host_of(worker.address), UNKNOWN_HOST_THREADS))
         stop_profiling(worker)
+        self.stopping = threading.Event()
+        threading.Thread(target=self._release_idle, name="arena-release-idle",
+                         daemon=True).start()
 
     def teardown(self, worker: Any) -> None:
+        self.stopping.set()
         remove_abandoned()
+
+    def _release_idle(self) -> None:
+        """The bots of a run whose client went without releasing them (killed): stopped
+        once none of its games has been played here for :data:`IDLE_RUN_SECONDS`."""
+        while not self.stopping.wait(IDLE_CHECK_SECONDS):
+            for run in release_idle(IDLE_RUN_SECONDS):
+                log.info("released the bots of run %s: none of its games for %g s", run,
+                         IDLE_RUN_SECONDS)
 
     def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
         if finish == "memory" and isinstance(key, str) and key.startswith("arena-bundle-"):

@@ -188,6 +188,10 @@ def bot_labels(players: Sequence[Player], revisions: Sequence[str] = ()) -> list
     return labels
 
 
+COMPARE_PREFIX = "compare "
+"""How the tournaments ``arena compare --games`` plays are named (``compare a@1+… vs …``)."""
+
+
 def play_comparison(store: Store, game: str, first: StoredBot, second: StoredBot, *,
                     pairs: int, seed: int, workers: int, db: str,
                     settings: SprtSettings | None = None,
@@ -199,7 +203,7 @@ def play_comparison(store: Store, game: str, first: StoredBot, second: StoredBot
     accounted for as they come, and the SPRT tests the adjusted score. Pairs stored
     beyond ``pairs`` (an earlier, larger ``--games``) are kept and left out."""
     entrants = stored_entrants(store, (first, second))  # each plays from its kept code
-    name = (f"compare {first.label} vs {second.label} seed {seed}"
+    name = (f"{COMPARE_PREFIX}{first.label} vs {second.label} seed {seed}"
             + (f" sprt {settings.elo0},{settings.elo1},{settings.alpha},{settings.beta}"
                if settings else ""))
     stored = store.tournament_named(name)

@@ -14,10 +14,13 @@ that a worker stuck on a bot is found (:mod:`arena.bots.workers`);
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import threading
 import time
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,6 +115,11 @@ class Watched:
 
 def play_task(setup: MatchSetup, task: GameTask) -> GameResult:
     """Play one task (in whatever process this runs)."""
+    with _playing(setup.run):
+        return _play(setup, task)
+
+
+def _play(setup: MatchSetup, task: GameTask) -> GameResult:
     entries = [setup.bots[bot] for bot in task.seats]
     refusals = [setup.refusals[bot] if setup.refusals else None for bot in task.seats]
     note = beacon()
@@ -172,3 +180,38 @@ def release_players(run: str | None = None) -> None:
     """Stop the bot processes this process started for the tasks of the run ``run`` (None:
     of every run; a worker's last step)."""
     close_players(run)
+
+
+_activity_lock = threading.Lock()
+_playing_now: Counter[str] = Counter()
+"""Per run: the games this process is playing of it."""
+_last_played: dict[str, float] = {}
+"""Per run: when this process last finished one of its games (``time.monotonic``)."""
+
+
+@contextlib.contextmanager
+def _playing(run: str) -> Iterator[None]:
+    with _activity_lock:
+        _playing_now[run] += 1
+        _last_played.setdefault(run, time.monotonic())
+    try:
+        yield
+    finally:
+        with _activity_lock:
+            _playing_now[run] -= 1
+            _last_played[run] = time.monotonic()
+
+
+def release_idle(seconds: float) -> list[str]:
+    """Stop the bot processes of the runs none of whose games this process has played for
+    ``seconds``, none being played now: a run whose client is gone (killed, say) never
+    releases them itself. The runs released; one that comes back starts its bots again."""
+    with _activity_lock:  # held: no game of a run starts while its bots are stopped
+        now = time.monotonic()
+        idle = [run for run, last in _last_played.items()
+                if not _playing_now[run] and now - last >= seconds]
+        for run in idle:
+            close_players(run)
+            del _last_played[run]
+            _playing_now.pop(run, None)
+    return idle
