@@ -155,6 +155,10 @@ def test_the_same_name_and_version_with_other_code_is_a_new_revision(tmp_path):
             store.find_bot("seasons", "b@1")
         with pytest.raises(StoreError, match="no seasons bot c@1"):
             store.find_bot("seasons", "c@1")
+        store.register_bot("seasons", BotIdentity("cautious", "1", "ccc", "c.py"))
+        with pytest.raises(StoreError, match=r"no seasons bot cautous in .* \(did you mean "
+                           r"'cautious'\?\)$"):  # as compare and status suggest it
+            store.find_bot("seasons", "cautous")
 
 
 def test_a_version_that_looks_like_a_revision_cannot_take_another_bots_label(tmp_path):

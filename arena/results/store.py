@@ -678,7 +678,10 @@ class Store:
         same_name = [b.label for b in bots if b.identity.name == name]
         if not found:
             known = f"; known: {', '.join(same_name)}" if same_name else ""
-            raise StoreError(f"no {game} bot {text} in {self.path}{known}")
+            close = [] if same_name else difflib.get_close_matches(
+                name, sorted({b.identity.name for b in bots}), n=1)
+            guess = f" (did you mean {close[0]!r}?)" if close else ""
+            raise StoreError(f"no {game} bot {text} in {self.path}{guess}{known}")
         raise StoreError(f"{text} is ambiguous in {game}: {', '.join(b.label for b in found)};"
                          " name one of them")
 
