@@ -337,26 +337,38 @@ class Handshake:
     games: tuple[str, ...] | None = None
 
 
-def identify_entry(entry: BotEntry, limits: Limits) -> Handshake:
+def identify_entry(entry: BotEntry, limits: Limits,
+                   heard: dict[str, Handshake] | None = None) -> Handshake:
     """Who ``entry`` (as it is played) plays as: the entry's name and version, else the
-    bot's own, said in its handshake (in its own process, unless it is trusted)."""
-    if entry.trusted:
-        bot = load_trusted(entry)
-        said = Handshake(bot.name, bot.version, declared_games(bot.player))
-    else:
-        player = entry_process(entry, limits)
-        try:
-            player.ensure_running()
-            said = Handshake(player.name, player.version, player.games)
-        finally:
-            player.close()
+    bot's own, said in its handshake (in its own process, unless it is trusted). ``heard``
+    keeps the handshakes of the entries seen so far: entries that differ only in the name
+    and version they give the bot (a config of 400 copies of one bot) start it once."""
+    key = json.dumps({**entry.to_json(), "name": None, "version": None}, sort_keys=True)
+    said = None if heard is None else heard.get(key)
+    if said is None:
+        said = _handshake(entry, limits)
+        if heard is not None:
+            heard[key] = said
     return Handshake(entry.name or said.name, entry.version or said.version, said.games)
 
 
-def entrant(entry: BotEntry, limits: Limits, game: str | None = None) -> Entrant:
+def _handshake(entry: BotEntry, limits: Limits) -> Handshake:
+    if entry.trusted:
+        bot = load_trusted(entry)
+        return Handshake(bot.name, bot.version, declared_games(bot.player))
+    player = entry_process(entry, limits)
+    try:
+        player.ensure_running()
+        return Handshake(player.name, player.version, player.games)
+    finally:
+        player.close()
+
+
+def entrant(entry: BotEntry, limits: Limits, game: str | None = None,
+            heard: dict[str, Handshake] | None = None) -> Entrant:
     """Read ``entry``'s code once and name it from that code; a bot whose files are refused,
     that cannot load, or that says it does not play ``game``, gets a stand-in identity and
-    a problem."""
+    a problem (``heard``: see :func:`identify_entry`)."""
     try:
         kept = keep_code(entry)
     except BotFileError as exc:  # a link, device, FIFO or socket among its files, or too much
@@ -367,7 +379,7 @@ def entrant(entry: BotEntry, limits: Limits, game: str | None = None) -> Entrant
     if kept.bundle is not None:
         receive([kept.bundle])
     try:
-        said = identify_entry(kept.entry, limits)
+        said = identify_entry(kept.entry, limits, heard)
     except (PlayerFailure, BotLoadError) as exc:
         detail = exc.detail if isinstance(exc, PlayerFailure) else str(exc)
         return _stand_in(kept.entry, "it cannot be loaded: "

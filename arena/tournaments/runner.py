@@ -35,7 +35,14 @@ from dataclasses import dataclass, field
 
 from arena.bots.bundles import Bundle, relative_spec
 from arena.bots.files import BotFileError
-from arena.bots.identity import BotEntry, BotIdentity, entrant, identity_hash, keep_code
+from arena.bots.identity import (
+    BotEntry,
+    BotIdentity,
+    Handshake,
+    entrant,
+    identity_hash,
+    keep_code,
+)
 from arena.bots.isolation import DESCRIPTIONS, SANDBOX, is_shipped, resolve_isolation
 from arena.bots.loading import split_spec
 from arena.bots.process import Limits
@@ -142,7 +149,8 @@ def load_entrants(config: TournamentConfig) -> Entrants:
     tournament before its first game (BrokenBotError); with ``broken_bots: forfeit`` it
     is reported instead, and its games are forfeited."""
     limits = limits_of(config)
-    entrants = [entrant(entry, limits, config.game) for entry in config.bots]
+    heard: dict[str, Handshake] = {}
+    entrants = [entrant(entry, limits, config.game, heard) for entry in config.bots]
     problems = [f"bots[{index}] ({describe_entry(entry)}): {e.problem}"
                 for index, (entry, e) in enumerate(zip(config.bots, entrants, strict=True))
                 if e.problem is not None]
