@@ -171,3 +171,22 @@ def test_a_workers_bots_of_a_run_that_went_quiet_are_stopped_never_while_it_play
     assert release_idle(0) == ["gone-quiet"]
     assert not any(key[0] == "gone-quiet" for key in roster._pools)
     assert not any(process._running() for process in processes)
+
+
+def test_games_of_a_released_run_still_to_come_in_a_batch_are_not_played(root, monkeypatch):
+    """Released while a batch of its games was under way, a run's next games started its
+    bots again, and nobody released those."""
+    from arena.bots import roster
+    from arena.bots.identity import BotEntry
+    from arena.tournaments.schedule import GameTask
+    from arena.tournaments.tasks import MatchSetup, RunReleased, play_shipped, release_players
+
+    monkeypatch.chdir(root)
+    entry = BotEntry("bots/seasons/random_bot.py", isolation="process")
+    setup = MatchSetup("seasons", {}, (entry, entry), run="released-midway")
+    tasks = (GameTask(0, 0, 0, 0, (0, 1), 11), GameTask(0, 0, 1, 0, (0, 1), 12))
+    assert len(play_shipped(setup, tasks)) == 2
+    release_players("released-midway")
+    with pytest.raises(RunReleased):
+        play_shipped(setup, tasks)
+    assert not any(key[0] == "released-midway" for key in roster._pools)

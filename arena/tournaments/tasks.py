@@ -145,7 +145,16 @@ def play_shipped(setup: MatchSetup, tasks: tuple[GameTask, ...],
     """Play tasks sent together with the bundles their bots play from (unpacked here once),
     one after the other."""
     receive(bundles)
-    return [play_task(setup, task) for task in tasks]
+    results = []
+    for task in tasks:
+        if setup.run in _released:  # its client has gone: start no more of its bots
+            raise RunReleased(f"run {setup.run} was released before game {task.key}")
+        results.append(play_task(setup, task))
+    return results
+
+
+class RunReleased(Exception):
+    """The games sent together are of a run whose bots were released (its client gone)."""
 
 
 def lost_game(setup: MatchSetup, lost: Lost) -> GameResult:
@@ -178,8 +187,15 @@ def prepare_worker(workers: int) -> None:
 
 def release_players(run: str | None = None) -> None:
     """Stop the bot processes this process started for the tasks of the run ``run`` (None:
-    of every run; a worker's last step)."""
+    of every run; a worker's last step). Games of ``run`` sent together that are still to
+    come are not played: they would start its bots again, which nobody would release."""
+    if run:
+        _released.add(run)
     close_players(run)
+
+
+_released: set[str] = set()
+"""The runs whose bots this process released."""
 
 
 _activity_lock = threading.Lock()
