@@ -190,3 +190,24 @@ def test_games_of_a_released_run_still_to_come_in_a_batch_are_not_played(root, m
     with pytest.raises(RunReleased):
         play_shipped(setup, tasks)
     assert not any(key[0] == "released-midway" for key in roster._pools)
+
+
+def test_a_worker_killed_from_outside_while_a_sandboxed_bot_decides_plays_the_game_again():
+    """A sandboxed bot cannot kill its worker: the operator or the OOM killer did. The
+    game is played again, once, on the same dice; a bot in a plain process (which can kill
+    its worker) or a hung worker still costs the deciding seat the game."""
+    from arena.bots.identity import BotEntry
+    from arena.bots.workers import Lost
+    from arena.tournaments.executor import Settle
+    from arena.tournaments.schedule import GameTask
+    from arena.tournaments.tasks import MatchSetup
+
+    entries = (BotEntry("a.py", isolation="sandbox"), BotEntry("b.py", isolation="process"))
+    settle = Settle(MatchSetup("seasons", {}, entries))
+    task = GameTask(0, 0, 0, 0, (1, 0), 11)  # seat 1 is the sandboxed bot
+    assert settle(Lost(task, 1, False, -9)) is None  # played again
+    again = settle(Lost(task, 1, False, -9))  # twice: the bot loses after all
+    assert again is not None and again.game.statuses == ("ok", "crash")
+    assert settle(Lost(task, 0, False, -9)).game.statuses == ("crash", "ok")  # a plain one
+    hung = settle(Lost(GameTask(0, 0, 1, 0, (1, 0), 12), 1, True, None))
+    assert hung.game.statuses == ("ok", "timeout")

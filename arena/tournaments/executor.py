@@ -11,11 +11,13 @@ worker keeps its bots for all its games.
 
 from __future__ import annotations
 
+import logging
 import signal
 from collections.abc import Iterable, Iterator
 
 from arena.bots.bundles import Bundle, receive
-from arena.bots.workers import MAX_ATTEMPTS, WorkerDied, run_unordered
+from arena.bots.isolation import SANDBOX
+from arena.bots.workers import MAX_ATTEMPTS, Lost, WorkerDied, run_unordered
 from arena.games.base import ArenaError
 from arena.tournaments.schedule import GameTask, dice_of
 from arena.tournaments.tasks import (
@@ -27,6 +29,7 @@ from arena.tournaments.tasks import (
     release_players,
 )
 
+log = logging.getLogger(__name__)
 _worker_setup: MatchSetup | None = None
 
 
@@ -57,13 +60,35 @@ def run_local(setup: MatchSetup, tasks: Iterable[GameTask], workers: int,
         yield from run_unordered(_play_in_worker, tasks, max(1, workers),
                                  initializer=_worker_init, initargs=(setup, max(1, workers)),
                                  finalizer=release_players,
-                                 on_lost=lambda lost: lost_game(setup, lost),
+                                 on_lost=Settle(setup),
                                  spread=dice_of)
     except WorkerDied as died:
         raise ArenaError(
             f"the worker processes died {MAX_ATTEMPTS} times while playing game "
             f"{died.task.key}, before any bot was deciding; the finished games are kept, "
             "run again to resume") from None
+
+
+class Settle:
+    """What a worker lost while a seat was deciding costs: that seat's loss (``crash``, or
+    ``timeout`` if it hung), but for a sandboxed bot, which cannot signal or kill its
+    worker (another user in a PID namespace of its own), a worker killed from outside
+    (the operator, the OOM killer) plays the game again, once, on the same dice: the
+    results are those of a run without the kill. None: play it again."""
+
+    def __init__(self, setup: MatchSetup) -> None:
+        self.setup = setup
+        self.replayed: set[str] = set()
+
+    def __call__(self, lost: Lost) -> GameResult | None:
+        task: GameTask = lost.task
+        entry = self.setup.bots[task.seats[lost.seat]]
+        if not lost.hung and entry.isolation == SANDBOX and task.key not in self.replayed:
+            self.replayed.add(task.key)
+            log.warning("game %s: %s while a sandboxed bot was deciding; played again",
+                        task.key, lost.describe())
+            return None
+        return lost_game(self.setup, lost)
 
 
 def run_tasks(setup: MatchSetup, tasks: Iterable[GameTask], *, workers: int,
