@@ -35,6 +35,7 @@ import functools
 import importlib.util
 import json
 import math
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -176,8 +177,12 @@ def evaluate(env, learner: Learner, pairs: int, seed: int) -> tuple[float, int, 
 
 
 def write_parameters(out: Path, bot: ModuleType, weights: np.ndarray, meta: dict) -> Path:
-    """Write the tables as ``policy.json`` in ``out`` (rounded: a small file to commit)."""
+    """Write the tables as ``policy.json`` in ``out`` (rounded: a small file to commit); a
+    folder other than the shipped bot's gets the bot's ``__init__.py`` too, so that it is
+    a bot of its own that plays them (``arena bots validate OUT``)."""
     out.mkdir(parents=True, exist_ok=True)
+    if out.resolve() != BOT_FOLDER:
+        shutil.copyfile(BOT_FOLDER / "__init__.py", out / "__init__.py")
     rounded = [round(float(w), 3) + 0.0 for w in weights]
     data = {"format": "arena-seasons-tabular-1", **meta,
             "placement": rounded[:bot.PLACE_SIZE], "reroll": rounded[bot.PLACE_SIZE:]}
@@ -195,7 +200,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--eval-pairs", type=int, default=500,
                         help="seat-swapped pairs against random at the end")
     parser.add_argument("--out", type=Path, default=BOT_FOLDER,
-                        help="folder for policy.json (default: the bot's folder)")
+                        help="folder for policy.json (default: the shipped bot's folder); "
+                        "another folder becomes a bot of its own")
     return parser.parse_args(argv)
 
 

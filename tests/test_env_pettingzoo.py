@@ -313,7 +313,8 @@ def test_arena_imports_without_the_extra_and_says_what_to_install():
             "        print(error)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
-    assert len(out) == 2 and all("pip install 'arena[rl]'" in line for line in out)
+    assert len(out) == 2 and all("pip install -e '.[rl]' in arena's checkout" in line
+                                 for line in out)
     assert issubclass(MissingExtraError, ImportError)
 
 

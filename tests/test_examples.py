@@ -97,6 +97,12 @@ def test_the_training_script_runs_end_to_end_and_writes_a_loadable_policy(
     player = arena.load_bot(str(TRAINED), {"parameters": str(written)}).player
     record = arena.play_game("seasons", [player, arena.load_bot(str(RANDOM)).player], seed=1)
     assert [seat.status for seat in record.seats] == ["ok", "ok"]
+    own = arena.load_bot(str(tmp_path / "a")).player  # --out made a bot of its own
+
+    def actions(seated: list[object]) -> list[str]:
+        return [move.action for move in arena.play_game("seasons", seated, seed=1).moves]
+
+    assert actions([own, player]) == actions([player, player])  # that plays that policy
 
 
 def _installed_copy(site: Path) -> None:

@@ -3,7 +3,7 @@
     >>> from arena.env import make_env                      # doctest: +SKIP
     >>> env = make_env("sonnentau", seats=3, dice="miwin")  # doctest: +SKIP
 
-The adapters need the optional extra ``rl`` (``pip install 'arena[rl]'``:
+The adapters need the optional extra ``rl`` (``pip install -e '.[rl]'`` in the checkout:
 PettingZoo, Gymnasium, OpenSpiel). This package imports them only when an
 adapter is asked for, so ``import arena.env`` works without them and a missing
 library is reported as a :class:`MissingExtraError` that says what to install.
@@ -21,7 +21,8 @@ from arena.games.base import ArenaError
 if TYPE_CHECKING:
     from arena.env.aec import ArenaEnv
 
-INSTALL_HINT = "pip install 'arena[rl]'"
+INSTALL_HINT = ("pip install -e '.[rl]' in arena's checkout (or arena's wheel with [rl]; "
+                "PyPI's 'arena' is another project)")
 
 
 class MissingExtraError(ArenaError, ImportError):
