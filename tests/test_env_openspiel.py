@@ -552,3 +552,15 @@ def test_an_action_after_the_end_says_the_game_is_over():
     for action in (0, 19):
         with pytest.raises(pyspiel.SpielError, match="the game is over: no action is legal"):
             state.apply_action(action)
+
+
+@pytest.mark.parametrize("dice", ["standard", "miwin"])
+def test_a_game_whose_dice_are_always_the_first_outcome_ends_within_its_length(dice):
+    """The first outcome is a double: doubles rolled again for ever, even at turn limit 1."""
+    game = load("sonnentau", {"players": 2, "turn_limit": 2, "dice": dice})
+    state, steps = game.new_initial_state(), 0
+    while not state.is_terminal() and steps <= game.max_game_length():
+        state.apply_action(state.chance_outcomes()[0][0] if state.is_chance_node()
+                           else state.legal_actions()[0])
+        steps += 1
+    assert state.is_terminal() and steps <= game.max_game_length()

@@ -360,6 +360,20 @@ def test_doubles_roll_again_for_the_same_seat():
     assert (request.seat, request.turn, request.roll) == (1, 0, 0)
 
 
+def test_a_turns_50th_roll_ends_it_even_if_it_is_a_double():
+    """The doubles guard (docs/rules.md): a program that always picks a double would play
+    one turn for ever."""
+    from arena.games.sonnentau.rules import MAX_ROLLS_PER_TURN
+
+    state = position({0: {0: "G1"}, 1: _blocked_entries()}, "dice:4,4")  # dice forfeited
+    for roll in range(1, MAX_ROLLS_PER_TURN - 1):
+        assert (state.seat, state.roll) == (0, roll)
+        play(state, "dice:4,4")
+    assert (state.seat, state.roll) == (0, MAX_ROLLS_PER_TURN - 1)
+    play(state, "dice:4,4")  # the 50th roll of the turn
+    assert state.phase == ROLL and state.seat == 1 and state.roll == 0
+
+
 def test_doubles_with_forfeited_dice_still_roll_again():
     state = position({0: {0: "G1"}, 1: _blocked_entries()}, "dice:4,4")
     assert state.phase == ROLL and state.seat == 0 and state.roll == 1

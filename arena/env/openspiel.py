@@ -69,7 +69,7 @@ from arena.games.base import (
     Observation,
     State,
 )
-from arena.games.sonnentau.rules import ROLL, SonnentauState
+from arena.games.sonnentau.rules import MAX_ROLLS_PER_TURN, ROLL, SonnentauState
 from arena.referee.dice import DiceStream
 from arena.referee.match import resolve_game_options
 from arena.referee.protocol import PlayerInfo
@@ -83,8 +83,6 @@ _PARAMETERS: dict[str, dict[str, Any]] = {
 }
 _MAX_SEATS = {"seasons": 2, "sonnentau": 4}
 _CACHE_SIZE = 4096
-_ROLLS_PER_TURN = 8
-"""Sonnentau's game length allows this many rolls a turn (doubles roll again, unboundedly)."""
 
 
 def game_type(game: str) -> pyspiel.GameType:
@@ -118,7 +116,7 @@ def _max_length(game: str, options: Mapping[str, Any], index: ActionIndex) -> in
     if game == "seasons":
         return 2 * int(options["placement_limit"])
     dice = len(index.rolls[0])
-    return int(options["turn_limit"]) * _ROLLS_PER_TURN * 2 * dice
+    return int(options["turn_limit"]) * MAX_ROLLS_PER_TURN * 2 * dice
 
 
 class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no type information

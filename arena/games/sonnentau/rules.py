@@ -96,6 +96,11 @@ GAME_NAME = "sonnentau"
 PIECES = 5
 PIECES_TO_WIN = 3
 DEFAULT_TURN_LIMIT = 1000
+MAX_ROLLS_PER_TURN = 50
+"""Doubles roll again, but not for ever: the 50th roll of a turn ends it whatever it shows
+(a termination guard, as the turn limit; reached by chance about once in 10²⁹ turns with
+Miwin's dice, and never by real play), so that every game is finite, even one whose chance
+outcomes a program picks (always the same double, say)."""
 TURN_LIMIT = "turn-limit"
 
 STANDARD_DIE: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
@@ -487,7 +492,7 @@ class SonnentauState:
         self._legal = None
         doubles = self.is_doubles()
         self.dice, self.left, self.phase = (), (), ROLL
-        if doubles:
+        if doubles and self.roll + 1 < MAX_ROLLS_PER_TURN:
             self.roll += 1
         elif self.turns_played >= self.turn_limit:
             self._finish(TURN_LIMIT)
