@@ -207,7 +207,8 @@ def test_the_latest_tournament_by_default_and_a_missing_one_is_one_line(db):
     missing = runner.invoke(cli, ["export", "nope", "--db", str(db)])
     assert missing.exit_code == 1
     assert missing.output.strip().splitlines() == [
-        f"Error: no tournament 'nope' in {db}"]
+        f"Error: no tournament 'nope' in {db}; it has, latest first: 'replay-secret', "
+        "'replay-sonnentau', 'replay-seasons' (`arena report --list` lists them all)"]
 
 
 def good(db: Path) -> dict[str, Any]:

@@ -198,9 +198,8 @@ def test_a_worker_killed_from_outside_while_a_sandboxed_bot_decides_plays_the_ga
     its worker) or a hung worker still costs the deciding seat the game."""
     from arena.bots.identity import BotEntry
     from arena.bots.workers import Lost
-    from arena.tournaments.executor import Settle
     from arena.tournaments.schedule import GameTask
-    from arena.tournaments.tasks import MatchSetup
+    from arena.tournaments.tasks import MatchSetup, Settle
 
     entries = (BotEntry("a.py", isolation="sandbox"), BotEntry("b.py", isolation="process"))
     settle = Settle(MatchSetup("seasons", {}, entries))

@@ -11,25 +11,22 @@ worker keeps its bots for all its games.
 
 from __future__ import annotations
 
-import logging
 import signal
 from collections.abc import Iterable, Iterator
 
 from arena.bots.bundles import Bundle, receive
-from arena.bots.isolation import SANDBOX
-from arena.bots.workers import MAX_ATTEMPTS, Lost, WorkerDied, run_unordered
+from arena.bots.workers import MAX_ATTEMPTS, WorkerDied, run_unordered
 from arena.games.base import ArenaError
 from arena.tournaments.schedule import GameTask, dice_of
 from arena.tournaments.tasks import (
     GameResult,
     MatchSetup,
-    lost_game,
+    Settle,
     play_task,
     prepare_worker,
     release_players,
 )
 
-log = logging.getLogger(__name__)
 _worker_setup: MatchSetup | None = None
 
 
@@ -67,28 +64,6 @@ def run_local(setup: MatchSetup, tasks: Iterable[GameTask], workers: int,
             f"the worker processes died {MAX_ATTEMPTS} times while playing game "
             f"{died.task.key}, before any bot was deciding; the finished games are kept, "
             "run again to resume") from None
-
-
-class Settle:
-    """What a worker lost while a seat was deciding costs: that seat's loss (``crash``, or
-    ``timeout`` if it hung), but for a sandboxed bot, which cannot signal or kill its
-    worker (another user in a PID namespace of its own), a worker killed from outside
-    (the operator, the OOM killer) plays the game again, once, on the same dice: the
-    results are those of a run without the kill. None: play it again."""
-
-    def __init__(self, setup: MatchSetup) -> None:
-        self.setup = setup
-        self.replayed: set[str] = set()
-
-    def __call__(self, lost: Lost) -> GameResult | None:
-        task: GameTask = lost.task
-        entry = self.setup.bots[task.seats[lost.seat]]
-        if not lost.hung and entry.isolation == SANDBOX and task.key not in self.replayed:
-            self.replayed.add(task.key)
-            log.warning("game %s: %s while a sandboxed bot was deciding; played again",
-                        task.key, lost.describe())
-            return None
-        return lost_game(self.setup, lost)
 
 
 def run_tasks(setup: MatchSetup, tasks: Iterable[GameTask], *, workers: int,

@@ -26,6 +26,7 @@ from typing import Any
 
 from arena.bots.bundles import Bundle, receive
 from arena.bots.identity import BotEntry
+from arena.bots.isolation import SANDBOX
 from arena.bots.process import GRACE_SECONDS, QUIT_SECONDS, Limits, poll_while_waiting
 from arena.bots.roster import close_players, seat_players, with_entry_names
 from arena.bots.workers import Beacon, Lost, beacon
@@ -177,6 +178,28 @@ def lost_game(setup: MatchSetup, lost: Lost) -> GameResult:
     log.warning("game %s: %s while seat %d was deciding; recorded as lost by that seat",
                 task.key, lost.describe(), lost.seat)
     return GameResult(task, FinishedGame.of(record), 0.0)
+
+
+class Settle:
+    """What a worker lost while a seat was deciding costs: that seat's loss (``crash``, or
+    ``timeout`` if it hung), but for a sandboxed bot, which cannot signal or kill its
+    worker (another user in a PID namespace of its own), a worker killed from outside
+    (the operator, the OOM killer) plays the game again, once, on the same dice: the
+    results are those of a run without the kill. None: play it again."""
+
+    def __init__(self, setup: MatchSetup) -> None:
+        self.setup = setup
+        self.replayed: set[str] = set()
+
+    def __call__(self, lost: Lost) -> GameResult | None:
+        task: GameTask = lost.task
+        entry = self.setup.bots[task.seats[lost.seat]]
+        if not lost.hung and entry.isolation == SANDBOX and task.key not in self.replayed:
+            self.replayed.add(task.key)
+            log.warning("game %s: %s while a sandboxed bot was deciding; played again",
+                        task.key, lost.describe())
+            return None
+        return lost_game(self.setup, lost)
 
 
 def prepare_worker(workers: int) -> None:
