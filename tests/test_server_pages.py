@@ -298,7 +298,8 @@ def test_the_organizer_pages_through_the_submissions_newest_first(client, site, 
     signed_in(client, site["boss"])
 
     def listed(page: str) -> list[int]:
-        return [int(n) for n in re.findall(r"<tr><td>(\d+)</td><td>b\d@1\.0\+0{6}</td>", page)]
+        return [int(n) for n in re.findall(r"<tr><td>(\d+)</td><td>b\d@1\.0\+0{6}</td>",
+                                           page.replace("<wbr>", ""))]
 
     newest = site["submissions"][::-1]
     first = client.get("/organizer").text

@@ -48,6 +48,7 @@ from starlette.routing import Route
 
 from arena.games.base import ArenaError
 from arena.referee.protocol import printable
+from arena.reports.html import breakable
 from arena.results.ladder_book import LadderBook, Submission
 from arena.results.store import Store, StoreError
 from arena.server import pages
@@ -319,6 +320,7 @@ def create_app(config: ServeConfig,
     env = Environment(loader=PackageLoader("arena.server", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["printable"] = printable
+    env.filters["breakable"] = breakable  # a label wraps at @ and +, not inside its version
     env.filters["when"] = lambda moment: time.strftime("%Y-%m-%d %H:%M UTC",
                                                        time.gmtime(moment))
     web = Web(config, stores, env)

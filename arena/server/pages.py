@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
+from arena.reports.html import breakable
 from arena.results.ladder_book import ACTIVE, LadderBook, RatingLine, Submission
 from arena.results.store import Store, StoredBot, TournamentRow
 
@@ -142,7 +143,7 @@ class _Line:
             self._html = (
                 f'<td><a href="/ladders/{quote(ladder, safe="")}/bots/'
                 f'{quote(self.name, safe="")}">'
-                f"{escape(self.label)}</a></td>\n"
+                f"{breakable(self.label)}</a></td>\n"
                 f'<td class="num wide-only">{r.mu:.2f}</td><td class="num wide-only">'
                 f'{r.sigma:.2f}</td>\n'
                 f'<td class="num rank-key"><strong>{r.mu - 3 * r.sigma:.2f}</strong></td>'
