@@ -28,7 +28,8 @@ Seeds: the game seed of set ``s`` of a table in round ``r`` is
 ``derive_seed(tournament seed, "game", r, "name@version|name@version…", s)``, the
 table's bots in entrant order (a ``|`` within a name or version written ``\\|``) — a
 pure function of who meets, so adding or removing other bots never changes the dice of a
-pairing.
+pairing. A group a balanced design seats again in the same round gets dice of its own
+(``derive_seed(seed, "game-repeat", r, JSON list of the labels, s, repeat)``).
 
 Round-robin: every pair of bots for two-player games; for ``k``-player tables
 every ``k``-subset of the bots while there are at most ``MAX_SUBSETS`` of them.
@@ -61,6 +62,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import json
 import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -96,6 +98,9 @@ class Table:
     round: int
     index: int
     bots: tuple[int, ...]
+    repeat: int = 0
+    """How many tables of its round before it seat the same bots (a balanced design may
+    seat a group twice in a round): each has dice of its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +130,11 @@ def dice_of(task: GameTask) -> int:
     return task.seed
 
 
-def game_seed(seed: int, round_index: int, bots: Sequence[str], game_set: int) -> int:
+def game_seed(seed: int, round_index: int, bots: Sequence[str], game_set: int,
+              repeat: int = 0) -> int:
+    if repeat:  # a derivation of its own: no table's first seating shares its text
+        return derive_seed(seed, "game-repeat", round_index, json.dumps(list(bots)),
+                           game_set, repeat)
     return derive_seed(seed, "game", round_index, "|".join(map(_unmistakable, bots)),
                        game_set)
 
@@ -172,7 +181,7 @@ def set_tasks(table: Table, game_set: int, seed: int, labels: Sequence[str],
     ``labels`` name every entrant (``name@version``); they key the seeds.
     """
     names = [labels[bot] for bot in table.bots]
-    dice = game_seed(seed, table.round, names, game_set)
+    dice = game_seed(seed, table.round, names, game_set, table.repeat)
     return [GameTask(table.round, table.index, game_set, index, seated(table.bots, order),
                      dice)
             for index, order in enumerate(seat_orders(len(table.bots), design))]
@@ -298,7 +307,10 @@ def round_robin_tables(n_bots: int, seats: int, rounds: int, seed: int) -> list[
         groups = (list(itertools.combinations(range(n_bots), seats))
                   if comb(n_bots, seats) <= MAX_SUBSETS
                   else balanced_groups(n_bots, seats, derive_seed(seed, "design", round_index)))
-        tables.extend(Table(round_index, i, group) for i, group in enumerate(groups))
+        seen: Counter[tuple[int, ...]] = Counter()
+        for i, group in enumerate(groups):
+            tables.append(Table(round_index, i, group, seen[group]))
+            seen[group] += 1
     return tables
 
 
