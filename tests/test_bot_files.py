@@ -191,7 +191,8 @@ def test_as_root_a_folders_files_are_read_with_its_owners_rights(tmp_path):
 @as_root
 def test_as_root_a_folder_anyone_may_write_to_is_read_with_nobodys_rights(tmp_path):
     for bot, entry in zip(links.in_shared_folder(tmp_path),
-                          ("shm/private.txt", "outer/drop/private.txt", "bot.py"), strict=True):
+                          ("shm/private.txt", "outer/drop/private.txt", "bot.py",
+                           "team/private.txt"), strict=True):
         with pytest.raises(BotLoadError) as refused:
             load_bot(str(bot))
         assert f"{entry} cannot be read: Permission denied" in str(refused.value)

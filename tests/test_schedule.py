@@ -34,6 +34,23 @@ def test_names_holding_a_bar_never_give_two_tables_one_seed():
     assert plain == derive_seed(5, "game", 0, "a@1|b@1", 0)  # other names keep their dice
 
 
+def test_a_group_a_balanced_design_seats_twice_in_a_round_gets_dice_of_its_own():
+    """16 bots at 3 seats: the design seats b2, b11 and b15 at tables 17 and 28 of round 0,
+    which played the same dice."""
+    from arena.tournaments.schedule import round_robin_schedule
+
+    labels = [f"b{i}@1" for i in range(16)]
+    tables = round_robin_schedule(16, 3, 1, seed=2)
+    groups = [tuple(sorted(t.bots)) for t in tables]
+    assert len(set(groups)) < len(groups)  # a repeat, as the design made it
+    tasks = tasks_for(tables, 2, 2, labels)
+    per_seed = Counter(task.seed for task in tasks if task.rotation == 0)
+    assert max(per_seed.values()) == 1
+    first = next(t for t in tables if t.repeat == 0)  # a first seating keeps its dice
+    assert tasks_for([first], 1, 2, labels)[0].seed == derive_seed(
+        2, "game", 0, "|".join(labels[b] for b in first.bots), 0)
+
+
 def test_a_two_player_table_is_two_games_with_seats_swapped_on_one_seed():
     tasks = table_tasks(Table(0, 3, (4, 7)), games_per_pairing=1, seed=1, labels=LABELS)
     assert [t.seats for t in tasks] == [(4, 7), (7, 4)]

@@ -12,8 +12,9 @@ bot of more than :data:`MAX_BOT_ENTRIES` files and folders or :data:`MAX_BOT_BYT
 (each file is read to at most the bytes left plus one, so nothing can grow while it is
 read). Where arena runs as root, a folder's entries are read with the file-system rights
 of whoever may have put them there (``setfsuid``, for this thread only): the folder's
-owner, or, for a folder anyone may write to (``/tmp``, ``/dev/shm``, a sticky or
-``0777`` folder, wherever it sits in the bot), the rights of ``nobody``. A file the
+owner, or, for a folder others may write to (``/tmp``, ``/dev/shm``, a sticky,
+group-writable or ``0777`` folder, one an access control list opens to others, wherever
+it sits in the bot), the rights of ``nobody``. A file the
 bot's author may not read (a hard link to a root-only file, another user's file beside
 the bot in a shared folder) is so refused too: never read with root's rights.
 
@@ -318,7 +319,9 @@ def _read(fd: int, what: str, limit: int, too_large: str) -> bytes:
 
 
 def _anyone_may_write(folder: os.stat_result) -> bool:
-    return bool(folder.st_mode & stat.S_IWOTH)
+    """Whether users other than its owner may write to ``folder``: its group, anyone, or
+    anyone an access control list names (whose mask shows in the group's bits)."""
+    return bool(folder.st_mode & (stat.S_IWOTH | stat.S_IWGRP))
 
 
 def _nobody() -> tuple[int, int]:

@@ -97,11 +97,12 @@ def hard_linked(root: Path, owner: int) -> Path:
     return bot
 
 
-def in_shared_folder(root: Path) -> tuple[Path, Path, Path]:
+def in_shared_folder(root: Path) -> tuple[Path, Path, Path, Path]:
     """Bots beside another user's private file in folders anyone may write to (root only):
     a package whose folder is root's and sticky like ``/dev/shm``; a root-owned package
     with such a folder inside it; a single-file bot that is a hard link to a root-only
-    file in a sticky folder. (The three bots.)"""
+    file in a sticky folder; a package in a folder its group may write to (an access
+    control list shows so too). (The four bots.)"""
     def shared(folder: Path) -> Path:
         folder.mkdir(parents=True)
         folder.chmod(0o1777)
@@ -111,6 +112,9 @@ def in_shared_folder(root: Path) -> tuple[Path, Path, Path]:
         os.chown(private, 54321, 54321)
         return folder
 
+    team = shared(root / "team")  # a folder its group may write to, an attacker in it
+    team.chmod(0o2775)
+    (team / "__init__.py").write_text(READER.read_text())
     package = shared(root / "shm")
     (package / "__init__.py").write_text(READER.read_text())
     os.chown(package / "__init__.py", 65534, 65534)
@@ -121,4 +125,4 @@ def in_shared_folder(root: Path) -> tuple[Path, Path, Path]:
     shared(outer / "drop")
     single = shared(root / "spool") / "bot.py"
     os.link(secret_file(root / "outside"), single)
-    return package, outer, single
+    return package, outer, single, team
