@@ -338,7 +338,7 @@ def _owner_rights(folder: os.stat_result) -> Iterator[None]:
     put ``folder``'s entries there meanwhile — its owner, or ``nobody`` if anyone may write
     to it (setfsuid and setfsgid act on one thread only)."""
     if _anyone_may_write(folder):
-        with _rights(*_nobody()):
+        with _nobodys_rights():
             yield
     elif folder.st_uid != 0:
         with _rights(folder.st_uid, folder.st_gid):
@@ -353,10 +353,23 @@ def _shared_folder_rights(folder: os.stat_result) -> Iterator[None]:
     rights already in force (never those of the folder's owner, who may be another user
     whose folder was moved in)."""
     if _anyone_may_write(folder):
-        with _rights(*_nobody()):
+        with _nobodys_rights():
             yield
     else:
         yield
+
+
+@contextlib.contextmanager
+def _nobodys_rights() -> Iterator[None]:
+    """``nobody``'s rights; a file they cannot read says why it was read so."""
+    try:
+        with _rights(*_nobody()):
+            yield
+    except BotFileError as exc:
+        if os.geteuid() != 0 or not str(exc).endswith(os.strerror(errno.EACCES)):
+            raise
+        raise BotFileError(f"{exc} (arena, as root, reads a folder others may write to with "
+                           "nobody's rights)") from None
 
 
 @contextlib.contextmanager
