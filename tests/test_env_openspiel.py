@@ -554,13 +554,24 @@ def test_an_action_after_the_end_says_the_game_is_over():
             state.apply_action(action)
 
 
-@pytest.mark.parametrize("dice", ["standard", "miwin"])
-def test_a_game_whose_dice_are_always_the_first_outcome_ends_within_its_length(dice):
-    """The first outcome is a double: doubles rolled again for ever, even at turn limit 1."""
-    game = load("sonnentau", {"players": 2, "turn_limit": 2, "dice": dice})
+@pytest.mark.parametrize("game_name, params", [
+    ("sonnentau", {"players": 2, "turn_limit": 2, "dice": "standard"}),
+    ("sonnentau", {"players": 2, "turn_limit": 2, "dice": "miwin"}),
+    ("seasons", {"placement_limit": 10})])
+def test_a_game_whose_dice_are_always_the_first_outcome_ends_within_its_length(game_name,
+                                                                              params):
+    """Sonnentau's first outcome is a double: doubles rolled again for ever, even at turn
+    limit 1. Seasons counted two actions a placement, where one takes three or four."""
+    game = load(game_name, params)
     state, steps = game.new_initial_state(), 0
     while not state.is_terminal() and steps <= game.max_game_length():
         state.apply_action(state.chance_outcomes()[0][0] if state.is_chance_node()
                            else state.legal_actions()[0])
         steps += 1
     assert state.is_terminal() and steps <= game.max_game_length()
+    rng, state, steps = random.Random(3), game.new_initial_state(), 0  # random play too
+    while not state.is_terminal():
+        state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()])
+                           if state.is_chance_node() else rng.choice(state.legal_actions()))
+        steps += 1
+    assert steps <= game.max_game_length()

@@ -571,3 +571,7 @@ def test_replay_and_steps_refuse_a_move_by_another_seat_than_the_one_to_act():
             replay(wrong)
         with pytest.raises(IllegalActionError, match=said):
             list(arena.steps(wrong))
+    extra = dataclasses.replace(record, moves=(*record.moves, Move(0, keep.action)))
+    over = rf"moves\[{len(record.moves)}\]: the game is over after {len(record.moves)} moves"
+    with pytest.raises(IllegalActionError, match=over):  # not "seat -2 is to act"
+        replay(extra)

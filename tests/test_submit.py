@@ -152,3 +152,19 @@ def test_a_shipped_bot_is_named_as_on_the_command_line_in_validate_and_configs(w
     played = run("run", "t.yaml", "--no-progress")
     assert played.exit_code == 0, played.output
     assert "greedy@1.0" in played.output and "random@1.0" in played.output
+
+
+def test_a_submitted_spec_naming_its_class_is_kept_with_its_class(workdir):
+    """`submit two.py:B` suggested `…/two.py`, which holds two players and does not load."""
+    (workdir / "two.py").write_text(
+        "class A:\n    name, version = 'twoa', '1'\n"
+        "    def act(self, observation):\n        return observation.legal_actions[0]\n\n"
+        "class B:\n    name, version = 'twob', '1'\n"
+        "    def act(self, observation):\n        return observation.legal_actions[-1]\n")
+    submitted = run("submit", "two.py:B", "--game", "seasons")
+    assert submitted.exit_code == 0, submitted.output
+    said = " ".join(submitted.output.split())
+    spec = said.split("; use ")[1].split(" as the bot's spec")[0]
+    assert spec.endswith("/two.py:B") and f"code kept as {spec[:-2]};" in said
+    valid = run("bots", "validate", spec, "--game", "seasons")
+    assert valid.exit_code == 0 and "(twob@1+" in valid.output, valid.output

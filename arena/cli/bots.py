@@ -105,4 +105,4 @@ def submit(spec: str, game_name: str | None, db: str, folder: str,
     if copy is None:
         raise SystemExit(1)
     echo_wrapped(f"submitted {', '.join(labels)} for {', '.join(verdict.games)}: code kept "
-                 f"as {copy}; use that path as the bot's spec in a tournament")
+                 f"as {split_spec(copy)[0]}; use {copy} as the bot's spec in a tournament")

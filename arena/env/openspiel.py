@@ -113,8 +113,8 @@ def _arena_options(game: str, params: Mapping[str, Any]) -> tuple[int, dict[str,
 
 
 def _max_length(game: str, options: Mapping[str, Any], index: ActionIndex) -> int:
-    if game == "seasons":
-        return 2 * int(options["placement_limit"])
+    if game == "seasons":  # a placement: its roll, keep or re-roll, the re-roll, itself
+        return 4 * int(options["placement_limit"])
     dice = len(index.rolls[0])
     return int(options["turn_limit"]) * MAX_ROLLS_PER_TURN * 2 * dice
 

@@ -132,6 +132,8 @@ def replay(record: GameRecord, *, upto: int | None = None) -> State:
 def apply_move(state: State, game: Game, move: Move, index: int) -> None:
     """Play the record's move number ``index`` (from 0) in ``state``: an IllegalActionError
     if the rules forbid it or it names another seat than the one to act."""
+    if state.is_terminal:
+        raise IllegalActionError(f"moves[{index}]: the game is over after {index} moves")
     if move.seat != state.current_seat:
         acting = ("the dice are to roll" if state.is_chance_node()
                   else f"seat {state.current_seat} is to act")

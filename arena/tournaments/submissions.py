@@ -28,18 +28,18 @@ REVISION_FOLDER = 12
 
 def submit(spec: str, store: Store, *, game: str | None = None,
            folder: Path = Path("results/submissions")
-           ) -> tuple[Verdict, Path | None, list[str]]:
+           ) -> tuple[Verdict, str | None, list[str]]:
     """Validate (in the sandbox: a submission is a stranger's code); if valid, register each
     game's version in ``store`` and copy the code below ``folder``, and nowhere else. The
-    verdict, the copy and the labels of the revision registered (a revision already stored
-    keeps its label)."""
+    verdict, the copy's spec (its ``:Attr`` kept) and the labels of the revision registered
+    (a revision already stored keeps its label)."""
     verdict, identity, bundle = accept(spec, folder, validate_as=lambda: validate(
         spec, game=game, strangers=True))
     if identity is None:
         return verdict, None, []
     labels = {store.bot(store.register_bot(name, identity, bundle)).label
               for name in verdict.games}
-    return verdict, Path(split_spec(identity.spec)[0]), sorted(labels)
+    return verdict, identity.spec, sorted(labels)
 
 
 def accept(spec: str, folder: Path, validate_as: Callable[[], Verdict]
