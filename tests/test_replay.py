@@ -575,3 +575,13 @@ def test_replay_and_steps_refuse_a_move_by_another_seat_than_the_one_to_act():
     over = rf"moves\[{len(record.moves)}\]: the game is over after {len(record.moves)} moves"
     with pytest.raises(IllegalActionError, match=over):  # not "seat -2 is to act"
         replay(extra)
+
+
+def test_read_records_of_an_export_file_says_what_reads_it(db, tmp_path):
+    exported = tmp_path / "games.jsonl"
+    result = CliRunner().invoke(cli, ["export", "--db", str(db), "--out", str(exported)])
+    assert result.exit_code == 0, result.output
+    with pytest.raises(arena.ArenaError, match=r"line 1: a replay as `arena export` writes it, "
+                       r"not a game record: read it with arena\.read_replays"):
+        arena.read_records(str(exported))
+    assert arena.read_replays(str(exported))

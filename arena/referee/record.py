@@ -170,9 +170,15 @@ def read_records(path: str) -> list[GameRecord]:
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
+            data: Any = None
             try:
-                records.append(GameRecord.from_json(json.loads(line)))
+                data = json.loads(line)
+                records.append(GameRecord.from_json(data))
             except (ValueError, KeyError, TypeError, IndexError) as exc:
+                if isinstance(data, dict) and "format" in data:
+                    raise RecordError(f"{path}, line {number}: a replay as `arena export` "
+                                      "writes it, not a game record: read it with "
+                                      "arena.read_replays") from None
                 raise RecordError(f"{path}, line {number}: not a game record ({exc})") from None
             except RecursionError:
                 raise RecordError(f"{path}, line {number}: not a game record (nested too "
