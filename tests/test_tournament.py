@@ -505,7 +505,8 @@ def test_a_changed_bot_plays_a_new_tournament_named_after_it_and_meets_the_same_
     assert second.notes == [f"the bots differ from those of tournament 't' ({labels[0]} is now "
                             f"{revision}): playing them as a new tournament 't-2'; 't' is "
                             f"kept as it was; then `arena compare {labels[0]} {revision}` "
-                            "compares the revisions through their games on the same dice"]
+                            "compares 't''s revisions with these through their games on the "
+                            "same dice"]
     assert next(r.label for r in second.standings) == revision
     assert (again.name, again.played) == ("t-2", 0) and "running that one" in again.notes[0]
     assert [row[1] for row in results(cfg.db, "t")] == [row[1] for row in results(cfg.db, "t-2")]
@@ -518,8 +519,9 @@ def test_a_changed_bot_plays_a_new_tournament_named_after_it_and_meets_the_same_
         third = run_tournament(cfg, store)
         newest = store.bot(store.entrants(third.tournament_id)[0]).label
     assert third.name == "t-3"
-    assert third.notes[0].endswith(f"then `arena compare {revision} {newest}` compares the "
-                                   "revisions through their games on the same dice")
+    assert third.notes[0].endswith(f"then `arena compare {revision} {newest}` compares "
+                                   "'t-2''s revisions with these through their games on the "
+                                   "same dice")
 
 
 def test_more_games_per_pairing_or_rounds_grow_a_tournament_and_play_only_the_new_games(

@@ -297,8 +297,8 @@ def settle_tournament(store: Store, config: TournamentConfig, bot_ids: Sequence[
         return renamed, tid, [
             f"the bots differ from those of tournament {config.name!r} ({changes}): "
             f"playing them as a new tournament {renamed.name!r}; {config.name!r} is "
-            "kept as it was" + revisions_hint(store, store.entrants(
-                latest_run(store, config.name, renamed.name).id), bot_ids)]
+            "kept as it was" + revisions_hint(store, latest_run(store, config.name,
+                                                                renamed.name), bot_ids)]
     return renamed, other.id, [
         f"the bots differ from those of tournament {config.name!r} ({changes}); "
         f"{renamed.name!r} has these bots: running that one", *grow(store, other, renamed)]
@@ -328,15 +328,17 @@ def latest_run(store: Store, name: str, new: str) -> TournamentRow:
     return max((row for row in rows if row is not None), key=lambda row: row.id)
 
 
-def revisions_hint(store: Store, stored: Sequence[int], asked: Sequence[int]) -> str:
-    """Where a bot came back as another revision of itself: how to compare the two."""
+def revisions_hint(store: Store, latest: TournamentRow, asked: Sequence[int]) -> str:
+    """Where a bot came back as another revision of the one it played as in the tournament
+    ``latest``: how to compare the two."""
+    stored = store.entrants(latest.id)
     pairs = [(store.bot(old), store.bot(new)) for old, new in zip(stored, asked, strict=False)
              if old != new and store.bot(old).identity.name == store.bot(new).identity.name]
     if not pairs:
         return ""
     return "; then " + ", ".join(f"`arena compare {old.label} {new.label}`"
                                  for old, new in pairs) + \
-        " compares the revisions through their games on the same dice"
+        f" compares {latest.name!r}'s revisions with these through their games on the same dice"
 
 
 def stored_elsewhere(store: Store, config: TournamentConfig, labels: Sequence[str]
