@@ -159,6 +159,27 @@ def test_a_ladder_stopped_on_purpose_is_not_restarted(served, quick, monkeypatch
     assert ladders.processes == []
 
 
+def test_a_ladder_whose_database_was_moved_away_is_stopped_not_begun_again(served, quick,
+                                                                          monkeypatch):
+    """Restarted, it opened the same path and began a new ladder, a new secret seed and
+    round 1 again, its history in the moved file."""
+    monkeypatch.setattr(service, "RESTART_FIRST_SECONDS", 0.1, raising=False)
+    with TestClient(service.serving_app(load_serve_config(served))) as client:
+        first = ladder_of(client).process
+        assert first is not None
+        until(lambda: games(served) >= 2, PLAYING)
+        db = served.parent / "arena.db"
+        db.rename(served.parent / "moved.db")
+        first.join(PLAYING)
+        assert first.exitcode == service.DATABASE_GONE
+        time.sleep(0.5)  # many watches, and longer than the wait before a restart
+        state = client.get("/healthz").json()
+        assert state["status"] == "degraded"
+        assert state["ladders"]["watched"]["state"] == "stopped"
+        assert "its database was deleted or replaced" in state["ladders"]["watched"]["why"]
+        assert ladder_of(client).process is first and not db.exists()
+
+
 def test_the_server_stopping_stops_its_ladders_for_good(served, quick):
     with TestClient(service.serving_app(load_serve_config(served))) as client:
         ladders = client.app.state.ladders  # type: ignore[attr-defined]

@@ -356,6 +356,10 @@ class StoreError(ArenaError):
     """The database refuses an operation (a changed config, a bot identity clash)."""
 
 
+class DatabaseGone(StoreError):
+    """The database's file was deleted or replaced while arena wrote to it."""
+
+
 class TournamentSettings(Protocol):
     """What the store keeps of a tournament's config (a TournamentConfig is one)."""
 
@@ -558,7 +562,7 @@ class Store:
         now = _file_identity(self.path)
         if now != self._file:
             what = "deleted" if now is None else "replaced by another file"
-            raise StoreError(f"the results database {self.path} was {what} while arena wrote "
+            raise DatabaseGone(f"the results database {self.path} was {what} while arena wrote "
                              "to it: the games since then are not in it; put the database "
                              "back (or use a new --db) and run the same command again")
 

@@ -65,7 +65,7 @@ def run_one_ladder(path: str, lines: LadderLines | None = None, verbose: bool = 
     """In a process of its own: run the ladder of the config at ``path`` until SIGTERM,
     telling ``lines`` what it does."""
     from arena.bots.strays import die_with_parent
-    from arena.results.store import Store
+    from arena.results.store import DatabaseGone, Store
     from arena.tournaments.ladder import LadderControl, run_ladder
     from arena.tournaments.ladder_config import load_ladder_config
 
@@ -82,9 +82,17 @@ def run_one_ladder(path: str, lines: LadderLines | None = None, verbose: bool = 
         with Store(config.play.db) as store:
             run_ladder(config, store, control,
                        None if lines is None else lines(config.name, verbose))
+    except DatabaseGone as exc:  # restarted, it would start a new ladder in a new file
+        sys.stderr.write(printable(f"[{path}] {exc}") + "\n")
+        sys.exit(DATABASE_GONE)
     except ArenaError as exc:  # the serving process tells how it ended, and restarts it
         sys.stderr.write(printable(f"[{path}] {exc}") + "\n")
         sys.exit(1)
+
+
+DATABASE_GONE = 74  # sysexits.h EX_IOERR: an error on a file
+"""A ladder process's exit code when its database was deleted or replaced under it: it is
+not restarted (a new process would begin a new ladder, its history in the old file)."""
 
 
 def exit_cause(code: int | None) -> str:
@@ -96,6 +104,9 @@ def exit_cause(code: int | None) -> str:
             return f"killed by {signal.Signals(-code).name}"
         except ValueError:
             return f"killed by signal {-code}"
+    if code == DATABASE_GONE:
+        return ("its database was deleted or replaced while it played; put it back "
+                "and restart the server")
     return "ended cleanly (exit code 0)" if code == 0 else f"exited with code {code}"
 
 
@@ -115,6 +126,8 @@ class LadderProcess:
     """Deaths in a row (each after a run shorter than ``STEADY_SECONDS``)."""
     started: float = 0.0
     restart_at: float = 0.0
+    lost_database: bool = False
+    """Its database was deleted or replaced under it: stopped, not restarted."""
 
     def trouble(self, now: float) -> str | None:
         """None while it runs; else ``stopped: <why>`` (``, restarting in N s``)."""
@@ -180,7 +193,8 @@ class Ladders:
         assert ladder.process is not None
         code = ladder.process.exitcode
         ladder.why = exit_cause(code)
-        if code in (0, -signal.SIGTERM):  # asked to stop (by SIGTERM), or its work done
+        ladder.lost_database = code == DATABASE_GONE
+        if code in (0, -signal.SIGTERM, DATABASE_GONE):  # asked to stop, done, or no file
             ladder.state = "stopped"
             log.warning("ladder %s (process %s) %s; it is not restarted", ladder.name,
                         ladder.process.pid, ladder.why)
@@ -209,10 +223,12 @@ class Ladders:
         return None if found is None else found.trouble(time.monotonic())
 
     def health(self) -> dict[str, Any]:
-        """``/healthz``'s answer: "degraded" while a ladder waits to be restarted."""
+        """``/healthz``'s answer: "degraded" while a ladder waits to be restarted, or has
+        lost its database."""
         now = time.monotonic()
         states = {ladder.name: ladder.to_json(now) for ladder in self.ladders}
-        degraded = any(ladder.state == "restarting" for ladder in self.ladders)
+        degraded = any(ladder.state == "restarting" or ladder.lost_database
+                       for ladder in self.ladders)
         return {"status": "degraded" if degraded else "ok", "ladders": states}
 
     def stop(self) -> None:
