@@ -390,3 +390,13 @@ def test_a_run_whose_database_is_deleted_or_replaced_says_so_instead_of_ending_w
                            "while arena wrote to it"):
             run_tournament(cfg, store, progress)
         assert len(done) == 1
+
+
+def test_a_database_made_through_a_link_to_nothing_yet_is_its_owners_alone(tmp_path):
+    """Made at the link's target with the umask's rights (0644): secret seeds for anyone."""
+    (tmp_path / "real").mkdir()
+    link = tmp_path / "link.db"
+    link.symlink_to(tmp_path / "real" / "s.db")
+    with Store(link):
+        pass
+    assert stat.S_IMODE((tmp_path / "real" / "s.db").stat().st_mode) == 0o600

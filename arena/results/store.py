@@ -512,6 +512,11 @@ def _private(path: Path) -> None:
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
     except FileExistsError:
+        if path.is_symlink() and not path.exists():  # a link to a database yet to be: made
+            with contextlib.suppress(OSError):  # its owner's alone at its target
+                os.close(os.open(os.path.realpath(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                                 | os.O_CLOEXEC, 0o600))
+            return
         with contextlib.suppress(OSError):  # another user's file, or read-only: as it is
             mode = path.lstat().st_mode  # a link (a config's `db:`) is not followed: its
             if mode & 0o077 and stat.S_ISREG(mode):  # target is no database of arena's
