@@ -133,6 +133,16 @@ def test_anonymous_public_pages_may_be_cached_but_a_participants_pages_may_not(
         assert client.get(path, headers=bearer).headers.get("cache-control") == "no-store"
 
 
+def test_head_answers_as_get_does_on_the_form_pages(client, site):  # noqa: F811
+    """HEAD took the POST branch of /signin, /register and /submit: 403, as a forged form."""
+    client.cookies.clear()
+    for path in ("/signin", "/register"):
+        assert client.head(path).status_code == client.get(path).status_code == 200, path
+    signed_in(client, site["tokens"]["alice"])
+    assert client.head("/submit").status_code == 200
+    client.cookies.clear()
+
+
 def test_the_token_page_is_never_stored(client):  # noqa: F811
     joined = client.post("/register", data={"name": "headers-erin", "invite": "let-me-in-please",
                                             "csrf": csrf_of(client, "/register")})

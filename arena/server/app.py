@@ -498,7 +498,7 @@ class Web:
         return None if ladders is None else ladders.trouble(name)
 
     async def signin(self, request: Request) -> Any:
-        if request.method == "GET":
+        if request.method in ("GET", "HEAD"):
             return self.page(request, "signin.html.j2")
         form = await checked_form(request)
         try:
@@ -520,7 +520,7 @@ class Web:
     async def register(self, request: Request) -> Any:
         if self.config.invite_code is None:
             raise HTTPException(404, "registration is closed: ask the organizer for a token")
-        if request.method == "GET":
+        if request.method in ("GET", "HEAD"):
             return self.page(request, "register.html.j2")
         form = await checked_form(request)
         code, name = str(form.get("invite", "")), str(form.get("name", "")).strip()
@@ -638,7 +638,7 @@ class Web:
 
     async def submit(self, request: Request) -> Any:
         who = self.signed_in(request)
-        if request.method == "GET":
+        if request.method in ("GET", "HEAD"):
             return self.page(request, "submit.html.j2", limit=MAX_UPLOAD_BYTES)
         form = await checked_form(request)
         ladder, bot = str(form.get("ladder", "")), form.get("bot")
