@@ -339,3 +339,27 @@ def test_every_shipped_config_loads_and_its_bots_load(path):
     config = (load_ladder_config(file).play if "ladder" in data else load_config(file))
     entrants = load_entrants(config)
     assert len(entrants.labels) == len(data["bots"]) >= 2
+
+
+def test_seats_among_the_options_are_refused_unless_they_agree_with_the_tables():
+    """`options: {seats: 3}` with two-seat tables played two-player games, saying nothing."""
+    bots = ["bots/sonnentau/heuristic.py", "bots/sonnentau/random_bot.py",
+            {"spec": "bots/sonnentau/random_bot.py", "name": "r2"}]
+    with pytest.raises(ConfigError, match=r"options: seats: 3 here, but the tables seat 2 "
+                       r"\(write `seats: 3` beside `game:`, not among the options\)"):
+        parse_config({"name": "t", "game": "sonnentau", "bots": bots, "options": {"seats": 3}})
+    agreed = parse_config({"name": "t", "game": "sonnentau", "bots": bots, "seats": 3,
+                           "options": {"seats": 3}})
+    assert agreed.seats == 3
+
+
+def test_play_refuses_a_seat_count_option_that_is_not_its_bots(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    result = CliRunner().invoke(cli, ["play", "sonnentau", "heuristic", "random",
+                                      "-o", "seats=3"])
+    assert result.exit_code == 1
+    assert "option seats=3, but 2 players play" in " ".join(result.output.split())

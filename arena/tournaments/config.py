@@ -520,6 +520,10 @@ def _check_game_options(config: TournamentConfig, game: Any, problems: Problems)
     its own), they are checked at the game's fewest seats."""
     options = dict(config.options)
     info = game.info
+    if SEATS_OPTION in options and options[SEATS_OPTION] != config.seats:
+        problems.add("options", f"seats: {options[SEATS_OPTION]!r} here, but the tables "
+                     f"seat {config.seats} (write `seats: {options[SEATS_OPTION]}` beside "
+                     "`game:`, not among the options)")
     if any(o.name == SEATS_OPTION for o in info.options):
         options[SEATS_OPTION] = (config.seats if info.min_seats <= config.seats <= info.max_seats
                                  else info.min_seats)
