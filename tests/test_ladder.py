@@ -514,7 +514,8 @@ def test_ladder_run_wraps_its_notes_between_words_to_80_columns(tmp_path, monkey
     long = [line for line in result.output.splitlines() if len(line) > 80]
     assert all(" " not in line.strip() for line in long), result.output  # a long path
     text = " ".join(result.output.split())
-    assert "submissions by `arena submit --ladder the-nightly-ladder-of-the-long-names`" in text
+    assert ("submissions by `arena submit --ladder the-nightly-ladder-of-the-long-names --db "
+            f"{tmp_path / 'arena.db'}`") in text  # the config's database: its hint works
     assert "run the same command again to resume" in text
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
+import shlex
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ from arena.results.ratings import (
     make_rater,
 )
 from arena.results.store import Store, StoreError, TournamentRow
+from arena.tournaments.config import DEFAULT_DB
 from arena.tournaments.executor import run_tasks
 from arena.tournaments.ladder_config import LadderConfig
 from arena.tournaments.ladder_intake import (
@@ -244,7 +246,9 @@ def waiting_note(ladder: Ladder, active: int) -> str:
 def _ways_in(ladder: Ladder) -> str:
     """How a bot is submitted to the ladder."""
     folder = ladder.config.submissions_folder
-    return (f"`arena submit --ladder {ladder.config.name}`"
+    db = ladder.config.play.db
+    database = "" if db == DEFAULT_DB else f" --db {shlex.quote(db)}"
+    return (f"`arena submit --ladder {shlex.quote(ladder.config.name)}{database}`"
             + (f" or into {folder}/" if folder else ""))
 
 
