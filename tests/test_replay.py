@@ -423,19 +423,29 @@ def test_a_malformed_file_is_one_line_naming_the_file_line_and_problem(db, tmp_p
     assert result.output.strip().splitlines() == [f"Error: {raised.value}"]
 
 
-def test_a_game_record_of_arena_play_is_told_apart_from_a_replay(tmp_path, monkeypatch):
+def test_the_games_arena_play_wrote_are_viewed_as_they_are(tmp_path, monkeypatch):
     """``arena view`` of what ``arena play --json`` writes said "format: None is not
-    'arena-replay'": Python's None, and nothing of what to do."""
+    'arena-replay'", then pointed at `arena export`, which exports tournaments only: a game
+    just played could not be watched. check_replay still tells a record from a replay."""
     monkeypatch.chdir(ROOT)
     record = tmp_path / "played.jsonl"
     played = CliRunner().invoke(cli, ["play", "seasons", "greedy", "random", "--seed", "3",
-                                      "--json", str(record)])
+                                      "--games", "2", "--json", str(record)])
     assert played.exit_code == 0, played.output
     result = CliRunner().invoke(cli, ["view", str(record)])
-    assert result.exit_code == 1
-    assert result.output.strip() == (
-        f"Error: {record}, line 1: a game record as `arena play --json` writes it, not a "
-        "replay: `arena export` writes a tournament's games as replays")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "played.html").exists()
+    assert [r.moves for _, r in read_replays(record)] == [r.moves for r in
+                                                          arena.read_records(str(record))]
+    line = json.loads(record.read_text().splitlines()[0])
+    with pytest.raises(ReplayError, match="a game record as `arena play --json` writes it, "
+                       "not a replay"):
+        check_replay(line)
+    line["moves"][1][1] = "place:max-99"  # [seat, action, seconds]
+    record.write_text(json.dumps(line) + "\n")
+    broken = CliRunner().invoke(cli, ["view", str(record)])
+    assert broken.exit_code == 1 and "line 1: a game record as `arena play --json` writes " \
+        "it, but" in " ".join(broken.output.split())
 
 
 def test_a_broken_json_file_names_its_line(tmp_path):

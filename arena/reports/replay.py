@@ -45,7 +45,14 @@ from arena.games import MODULES, find_game
 from arena.games.base import CHANCE_SEAT, ArenaError, State
 from arena.referee.dice import DiceStream
 from arena.referee.match import SEATS_OPTION, SeatCountError, check_seat_count, forfeit_outcome
-from arena.referee.record import SEAT_STATUSES, GameRecord, Move, SeatRecord, failed_seats
+from arena.referee.record import (
+    SEAT_STATUSES,
+    GameRecord,
+    Move,
+    SeatRecord,
+    failed_seats,
+    replay,
+)
 from arena.reports import viewer
 from arena.reports.model import Bot, bot_colour
 from arena.reports.written import own_folder, write_text
@@ -571,10 +578,25 @@ def _json(where: str, text: str) -> Any:
 
 
 def _record(where: str, data: Any) -> GameRecord:
+    """A replay's record; a game record as ``arena play --json`` writes it is taken as it
+    is, once the rules have replayed its moves."""
     try:
+        if isinstance(data, dict) and "format" not in data and \
+                {"game", "seats", "moves"} <= data.keys():
+            return _played_record(data)
         return from_replay(data)
     except ReplayError as exc:
         raise ReplayError(f"{where}: {exc}") from None
+
+
+def _played_record(data: dict[str, Any]) -> GameRecord:
+    try:
+        record = GameRecord.from_json(data)
+        replay(record)
+    except (ArenaError, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise ReplayError(f"a game record as `arena play --json` writes it, but {exc}"
+                          ) from None
+    return record
 
 
 # -- the viewer's games ---------------------------------------------------------------------
