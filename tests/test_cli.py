@@ -603,3 +603,12 @@ def test_an_output_folder_arena_cannot_write_is_named_with_the_setting(tmp_path,
                              "--output) cannot take arena.log: Not a directory; choose a "
                              "folder arena may write to\n")
     assert not (tmp_path / "results").exists()
+
+
+def test_a_summary_of_three_seats_says_what_its_points_are(run):
+    """0 wins, 0 draws and 3 losses beside 0.75 points, with no word on why."""
+    result = run("play", "sonnentau", "heuristic", "random", "random", "-o", "turn_limit=40",
+                 "--games", "3")
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.output.split())
+    assert "loss: any other place; points: per game, (players beaten + 1/2 tied) / 2" in shown

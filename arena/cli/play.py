@@ -298,12 +298,13 @@ def _interrupted(game: Game, seats: int, seed: int, count: int, done: int, summa
 
 
 def _show_totals(game: Game, seats: int, seed: int, count: int, summary: Any) -> None:
-    from arena.results.standings import wrap
+    from arena.results.standings import legend_lines, wrap
 
     width = terminal_width()
+    legend = legend_lines(seats, width) if seats > 2 else []  # points are not wins there
     for line in [*wrap(f"{count} games of {game.info.title}, seed {seed}, seats rotated "
                        f"(each group of {seats} games shares its dice)", width),
-                 *summary.lines(width)]:
+                 *summary.lines(width), *legend]:
         echo(line)
 
 
