@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import multiprocessing
 import os
@@ -493,11 +494,13 @@ def test_ladder_status_fits_80_columns_with_long_names(tmp_path, monkeypatch):
     lines = result.output.splitlines()
     assert max(map(len, lines)) <= 80, result.output
     standing = lines.index(next(line for line in lines if line.startswith("final standing")))
-    for table in (lines[:standing], lines[standing:]):
-        at = next(i for i, line in enumerate(table) if f"{long}@1.0+" in line)
-        assert "games" not in table[at] and re.fullmatch(r"\s+\d+( +-?\d+\.\d\d){3}|"
-                                                         r"\s+(-?\d+\.\d\d +){3}\d+",
-                                                         table[at + 1]), result.output
+    for table in (lines[:standing], lines[standing:]):  # its numbers beside its name
+        at = next(i for i, line in enumerate(table) if "a-bot-with-a-" in line)
+        assert re.search(r" \d+( +-?\d+\.\d\d){3}$| (-?\d+\.\d\d +){3}\d+$",
+                         table[at]), result.output
+        below = itertools.takewhile(lambda line: len(line.split()) == 1, table[at + 1:])
+        name = table[at].split()[1] + "".join(line.strip() for line in below)
+        assert name.startswith(f"{long}@1.0+"), result.output  # whole, over its lines
 
 
 @pytest.mark.usefixtures("at_root")
@@ -540,7 +543,8 @@ def test_a_ladder_with_too_few_bots_says_it_waits_for_entrants_once(tmp_path):
         stop.cancel()
     waiting = [n for n in notes if n.startswith("waiting for entrants")]
     assert waiting == ["waiting for entrants: 1 active bot, a table needs 2; submit with "
-                       f"`arena submit --ladder ladder` or into {tmp_path / 'incoming'}/ "
+                       f"`arena submit --ladder ladder --db {config.play.db}` or into "
+                       f"{tmp_path / 'incoming'}/ "
                        "(Ctrl-C stops)"], notes
 
 

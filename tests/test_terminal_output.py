@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -80,9 +81,17 @@ def test_a_table_with_two_long_text_columns_wraps_both_to_fit():
     lines = text_table(["id", "bot", "status", "from", "games", "mu", "sigma", "mu-3sigma"],
                        rows, 4, 80)
     assert max(map(len, lines)) <= 80, "\n".join(lines)
-    joined = "".join(line.strip() for line in lines)
-    assert label[:20] in joined and label[-10:] in joined  # cut into pieces, none lost
-    assert "folder:" in joined and source[-10:] in joined
+    spans = [m.span() for m in re.finditer("-+", lines[1])]
+    rows_shown: list[list[list[str]]] = []  # each row's lines of cells
+    for line in lines[2:]:
+        cells = [line[start:end].strip() for start, end in spans]
+        if cells[0]:
+            rows_shown.append([])
+        rows_shown[-1].append(cells)
+    bot = "".join(cells[1] for cells in rows_shown[0])
+    came = "".join(cells[3] for cells in rows_shown[1])
+    assert bot == label and came.replace(" ", "") == source.replace(" ", ""), "\n".join(lines)
+    assert rows_shown[0][0][4:] == ["10", "25.1", "3.2", "15.5"]  # beside the name
 
 
 def test_the_standings_keep_their_columns_in_a_wide_terminal():
@@ -319,15 +328,14 @@ def test_ratings_and_history_fit_80_columns_with_long_names(tmp_path, monkeypatc
         assert max(map(len, lines)) <= 80, result.output
         if "bt" in command:
             assert "corrected for the duplicate sets)" in result.output
-        elif command[0] == "ratings":  # each bot's numbers on its line or the next
-            for name in (f"{long}@1.0+", "random@1.0+"):
+        elif command[0] == "ratings":  # each bot's numbers beside its name
+            for name in ("a-bot-with-a-", "random@1.0"):
                 at = next(i for i, line in enumerate(lines) if name in line)
-                cells = (lines[at] + " " + lines[at + 1]).split()
-                label = next(cell for cell in cells if cell.startswith(name))
-                assert cells[cells.index(label) + 4] == "6", result.output  # games: 4 + 2
+                cells = lines[at].split()
+                assert cells[1].startswith(name) and cells[5] == "6", result.output  # 4 + 2
         else:
             at = next(i for i, line in enumerate(lines) if "the-nightly" in line)
-            assert "4" in (lines[at] + " " + lines[at + 1]).split()[-1:], result.output
+            assert lines[at].split()[-1] == "4", result.output
 
 
 def test_an_interim_table_of_32_bots_shows_the_best_ten_in_16_lines_at_most(monkeypatch):
@@ -527,9 +535,10 @@ def test_a_label_with_no_place_to_break_is_cut_into_pieces_that_fit():
                        rows, 4, 80)
     assert max(map(len, lines)) <= 80, lines
     first = next(i for i, line in enumerate(lines) if line.lstrip().startswith("4 "))
-    pieces = [lines[first].split()[1]] + [line.strip() for line in lines[first + 1:first + 3]]
-    assert "".join(pieces) == label, lines
-    assert lines[first + 3].split() == ["14", "30.77", "2.44", "23.44"], lines
+    last = next(i for i, line in enumerate(lines) if line.lstrip().startswith("3 "))
+    pieces = [lines[first].split()[1]] + [line.strip() for line in lines[first + 1:last]]
+    assert "".join(pieces) == label, lines  # its pieces below it, in its column
+    assert lines[first].split()[-4:] == ["14", "30.77", "2.44", "23.44"], lines  # beside it
 
 
 def test_a_table_aligns_names_in_wide_letters_by_the_columns_they_take():

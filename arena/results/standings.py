@@ -7,6 +7,7 @@ alone has a *win*, first with others a *draw*, anything else a *loss*.
 
 from __future__ import annotations
 
+import re
 import textwrap
 import unicodedata
 from collections import Counter
@@ -262,12 +263,16 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_co
                width: int = TABLE_WIDTH) -> list[str]:
     """A plain table, its columns as wide as their widest cell (long names fit); the
     first ``text_columns`` columns are text, left-aligned, the others numbers. A table
-    wider than ``width`` gives each row two lines: its text, then its numbers below,
-    indented."""
+    wider than ``width`` wraps its widest text cells onto lines below, its numbers beside
+    each row's first line; where even that does not fit, each row takes two lines: its
+    text, then its numbers below, indented."""
     lines = _plain(headers, rows, text_columns, "  ")
     if max(map(display_width, lines)) <= width:
         return lines
     text_rows = [[str(cell) for cell in row[:text_columns]] for row in rows]
+    beside = _beside_the_numbers(headers, rows, text_columns, text_rows, width)
+    if beside:
+        return beside
     pieces = _wrapped_widest(headers[:text_columns], text_rows, width)
     flat = [line for row in pieces for line in row]
     texts = _plain(headers[:text_columns], flat, text_columns, "  ")
@@ -279,6 +284,23 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], text_co
         out += [*texts[at:at + len(row)], number]
         at += len(row)
     return [line for line in out if line.strip()]
+
+
+def _beside_the_numbers(headers: Sequence[str], rows: Sequence[Sequence[object]],
+                        text_columns: int, text_rows: Sequence[list[str]], width: int
+                        ) -> list[str]:
+    """The table in ``width`` with its numbers beside their row's text, the widest text
+    cells wrapped onto lines of their own below (a label at its ``@`` and ``+``); none if
+    that does not fit."""
+    numbers = [[str(cell) for cell in row[text_columns:]] for row in rows]
+    number_widths = [max(display_width(cell) for cell in column)
+                     for column in zip(headers[text_columns:], *numbers, strict=True)]
+    room = width - 2 - sum(w + 2 for w in number_widths)
+    pieces = _wrapped_widest(headers[:text_columns], text_rows, room)
+    flat = [[*line, *(numbers[index] if n == 0 else [""] * len(number_widths))]
+            for index, row in enumerate(pieces) for n, line in enumerate(row)]
+    lines = _plain(headers, flat, text_columns, "  ")
+    return lines if max(map(display_width, lines)) <= width else []
 
 
 def _wrapped_widest(headers: Sequence[str], rows: Sequence[list[str]], width: int
@@ -301,11 +323,35 @@ def _wrapped_widest(headers: Sequence[str], rows: Sequence[list[str]], width: in
         return [[row] for row in rows]
     grouped = []
     for row in rows:
-        parts = [textwrap.wrap(cell, room) or [""] if room < widths[i] else [cell]
+        parts = [_wrap_label(cell, room) if room < widths[i] else [cell]
                  for i, (cell, room) in enumerate(zip(row, rooms, strict=True))]
         grouped.append([[column[n] if n < len(column) else "" for column in parts]
                         for n in range(max(map(len, parts)))])
     return grouped
+
+
+_BREAKS = re.compile(r"(?<=[\s/_-])|(?=[@+])")
+
+
+def _wrap_label(text: str, room: int) -> list[str]:
+    """``text`` in lines of at most ``room`` columns, broken between words, after ``-``,
+    ``_`` and ``/``, before ``@`` and ``+`` (a label's version and revision), a piece
+    longer than the room (a name with no break) in pieces that fit."""
+    lines: list[str] = []
+    line = ""
+    for piece in (p for p in _BREAKS.split(text) if p):
+        if display_width(line + piece) <= room:
+            line += piece
+            continue
+        if line.strip():
+            lines.append(line.rstrip())
+        line = piece.lstrip()
+        while display_width(line) > room:
+            lines.append(line[:room])
+            line = line[room:]
+    if line.strip() or not lines:
+        lines.append(line.rstrip())
+    return lines
 
 
 def display_width(text: str) -> int:
