@@ -43,7 +43,7 @@ from arena.tournaments.ladder import (
     run_ladder,
 )
 from arena.tournaments.ladder_config import parse_ladder_config
-from arena.tournaments.ladder_intake import Validator, ladder_home, named_in_verdict
+from arena.tournaments.ladder_intake import Validator, ladder_home, named_in_verdict, stage
 from arena.tournaments.matchmaking import Candidate, meetings_of, pair_gain, plan_round
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -666,3 +666,32 @@ def test_retiring_a_submission_that_never_joined_says_so(tmp_path):
         assert retired.exit_code == 1
         assert f"{label} is submission {number}, which did not join (error): there is " \
                "nothing to retire" in " ".join(retired.output.split()), retired.output
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_submission_that_fails_halfway_leaves_nothing_behind(tmp_path, monkeypatch):
+    """An upload whose database write failed after the row was made left a queued
+    submission with no code and no sender, its name free for another to take."""
+    from arena.server.participants import add_participant
+
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    run_rounds(data, 1)
+    bot = tmp_path / "mine.py"
+    bot.write_text((ROOT / "bots/seasons/greedy.py").read_text())
+    with Store(tmp_path / "arena.db") as store:
+        book = LadderBook(store, 1)
+        alice, _token = add_participant(store, "alice")
+        before = len(book.submissions())
+
+        def broken(*args: object) -> None:
+            raise OSError("the disk is full")
+
+        monkeypatch.setattr(LadderBook, "set_spec", broken)
+        home = ladder_home(store, "ladder")
+        with pytest.raises(OSError, match="the disk is full"):
+            stage(book, home, bot, "web: alice", submitter=alice.id)
+        assert len(book.submissions()) == before  # no row, no sender
+        assert not [p for p in (home / "staged").iterdir() if "mine" in p.name]
+        monkeypatch.undo()
+        number = stage(book, home, bot, "web: alice", submitter=alice.id)
+        assert [s.id for s in book.submitted_by(alice.id)] == [number]

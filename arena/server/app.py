@@ -674,13 +674,13 @@ class Web:
                 raise UploadError(f"the manifest names {bot.game}; this ladder plays {row.game}")
             entry, _, attr = bot.spec.partition(":")
             submission_id = stage(book, home, Path(entry), f"web: {who.name}",
-                                  attr=attr or None, package=package_of(Path(entry), bot))
+                                  attr=attr or None, package=package_of(Path(entry), bot),
+                                  submitter=who.id)
         except ArenaError as exc:  # said to the participant: the server's folders are not
             raise UploadError(without_folders(str(exc), {unpacked / "bot": "the upload",
                                                          home: "the ladder"})) from None
         finally:
             shutil.rmtree(unpacked, ignore_errors=True)
-        book.record_submitter(submission_id, who.id)
         return submission_id
 
     def mine(self, request: Request) -> HTMLResponse:

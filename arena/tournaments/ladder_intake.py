@@ -29,6 +29,7 @@ import logging
 import multiprocessing
 import os
 import re
+import shutil
 import signal
 import stat
 import time
@@ -93,10 +94,13 @@ def private_folder(folder: Path) -> None:
 
 
 def stage(book: LadderBook, home: Path, file: Path, source: str, *, attr: str | None = None,
-          package: Path | None = None) -> int:
+          package: Path | None = None, submitter: int | None = None) -> int:
     """Copy the bot file (or the ``package`` folder whose ``__init__.py`` it is, as an
-    upload unpacked it) into the ladder's folder and queue it; the submission's id. A file
-    is opened without following a link, and read once: what is queued is what was read."""
+    upload unpacked it) into the ladder's folder and queue it, sent by the participant
+    ``submitter`` if one did; the submission's id. A file is opened without following a
+    link, and read once: what is queued is what was read. All of it or nothing: a failure
+    halfway (the database locked too long, a full disk) leaves no submission without its
+    code or its sender (whose name another participant could otherwise take)."""
     if file.suffix != ".py":
         raise ArenaError(f"a ladder takes a Python bot file (path/to/bot.py), not {file}")
     tree = read_bot_folder(package) if package is not None else None  # no link followed
@@ -104,15 +108,27 @@ def stage(book: LadderBook, home: Path, file: Path, source: str, *, attr: str | 
     private_folder(home.parent)  # participants' code: no other user of the machine reads it
     staged = home / "staged"
     staged.mkdir(parents=True, exist_ok=True)
-    submission = book.submit(source, "")
-    if tree is not None:
-        copy = staged / str(submission) / tree.name / "__init__.py"
-        copy.parent.parent.mkdir()
-        tree.write(copy.parent)  # the bytes read, modes normalised
-    else:
-        copy = staged / f"{submission}-{file.name}"
-        copy.write_bytes(code or b"")
-    book.set_spec(submission, str(copy) + (f":{attr}" if attr else ""))
+    with book.store.transaction():
+        submission = book.submit(source, "")
+        if submitter is not None:
+            book.record_submitter(submission, submitter)
+        made = staged / str(submission) if tree is not None else \
+            staged / f"{submission}-{file.name}"
+        try:
+            if tree is not None:
+                copy = made / tree.name / "__init__.py"
+                made.mkdir()
+                tree.write(copy.parent)  # the bytes read, modes normalised
+            else:
+                copy = made
+                copy.write_bytes(code or b"")
+            book.set_spec(submission, str(copy) + (f":{attr}" if attr else ""))
+        except BaseException:
+            if tree is not None:
+                shutil.rmtree(made, ignore_errors=True)
+            else:
+                made.unlink(missing_ok=True)
+            raise
     return submission
 
 
