@@ -49,8 +49,12 @@ def test_the_standings_fit_80_columns(labels):
     assert max(map(len, lines)) <= 80, "\n".join(lines)
     header = next(line for line in lines if line.startswith("bot "))
     assert "score" in header.split() and "rank" in header.split()
-    for label in labels:  # every label whole, on a line of its own where it must be
-        assert any(line.split()[:1] == [label] for line in lines if line)
+    starts = "".join(line.split()[0] for line in lines if line and not line[0].isspace())
+    for label in labels:  # every label whole, or wrapped in its column, nothing lost
+        assert any(line.split()[:1] == [label] for line in lines if line) or label in starts
+        rows = [line for line in lines if line.split()[:1] and label.startswith(
+            line.split()[0]) and len(line.split()) > 1]
+        assert rows, "\n".join(lines)  # its numbers beside (the start of) its name
 
 
 @pytest.mark.parametrize("width", [40, 45, 52, 60])

@@ -169,8 +169,10 @@ def _layout(first: str, labels: Sequence[str], columns: Sequence[_Column],
             width: int) -> list[str]:
     """Header lines and one line per label, within ``width`` where the labels allow: two
     spaces between columns, one where two do not fit; a label still too long for its column
-    has a line of its own, its numbers (and those of the rows after it with the same label)
-    on the lines below."""
+    is wrapped in it (at its ``@`` and ``+``), its pieces beside its rows (a bot's seats)
+    and on lines below; where the column would be narrower than :data:`LEAST_LABEL`, the
+    label has a line of its own, its numbers (and those of the rows after it with the same
+    label) on the lines below."""
     longest = max(len(first), *(len(label) for label in labels))
     gap = "  "
     if longest + sum(len(gap) + column.width for column in columns) > width:
@@ -185,15 +187,29 @@ def _layout(first: str, labels: Sequence[str], columns: Sequence[_Column],
 
     lines = [line("", [c.head[0] for c in columns])] if any(c.head[0] for c in columns) else []
     lines.append(line(first, [c.head[1] for c in columns]))
+    wrapped = label_width >= LEAST_LABEL
+    pieces: list[str] = []
     for index, label in enumerate(labels):
         cells = [column.cells[index] for column in columns]
         if len(label) <= label_width:
             lines.append(line(label, cells))
             continue
-        if index == 0 or labels[index - 1] != label:
+        new = index == 0 or labels[index - 1] != label
+        if wrapped:
+            pieces = _wrap_label(label, label_width) if new else pieces
+            lines.append(line(pieces.pop(0) if pieces else "", cells))
+            last = index + 1 == len(labels) or labels[index + 1] != label
+            lines += pieces if last else []
+            pieces = [] if last else pieces
+            continue
+        if new:
             lines.append(label)
         lines.append(line("", cells))
     return lines
+
+
+LEAST_LABEL = 12
+"""Columns below which a label is not wrapped in its column (it takes a line of its own)."""
 
 
 def table_lines(results: Sequence[BotResults], *, seats: bool = True,
