@@ -348,6 +348,9 @@ def test_seats_among_the_options_are_refused_unless_they_agree_with_the_tables()
     with pytest.raises(ConfigError, match=r"options: seats: 3 here, but the tables seat 2 "
                        r"\(write `seats: 3` beside `game:`, not among the options\)"):
         parse_config({"name": "t", "game": "sonnentau", "bots": bots, "options": {"seats": 3}})
+    with pytest.raises(ConfigError, match=r"options: seats: None here, but the tables seat 2 "
+                       r"\(the number of players is `seats:` beside `game:`"):
+        parse_config({"name": "t", "game": "sonnentau", "bots": bots, "options": {"seats": None}})
     agreed = parse_config({"name": "t", "game": "sonnentau", "bots": bots, "seats": 3,
                            "options": {"seats": 3}})
     assert agreed.seats == 3
@@ -362,4 +365,6 @@ def test_play_refuses_a_seat_count_option_that_is_not_its_bots(tmp_path, monkeyp
     result = CliRunner().invoke(cli, ["play", "sonnentau", "heuristic", "random",
                                       "-o", "seats=3"])
     assert result.exit_code == 1
-    assert "option seats=3, but 2 players play" in " ".join(result.output.split())
+    assert "option seats 3, but 2 players play" in " ".join(result.output.split())
+    empty = CliRunner().invoke(cli, ["play", "sonnentau", "heuristic", "random", "-o", "seats="])
+    assert "option seats with no value, but 2 players play" in " ".join(empty.output.split())

@@ -208,7 +208,8 @@ def test_the_latest_tournament_by_default_and_a_missing_one_is_one_line(db):
     assert missing.exit_code == 1
     assert missing.output.strip().splitlines() == [
         f"Error: no tournament 'nope' in {db}; it has, latest first: 'replay-secret', "
-        "'replay-sonnentau', 'replay-seasons' (`arena report --list` lists them all)"]
+        f"'replay-sonnentau', 'replay-seasons' (`arena report --list --db {db}` lists them "
+        "all)"]
 
 
 def good(db: Path) -> dict[str, Any]:
@@ -441,6 +442,12 @@ def test_the_games_arena_play_wrote_are_viewed_as_they_are(tmp_path, monkeypatch
     with pytest.raises(ReplayError, match="a game record as `arena play --json` writes it, "
                        "not a replay"):
         check_replay(line)
+    for broken_line in ({**line, "moves": line["moves"][:10]},  # cut short
+                        {**line, "seats": line["seats"][:1]}):  # a seat missing
+        record.write_text(json.dumps(broken_line) + "\n")
+        cut = CliRunner().invoke(cli, ["view", str(record)])
+        assert cut.exit_code == 1 and "a game record as `arena play --json` writes it, but" \
+            in " ".join(cut.output.split()), cut.output
     line["moves"][1][1] = "place:max-99"  # [seat, action, seconds]
     record.write_text(json.dumps(line) + "\n")
     broken = CliRunner().invoke(cli, ["view", str(record)])

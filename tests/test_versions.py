@@ -292,7 +292,7 @@ def test_report_lists_finds_and_defaults_to_a_configs_run_not_a_comparison(db, t
     said = " ".join(wrong.output.split())
     assert f"no tournament 'v2-vs-randon' in {db} (did you mean 'v2-vs-random'?); it has, " \
            "latest first: 'compare greedy@1+" in said
-    assert "(`arena report --list` lists them all)" in said
+    assert f"(`arena report --list --db {db}` lists them all)" in said  # the hint works
     monkeypatch.chdir(tmp_path)
     latest = run("report", "--db", db, "--no-luck")
     assert latest.exit_code == 0, latest.output

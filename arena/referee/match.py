@@ -122,10 +122,13 @@ def resolve_game_options(game: Game, options: Mapping[str, Any] | None,
     """Complete the options; a game with a ``seats`` option gets the number of players."""
     check_seat_count(game, seats)
     given = dict(options or {})
-    if SEATS_OPTION in given and given[SEATS_OPTION] != seats:
-        raise SeatCountError(f"option seats={given[SEATS_OPTION]!r}, but {seats} players play: "
-                             "the players are the bots seated (`seats:` in a tournament's "
-                             "config, as many bots in `arena play`), not an option")
+    said = given.get(SEATS_OPTION, seats)
+    if said != seats or isinstance(said, bool):
+        shown = "with no value" if said is None else f"{said}" if isinstance(
+            said, int) else f"{str(said)!r}"
+        raise SeatCountError(f"option seats {shown}, but {seats} players play: the players "
+                             "are the bots seated (`seats:` in a tournament's config, as many "
+                             "bots in `arena play`), not an option")
     if any(option.name == SEATS_OPTION for option in game.info.options):
         given[SEATS_OPTION] = seats
     return game.info.resolve_options(given)

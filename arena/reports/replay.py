@@ -592,7 +592,13 @@ def _record(where: str, data: Any) -> GameRecord:
 def _played_record(data: dict[str, Any]) -> GameRecord:
     try:
         record = GameRecord.from_json(data)
-        replay(record)
+        state = replay(record)
+        seats = len(state.outcome().ranks) if state.is_terminal else 1 + max(
+            [move.seat for move in record.moves] + [0])
+        if (state.is_terminal and seats != len(record.seats)) or seats > len(record.seats):
+            raise ReplayError(f"{len(record.seats)} seats for a game of {seats} players")
+        if record.termination == "normal" and not state.is_terminal:
+            raise ReplayError("its moves stop before the end, yet it says it ended normally")
     except (ArenaError, ValueError, KeyError, TypeError, IndexError) as exc:
         raise ReplayError(f"a game record as `arena play --json` writes it, but {exc}"
                           ) from None

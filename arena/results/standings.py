@@ -173,7 +173,7 @@ def _layout(first: str, labels: Sequence[str], columns: Sequence[_Column],
     and on lines below; where the column would be narrower than :data:`LEAST_LABEL`, the
     label has a line of its own, its numbers (and those of the rows after it with the same
     label) on the lines below."""
-    longest = max(len(first), *(len(label) for label in labels))
+    longest = max(len(first), *(display_width(label) for label in labels))
     gap = "  "
     if longest + sum(len(gap) + column.width for column in columns) > width:
         gap = " "
@@ -181,7 +181,7 @@ def _layout(first: str, labels: Sequence[str], columns: Sequence[_Column],
     label_width = max(len(first), min(longest, width - numbers))
 
     def line(label: str, cells: Sequence[str]) -> str:
-        return (f"{label:<{label_width}}" + "".join(
+        return (label + " " * (label_width - display_width(label)) + "".join(
             f"{gap}{cell:>{column.width}}" for cell, column in zip(cells, columns, strict=True))
                 ).rstrip()
 
@@ -191,7 +191,7 @@ def _layout(first: str, labels: Sequence[str], columns: Sequence[_Column],
     pieces: list[str] = []
     for index, label in enumerate(labels):
         cells = [column.cells[index] for column in columns]
-        if len(label) <= label_width:
+        if display_width(label) <= label_width:
             lines.append(line(label, cells))
             continue
         new = index == 0 or labels[index - 1] != label
@@ -363,11 +363,25 @@ def _wrap_label(text: str, room: int) -> list[str]:
             lines.append(line.rstrip())
         line = piece.lstrip()
         while display_width(line) > room:
-            lines.append(line[:room])
-            line = line[room:]
+            head = _fitting_prefix(line, room)
+            lines.append(head)
+            line = line[len(head):]
     if line.strip() or not lines:
         lines.append(line.rstrip())
     return lines
+
+
+def _fitting_prefix(text: str, room: int) -> str:
+    """The longest start of ``text`` within ``room`` columns (wide letters take two) that
+    keeps each letter with its combining marks; one letter at least."""
+    end = 0
+    for index in range(1, len(text) + 1):
+        if index < len(text) and unicodedata.combining(text[index]):
+            continue  # never between a letter and its marks
+        if display_width(text[:index]) > room:
+            break
+        end = index
+    return text[:end] if end else text[:1]
 
 
 def display_width(text: str) -> int:

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import secrets
+import shlex
 import sqlite3
 import stat
 import sys
@@ -731,8 +732,8 @@ class Store:
         if names:
             shown = ", ".join(repr(name) for name in names[:SHOWN_NAMES])
             more = f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else ""
-            message += (f"; it has, latest first: {shown}{more} (`arena report --list` lists "
-                        "them all)")
+            message += (f"; it has, latest first: {shown}{more} (`arena report --list --db "
+                        f"{shlex.quote(str(self.path))}` lists them all)")
         raise StoreError(message)
 
     def tournament_named(self, name: str) -> TournamentRow | None:

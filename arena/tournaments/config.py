@@ -520,10 +520,13 @@ def _check_game_options(config: TournamentConfig, game: Any, problems: Problems)
     its own), they are checked at the game's fewest seats."""
     options = dict(config.options)
     info = game.info
-    if SEATS_OPTION in options and options[SEATS_OPTION] != config.seats:
-        problems.add("options", f"seats: {options[SEATS_OPTION]!r} here, but the tables "
-                     f"seat {config.seats} (write `seats: {options[SEATS_OPTION]}` beside "
-                     "`game:`, not among the options)")
+    said = options.get(SEATS_OPTION, config.seats)
+    if said != config.seats or isinstance(said, bool):
+        whole = isinstance(said, int) and not isinstance(said, bool)
+        problems.add("options", f"seats: {said!r} here, but the tables seat {config.seats} ("
+                     + (f"write `seats: {said}` beside `game:`" if whole else
+                        "the number of players is `seats:` beside `game:`")
+                     + ", not among the options)")
     if any(o.name == SEATS_OPTION for o in info.options):
         options[SEATS_OPTION] = (config.seats if info.min_seats <= config.seats <= info.max_seats
                                  else info.min_seats)
