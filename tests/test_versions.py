@@ -300,3 +300,11 @@ def test_report_lists_finds_and_defaults_to_a_configs_run_not_a_comparison(db, t
     compared = run("report", "3", "--db", db, "--no-luck")
     folders = [path.parent.name for path in (tmp_path / "results" / "compare").glob("*/*.csv")]
     assert compared.exit_code == 0 and folders and " " not in folders[0], compared.output
+
+
+def test_history_of_a_misspelt_bot_names_the_nearest(db):
+    """It said `bot 'gredy' has no rated games`, hiding that no bot has that name."""
+    result = run("history", "gredy", "--db", db)
+    assert result.exit_code == 1
+    assert f"no bot named 'gredy' in {db} (did you mean 'greedy'?)" in " ".join(
+        result.output.split())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import difflib
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -228,7 +229,12 @@ def history(name: str, game_name: str | None, pool: bool, db: str, system: str) 
                         terminal_width()):
                     echo(line)
         if not shown:
-            raise ArenaError(f"bot {name!r} has no rated games in {db}")
+            known = sorted({bot.identity.name for bot in store.bots()})
+            if name in known:
+                raise ArenaError(f"bot {name!r} has no rated games in {db}")
+            close = difflib.get_close_matches(name, known, n=1)
+            raise ArenaError(f"no bot named {name!r} in {db}"
+                             + (f" (did you mean {close[0]!r}?)" if close else ""))
 
 
 def _when(timestamp: float) -> str:
