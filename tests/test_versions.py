@@ -308,3 +308,12 @@ def test_history_of_a_misspelt_bot_names_the_nearest(db):
     assert result.exit_code == 1
     assert f"no bot named 'gredy' in {db} (did you mean 'greedy'?)" in " ".join(
         result.output.split())
+
+
+def test_compare_keeps_within_a_narrow_terminal(db, monkeypatch):
+    """Its lines were wrapped at 80 columns whatever the terminal's width."""
+    monkeypatch.setenv("COLUMNS", "60")
+    result = run("compare", "greedy@1", "greedy@2", "--db", db, "--games", "2",
+                 "--workers", "1", "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert max(map(len, result.output.splitlines())) <= 60, result.output

@@ -288,6 +288,7 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
     each played against the same opponents on the same dice (two revisions of a version
     in the same config), paired game by game.
     """
+    from arena.results.comparison import WIDTH, wrapped
     from arena.results.luck_book import LuckSource
     from arena.results.stats import SprtSettings
 
@@ -297,7 +298,8 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
         lines = compared_lines(store, (first, second), game_name, db, pairs=pairs,
                                settings=settings, seed=seed, workers=workers,
                                progress=progress, luck=source)
-    for line in lines:
+    width = terminal_width()
+    for line in lines if width >= WIDTH else wrapped(lines, width):  # a narrow terminal
         echo(line)
 
 

@@ -46,13 +46,13 @@ WIDTH = 80
 """Columns a comparison's lines keep within."""
 
 
-def wrapped(lines: Iterable[str]) -> list[str]:
-    """Each line within :data:`WIDTH` columns, broken between words, what runs over
-    indented two more than the line."""
+def wrapped(lines: Iterable[str], width: int = WIDTH) -> list[str]:
+    """Each line within ``width`` columns, broken between words, what runs over indented
+    two more than the line."""
     found: list[str] = []
     for line in lines:
         indent = " " * (len(line) - len(line.lstrip()))
-        found += textwrap.wrap(line.strip(), WIDTH, initial_indent=indent,
+        found += textwrap.wrap(line.strip(), width, initial_indent=indent,
                                subsequent_indent=indent + "  ", break_on_hyphens=False,
                                break_long_words=False)
     return found
