@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import shlex
 import signal
 from pathlib import Path
 from types import FrameType
@@ -25,7 +24,7 @@ from arena.cli.common import (
 )
 from arena.games.base import ArenaError
 from arena.results.store import Store
-from arena.tournaments.config import DEFAULT_DB
+from arena.tournaments.config import db_option
 
 if TYPE_CHECKING:
     from arena.tournaments.ladder import LadderControl
@@ -248,7 +247,7 @@ def submit_to_ladder(spec: str, name: str, db: str) -> None:
             raise ArenaError(f"ladder {row.name!r} is {row.status}: it takes no submissions")
         submission = stage(LadderBook(store, row.id), ladder_home(store, row.name), Path(spec),
                            "arena submit")
-    at = "" if db == DEFAULT_DB else f" --db {shlex.quote(db)}"
+    at = db_option(db)
     echo_wrapped(f"submission {submission} queued for ladder {row.name!r}: the ladder "
                  "validates it as it runs (`arena ladder run` its config, if it is not "
                  f"running) and, if it is valid, lets it join at the round after; "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import difflib
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -206,6 +205,7 @@ def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str
 def history(name: str, game_name: str | None, pool: bool, db: str, system: str) -> None:
     """Each version and revision of bot NAME: its all-time rating and games after every
     tournament, per game variant."""
+    from arena.results.comparison import unknown_bot
     from arena.results.versions import games_played
     from arena.results.versions import history as version_history
 
@@ -232,9 +232,7 @@ def history(name: str, game_name: str | None, pool: bool, db: str, system: str) 
             known = sorted({bot.identity.name for bot in store.bots()})
             if name in known:
                 raise ArenaError(f"bot {name!r} has no rated games in {db}")
-            close = difflib.get_close_matches(name, known, n=1)
-            raise ArenaError(f"no bot named {name!r} in {db}"
-                             + (f" (did you mean {close[0]!r}?)" if close else ""))
+            raise ArenaError(unknown_bot(name, known, db))
 
 
 def _when(timestamp: float) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, runtime_checkable
@@ -263,11 +263,15 @@ def unknown_name_message(kind: str, name: str, known: Sequence[str] | Mapping[st
                          where: str | None = None) -> str:
     """``unknown option 'x' for seasons (did you mean 'y'?); known: a, b``."""
     names = sorted(known)
-    text = f"unknown {kind} {name!r}" + (f" for {where}" if where else "")
-    close = difflib.get_close_matches(name, names, n=1)
-    if close:
-        text += f" (did you mean {close[0]!r}?)"
+    text = f"unknown {kind} {name!r}" + (f" for {where}" if where else "") + nearest(name, names)
     return text + "; known: " + (", ".join(names) if names else "none")
+
+
+def nearest(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'greedy'?)`` for the known name nearest ``name``; empty if none is
+    near."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 @runtime_checkable

@@ -8,14 +8,13 @@ games on one seed form the pairs of the pentanomial statistics.
 
 from __future__ import annotations
 
-import difflib
 import math
 import textwrap
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.games.base import ArenaError
+from arena.games.base import ArenaError, nearest
 from arena.results.luck_book import LuckSource, tournament_luck
 from arena.results.standings import game_points
 from arena.results.stats import (
@@ -191,9 +190,7 @@ def unknown_bot(name: str, stored: Sequence[str], db: object) -> str:
     if "/" in name or name.endswith((".py", ".sh")):
         first = f"compare takes the names of stored bots, not files ({name!r})"
     else:
-        close = difflib.get_close_matches(name, stored, n=1)
-        first = f"no bot named {name!r} in {db}" + (f" (did you mean {close[0]!r}?)" if close
-                                                    else "")
+        first = f"no bot named {name!r} in {db}" + nearest(name, stored)
     return (f"{first}; a bot is stored once it has played in a tournament there; put it in "
             "a config's bots and `arena run` it (for two of the shipped bots: `arena run "
             "configs/seasons-round-robin.yaml`)")

@@ -11,7 +11,6 @@ reported with its tournament and game.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import fcntl
 import hashlib
 import json
@@ -29,7 +28,7 @@ from typing import Any, Protocol
 
 from arena.bots.bundles import Bundle
 from arena.bots.identity import REVISION_DIGITS, BotIdentity, revision_labels
-from arena.games.base import ArenaError
+from arena.games.base import ArenaError, nearest
 from arena.referee.record import OK, GameRecord, failed_seats
 
 SCHEMA_VERSION = 9
@@ -688,9 +687,7 @@ class Store:
         same_name = [b.label for b in bots if b.identity.name == name]
         if not found:
             known = f"; known: {', '.join(same_name)}" if same_name else ""
-            close = [] if same_name else difflib.get_close_matches(
-                name, sorted({b.identity.name for b in bots}), n=1)
-            guess = f" (did you mean {close[0]!r}?)" if close else ""
+            guess = "" if same_name else nearest(name, sorted({b.identity.name for b in bots}))
             raise StoreError(f"no {game} bot {text} in {self.path}{guess}{known}")
         raise StoreError(f"{text} is ambiguous in {game}: {', '.join(b.label for b in found)};"
                          " name one of them")
@@ -725,10 +722,7 @@ class Store:
             if str(row.id) == str(key) or row.name == key:
                 return row
         names = [row.name for row in reversed(rows)]
-        close = difflib.get_close_matches(str(key), names, n=1)
-        message = f"no tournament {key!r} in {self.path}"
-        if close:
-            message += f" (did you mean {close[0]!r}?)"
+        message = f"no tournament {key!r} in {self.path}" + nearest(str(key), names)
         if names:
             shown = ", ".join(repr(name) for name in names[:SHOWN_NAMES])
             more = f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else ""

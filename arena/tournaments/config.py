@@ -41,6 +41,11 @@ BROKEN_BOTS = (STOP, FORFEIT)
 have its games forfeited (for competitions that must go on)."""
 EXECUTORS = ("local", "dask")
 DEFAULT_DB = "results/arena.db"
+
+
+def db_option(db: str) -> str:
+    """`` --db PATH`` for a command that should read ``db``; empty for the default."""
+    return "" if db == DEFAULT_DB else f" --db {shlex.quote(db)}"
 DEFAULT_OUTPUT_ROOT = "results"
 DEFAULT_TIME_LIMIT = 5.0
 """Seconds per decision when a config says nothing (``time_limit: null`` turns it off)."""

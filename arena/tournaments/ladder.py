@@ -65,7 +65,7 @@ from arena.results.ratings import (
     make_rater,
 )
 from arena.results.store import Store, StoreError, TournamentRow
-from arena.tournaments.config import DEFAULT_DB
+from arena.tournaments.config import db_option
 from arena.tournaments.executor import run_tasks
 from arena.tournaments.ladder_config import LadderConfig
 from arena.tournaments.ladder_intake import (
@@ -247,7 +247,7 @@ def _ways_in(ladder: Ladder) -> str:
     """How a bot is submitted to the ladder."""
     folder = ladder.config.submissions_folder
     db = ladder.config.play.db
-    database = "" if db == DEFAULT_DB else f" --db {shlex.quote(db)}"
+    database = db_option(db)
     return (f"`arena submit --ladder {shlex.quote(ladder.config.name)}{database}`"
             + (f" or into {folder}/" if folder else ""))
 
