@@ -377,3 +377,29 @@ def test_an_upload_refuses_links_devices_fifos_and_sockets(tmp_path):
         with pytest.raises(UploadError, match=f"'bot/data.txt' {said}"):
             unpack_upload("bot.zip", data.getvalue(), tmp_path / str(index))
         assert not (tmp_path / str(index)).exists()
+
+
+GOOD_BOT = ("class Bot:\n    name, version = 'swapped', '1'\n"
+            "    def act(self, observation):\n        return observation.legal_actions[0]\n")
+BAD_BOT = GOOD_BOT.replace("return observation.legal_actions[0]", "raise RuntimeError('swap')")
+
+
+@needs_sandbox
+@pytest.mark.parametrize(("read", "later"), [(BAD_BOT, GOOD_BOT), (GOOD_BOT, BAD_BOT)])
+def test_submit_judges_the_bytes_it_keeps_whatever_the_file_holds_while_it_validates(
+        tmp_path, read, later):
+    from arena.bots.validation import validate
+
+    source = tmp_path / "bot.py"
+    source.write_text(read)
+
+    def validate_after_a_swap(code):
+        source.write_text(later)  # the file changes once it has been read
+        return validate(str(source), game="seasons", games=2, strangers=True, code=code)
+
+    verdict, identity, _ = accept(str(source), tmp_path / "kept", validate_after_a_swap)
+    assert verdict.valid == (read == GOOD_BOT), verdict.lines()
+    assert identity is None or Path(identity.spec).read_text() == read
+    if read == BAD_BOT:  # its failure names the file as submitted
+        assert "RuntimeError: swap" in "\n".join(verdict.lines())
+        assert f'File "{source}", line 4, in act' in "\n".join(verdict.lines())

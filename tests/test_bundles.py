@@ -2,7 +2,10 @@
 
 import gzip
 import io
+import os
 import re
+import subprocess
+import sys
 import tarfile
 
 import pytest
@@ -306,3 +309,43 @@ def test_a_games_seed_stays_out_of_its_tasks_repr():
 
     task = GameTask(0, 1, 2, 0, (0, 1), 5082778604268774501)
     assert "5082778604268774501" not in repr(task) and task.key == "r0-t1-s2-o0"
+
+
+def test_naming_a_module_bot_runs_none_of_its_packages_code_in_arenas_process(
+        tmp_path, monkeypatch):
+    import sys
+
+    from arena.bots.identity import installed_code, module_origin
+
+    package = tmp_path / "plantedpkg"
+    (package / "inner").mkdir(parents=True)
+    marker = tmp_path / "ran"
+    for init in (package / "__init__.py", package / "inner" / "__init__.py"):
+        init.write_text(f"open({str(marker)!r}, 'a').write({init.parent.name!r})\n")
+    bot = package / "inner" / "bot.py"
+    bot.write_text("class P:\n    name, version = 'p', '1'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("plantedpkg", "plantedpkg.inner", "plantedpkg.inner.bot"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert module_origin("plantedpkg.inner.bot") == str(bot)
+    found = installed_code("plantedpkg.inner.bot:P")
+    assert found is not None and found.what.startswith("the module plantedpkg.inner.bot (")
+    assert module_origin("plantedpkg.missing") is None
+    assert module_origin("plantedpkg.inner.bot.deeper") is None  # a module holds no modules
+    assert not marker.exists() and "plantedpkg" not in sys.modules
+
+
+def test_validating_a_module_bot_runs_none_of_its_package_on_the_host(tmp_path):
+    package = tmp_path / "plantedpkg"
+    package.mkdir()
+    marker = tmp_path / "ran"
+    (package / "__init__.py").write_text(f"open({str(marker)!r}, 'a').write('host')\n")
+    (package / "bot.py").write_text(
+        "class P:\n    name, version = 'p', '1'\n"
+        "    def act(self, observation):\n        return observation.legal_actions[0]\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "bots", "validate", "plantedpkg.bot:P"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert "plantedpkg" in result.stdout + result.stderr
+    assert not marker.exists(), result.stdout + result.stderr

@@ -558,15 +558,18 @@ def test_an_action_after_the_end_says_the_game_is_over():
     ("sonnentau", {"players": 2, "turn_limit": 2, "dice": "standard"}),
     ("sonnentau", {"players": 2, "turn_limit": 2, "dice": "miwin"}),
     ("seasons", {"placement_limit": 10})])
+@pytest.mark.parametrize("pick", [0, -1])
 def test_a_game_whose_dice_are_always_the_first_outcome_ends_within_its_length(game_name,
-                                                                              params):
-    """Sonnentau's first outcome is a double: doubles rolled again for ever, even at turn
-    limit 1. Seasons counted two actions a placement, where one takes three or four."""
+                                                                              params, pick):
+    """Sonnentau's first and last outcomes are doubles: doubles rolled again for ever, even
+    at turn limit 1; the last legal action (a relocation after a hit, where there is one)
+    adds a decision to a move. Seasons counted two actions a placement, where one takes
+    three or four."""
     game = load(game_name, params)
     state, steps = game.new_initial_state(), 0
     while not state.is_terminal() and steps <= game.max_game_length():
-        state.apply_action(state.chance_outcomes()[0][0] if state.is_chance_node()
-                           else state.legal_actions()[0])
+        state.apply_action(state.chance_outcomes()[pick][0] if state.is_chance_node()
+                           else state.legal_actions()[pick])
         steps += 1
     assert state.is_terminal() and steps <= game.max_game_length()
     rng, state, steps = random.Random(3), game.new_initial_state(), 0  # random play too
@@ -575,3 +578,69 @@ def test_a_game_whose_dice_are_always_the_first_outcome_ends_within_its_length(g
                            if state.is_chance_node() else rng.choice(state.legal_actions()))
         steps += 1
     assert steps <= game.max_game_length()
+
+
+def test_limits_too_large_for_openspiels_ints_are_refused_in_a_sentence():
+    with pytest.raises(pyspiel.SpielError, match="turn_limit 8000000 is too large for "
+                       "OpenSpiel: a game could take 2,800,000,000 actions"):
+        load("sonnentau", {"turn_limit": 8_000_000, "dice": "miwin"})
+    with pytest.raises(pyspiel.SpielError, match="turn_limit 2147483648 is too large for "
+                       "OpenSpiel, whose parameters are C"):
+        load("sonnentau", {"turn_limit": 2**31})
+
+
+@pytest.mark.parametrize("player", [np.int64(1), np.int32(1), np.intp(0)])
+def test_tensors_take_numpys_integers_as_players(player):
+    from open_spiel.python.observation import make_observation
+
+    for name in ("seasons", "sonnentau"):
+        game = load(name)
+        state = game.new_initial_state()
+        state.apply_action(state.chance_outcomes()[5][0])
+        expected = state.observation_tensor(int(player))
+        assert state.observation_tensor(player) == expected
+        assert state.information_state_tensor(player) == expected
+        observation = make_observation(game)
+        observation.set_from(state, player)
+        assert list(observation.tensor) == expected
+
+
+@pytest.mark.parametrize("player", [True, 1.0, "1", -1, 2])
+def test_tensors_refuse_what_is_no_player(player):
+    state = load("seasons").new_initial_state()
+    with pytest.raises(pyspiel.SpielError, match="is not a player of this game"):
+        state.observation_tensor(player)
+
+
+@pytest.mark.parametrize("answer", [pyspiel.INVALID_ACTION, -2, 3.9, True, None, "chance"])
+def test_an_openspiel_bot_answering_no_decision_id_loses_by_an_illegal_action(answer):
+    """-1 named the last decision (Python's negative index), 3.9 decision 3, a chance id
+    crashed with an IndexError: each is an illegal action, and nothing is played for it."""
+    class Answering:
+        def __init__(self, game, info):
+            self.game = game
+
+        def step(self, state):
+            if answer == "chance":
+                return self.game.num_distinct_actions() + 3
+            return answer
+
+    rival = load_bot("bots/seasons/random_bot.py").player
+    record = play_game("seasons", [OpenSpielPlayer(Answering), rival], seed=1)
+    assert record.termination == "illegal-action"
+    assert record.seats[0].status == "illegal-action"
+    assert "is not a legal action here" in record.seats[0].detail
+    assert not any(move.seat == 0 for move in record.moves)
+
+
+def test_an_openspiel_bot_answering_numpys_integer_ids_plays_them():
+    class FirstLegal:
+        def __init__(self, game, info):
+            pass
+
+        def step(self, state):
+            return np.int64(state.legal_actions()[0])
+
+    rival = load_bot("bots/seasons/random_bot.py").player
+    record = play_game("seasons", [OpenSpielPlayer(FirstLegal), rival], seed=1)
+    assert record.termination == "normal" and record.seats[0].status == "ok"

@@ -110,3 +110,35 @@ def test_arena_play_plays_each_game_of_a_set_in_another_instance(tmp_path, monke
     for index, start in enumerate(starts):
         by_set[index // 4].add(start["instance"])
     assert all(len(instances) == 4 for instances in by_set.values())
+
+
+@pytest.mark.parametrize("isolation", ["process", "sandbox"])
+def test_every_game_of_arena_play_plays_the_code_read_at_the_start(tmp_path, monkeypatch,
+                                                                    isolation):
+    """A bot file changed while ``arena play`` runs does not reach its later games: every
+    instance plays the code that was read, hashed and labelled at the start."""
+    from arena.bots.sandbox import sandbox_problem
+    from arena.tournaments import matches
+
+    if isolation == "sandbox" and sandbox_problem() is not None:
+        pytest.skip(f"no sandbox here: {sandbox_problem()}")
+    tmp_path.chmod(0o755)
+    bot = tmp_path / "changing.py"
+    bot.write_text("class Bot:\n    name, version = 'changing', '1'\n"
+                   "    def act(self, observation):\n"
+                   "        return observation.legal_actions[0]\n")
+    play_match = matches.play_match
+
+    def changed_after_the_first_game(*args, **kwargs):
+        for number, result in enumerate(play_match(*args, **kwargs)):
+            if number == 0:
+                bot.write_text(bot.read_text().replace(
+                    "return observation.legal_actions[0]", "raise RuntimeError('changed')"))
+            yield result
+
+    monkeypatch.setattr(matches, "play_match", changed_after_the_first_game)
+    result = CliRunner().invoke(cli, ["play", "seasons", str(bot), "random", "--games", "4",
+                                      "--isolation", isolation, "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert "changed" in bot.read_text() and "4 games" in result.output
+    assert "RuntimeError" not in result.output and "crash" not in result.output

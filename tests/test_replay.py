@@ -455,6 +455,59 @@ def test_the_games_arena_play_wrote_are_viewed_as_they_are(tmp_path, monkeypatch
         "it, but" in " ".join(broken.output.split())
 
 
+@pytest.mark.parametrize(("change", "message"), [
+    ({"ranks": [1, 0]}, "outcome.ranks: [1, 0], but the moves give [0, 1]"),
+    ({"ranks": [0]}, "outcome.ranks: 1 values for 2 seats"),
+    ({"scores": [999.0, -3.0]}, "outcome.scores: [999.0, -3.0], but the moves give"),
+    ({"termination": "bananas"}, "outcome.termination: 'bananas', but the moves end"),
+    ({"seed": 12345}, "but the dice of seed 12345 roll"),
+    ({"status": "lost"}, "seats[0].status: 'lost' is not one of"),
+    ({"seconds": 10**400}, "int too large to convert to float"),
+])
+def test_a_played_record_is_checked_as_a_replay_is(tmp_path, monkeypatch, change, message):
+    """A record of ``arena play --json`` with another outcome, seed or status than its
+    moves was drawn as it claimed ("999-−3, seat 1 wins [bananas]"), one rank short was
+    a traceback, and an integer too large for a float one in any replay."""
+    monkeypatch.chdir(ROOT)
+    record = tmp_path / "played.jsonl"
+    played = CliRunner().invoke(cli, ["play", "seasons", "greedy", "random", "--seed", "7",
+                                      "--json", str(record), "--isolation", "none"])
+    assert played.exit_code == 0, played.output
+    line = json.loads(record.read_text())
+    assert line["ranks"] == [0, 1]
+    if "status" in change:
+        line["seats"][0]["status"] = change["status"]
+    elif "seconds" in change:
+        line["moves"][1][2] = change["seconds"]
+    else:
+        line.update(change)
+    record.write_text(json.dumps(line) + "\n")
+    result = CliRunner().invoke(cli, ["view", str(record)])
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith(f"Error: {record}, line 1: ")
+    assert message in " ".join(result.output.split()), result.output
+
+
+def test_an_integer_too_large_for_a_float_is_no_number_in_a_replay(tmp_path):
+    record = arena.play_game("seasons", [arena.load_bot(f"{ROOT}/bots/seasons/greedy.py").player,
+                                         arena.load_bot(f"{ROOT}/bots/seasons/random_bot.py").player],
+                             seed=7)
+    for where in ("moves", "scores", "duration"):
+        data = to_replay(record)
+        if where == "moves":
+            data["moves"][1]["seconds"] = 10**400
+        elif where == "scores":
+            data["outcome"]["scores"][0] = 10**400
+        else:
+            data["duration"] = 10**400
+        with pytest.raises(ReplayError):
+            check_replay(data)
+        path = tmp_path / f"{where}.jsonl"
+        path.write_text(json.dumps(data) + "\n")
+        result = CliRunner().invoke(cli, ["view", str(path)])
+        assert result.exit_code == 1 and result.output.startswith(f"Error: {path}, line 1: ")
+
+
 def test_a_broken_json_file_names_its_line(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('{\n  "format": "arena-replay",\n  oops\n}\n')

@@ -168,3 +168,19 @@ def test_a_submitted_spec_naming_its_class_is_kept_with_its_class(workdir):
     assert spec.endswith("/two.py:B") and f"code kept as {spec[:-2]};" in said
     valid = run("bots", "validate", spec, "--game", "seasons")
     assert valid.exit_code == 0 and "(twob@1+" in valid.output, valid.output
+
+
+def test_a_bot_naming_games_arena_lacks_is_not_valid_and_its_names_are_shortened(workdir):
+    long_name = "x" * 300
+    (workdir / "odd.py").write_text(
+        "class Bot:\n    name, version = 'odd', '1'\n"
+        f"    games = ('\\x1b]0;PWN\\x07foo', {long_name!r})\n"
+        "    def act(self, observation):\n        return observation.legal_actions[0]\n")
+    for command in (("bots", "validate", "odd.py"), ("submit", "odd.py")):
+        result = run(*command)
+        assert result.exit_code == 1, result.output
+        assert result.output.startswith("NOT VALID: odd.py"), result.output
+        assert "its `games` names games arena does not have: " in result.output
+        assert "\x1b" not in result.output and "\x07" not in result.output
+        assert "x" * 39 + "…" in result.output and "x" * 41 not in result.output
+    assert not (workdir / "results/submissions").exists()

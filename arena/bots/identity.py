@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.util
 import json
 import os
 import shlex
 import shutil
 import socket
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,7 @@ from arena.bots.loading import (
 )
 from arena.bots.process import COMMAND_PREFIX, Limits, ProcessPlayer, is_command
 from arena.games.base import ArenaError
-from arena.referee.protocol import PlayerFailure, call_hook, raised_text
+from arena.referee.protocol import STDERR_MARK, Player, PlayerFailure, call_hook, raised_text
 from arena.referee.record import CRASH
 
 UNLOADABLE_VERSION = "unloadable"
@@ -246,15 +247,43 @@ def installed_code(spec: str) -> Installed | None:
     target, attr = split_spec(spec)
     if attr is None:
         return _entry_point_code(spec)
-    try:
-        found = importlib.util.find_spec(target)
-    except (ImportError, ValueError):
-        return None
-    path = found.origin if found else None
+    path = module_origin(target)
     if not path or not Path(path).is_file():
         return None
     code = source_file_hash(Path(path))
     return Installed(code, f"the module {target} ({code[:12]})")
+
+
+def module_origin(name: str) -> str | None:
+    """The file module ``name`` would be imported from, found without running any code:
+    ``importlib.util.find_spec`` imports a dotted name's parent packages, and a bot's
+    package must not run in arena's own process unless the bot is trusted. Each part is
+    asked of the import system's finders, within its parent's folders."""
+    if sys.modules.get(name) is not None:
+        return getattr(sys.modules[name], "__file__", None)
+    where: list[str] | None = None
+    found = None
+    parts = name.split(".")
+    for depth in range(1, len(parts) + 1):
+        found = _find_without_importing(".".join(parts[:depth]), where)
+        if found is None:
+            return None
+        where = list(found.submodule_search_locations or [])
+    return found.origin if found else None
+
+
+def _find_without_importing(name: str, where: list[str] | None) -> ModuleSpec | None:
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        if find is None:
+            continue
+        try:
+            found = find(name, where)
+        except (ImportError, ValueError, TypeError, OSError):
+            continue
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    return None
 
 
 def _entry_point_code(name: str) -> Installed | None:
@@ -311,6 +340,23 @@ def entry_process(entry: BotEntry, limits: Limits | None = None, *,
     return bot_process(entry.spec, entry.params, entry.isolation or SANDBOX, limits,
                        remember_load_failure=remember_load_failure, code=code_of(entry),
                        shown=entry.shown)
+
+
+def start_kept(spec: str, kept: KeptCode, limits: Limits | None = None) -> Player:
+    """The bot ``spec`` playing from its code as read once (``kept``, at its entry's
+    level), its handshake done: every instance started so plays those bytes, whatever its
+    files hold by then. BotLoadError, with the bot's stderr, if it does not start."""
+    if kept.bundle is not None:
+        receive([kept.bundle])
+    if kept.entry.isolation == NONE and not is_command(spec):
+        return load_trusted(kept.entry).player
+    player = entry_process(kept.entry, limits)
+    try:
+        player.ensure_running()
+    except PlayerFailure as failure:
+        head, _, tail = failure.detail.partition(f"\n{STDERR_MARK}\n")
+        raise BotLoadError(f"bot {spec!r} cannot be loaded: {head}", tail) from None
+    return player
 
 
 def load_trusted(entry: BotEntry) -> LoadedBot:

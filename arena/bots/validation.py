@@ -7,9 +7,11 @@ results and the decision times.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from arena.bots.identity import play_revision, revision_labels
+from arena.bots.bundles import Unpacked, relative_spec
+from arena.bots.identity import identity_hash, play_revision, revision_labels
 from arena.bots.isolation import (
     NONE,
     PROCESS,
@@ -18,9 +20,10 @@ from arena.bots.isolation import (
     is_shipped,
     resolve_isolation,
 )
-from arena.bots.loading import not_a_bot
+from arena.bots.loading import not_a_bot, split_spec
 from arena.bots.process import ProcessPlayer
 from arena.games import find_game, game_names
+from arena.games.base import shortened
 from arena.referee.dice import derive_seed
 from arena.referee.match import play_game
 from arena.referee.protocol import PlayerFailure, failure_excerpt
@@ -64,20 +67,34 @@ class Verdict:
 
 def validate(spec: str, *, game: str | None = None, games: int = 6,
              time_limit: float = 1.0, seed: int = 0, isolation: str | None = None,
-             strangers: bool = False, against_itself: int = 0) -> Verdict:
+             strangers: bool = False, against_itself: int = 0,
+             code: Unpacked | None = None) -> Verdict:
     """Play ``games`` seat-swapped games against the game's random bot, and
     ``against_itself`` against a second process of itself, in the sandbox (or at
-    ``isolation``; a stranger's bot only in the sandbox)."""
+    ``isolation``; a stranger's bot only in the sandbox). With ``code`` (the bot file
+    ``spec``'s files as read once, unpacked) every process plays from those bytes, never
+    from the file again, so what is judged is what is kept."""
     verdict = Verdict(spec)
     what = not_a_bot(spec)
     if what:
         verdict.problems.append(f"it is no bot: {what}")
         return verdict
-    verdict.revision = play_revision(spec)
     level = resolve_isolation(isolation, strangers=strangers, shipped=is_shipped(spec))
     if level == NONE:
         level = PROCESS  # validation checks the protocol: always a process of its own
-    player = bot_process(spec, {}, level)
+    if code is None:
+        verdict.revision = play_revision(spec)
+
+        def launch() -> ProcessPlayer:
+            return bot_process(spec, {}, level)
+    else:
+        verdict.revision = identity_hash(code.tree.digest(), {})
+        inside = relative_spec(spec, code.tree)
+        shown = split_spec(spec)[0].removesuffix("/__init__.py")
+
+        def launch() -> ProcessPlayer:
+            return bot_process(inside, {}, level, code=code, shown=shown)
+    player = launch()
     try:
         player.ensure_running()
     except PlayerFailure as failure:
@@ -90,9 +107,14 @@ def validate(spec: str, *, game: str | None = None, games: int = 6,
     failed: list[str] = []
     try:
         verdict.name, verdict.version = player.name, player.version
+        unknown = [name for name in player.games or () if name not in game_names()]
+        if unknown and game is None:
+            verdict.problems.append("its `games` names games arena does not have: " + ", ".join(
+                repr(shortened(name)) for name in unknown) + f"; known: {', '.join(game_names())}")
+            return verdict
         for name in _games_to_try(game, player.games):
-            lost = _try_game(verdict, player, name, games, time_limit, seed, level,
-                             against_itself)
+            lost = _try_game(verdict, player, launch if against_itself else None, name,
+                             games, time_limit, seed, level, against_itself)
             if lost:
                 failed.append(lost)
     finally:
@@ -115,11 +137,12 @@ def _games_to_try(game: str | None, declared: tuple[str, ...] | None) -> list[st
     return game_names()
 
 
-def _try_game(verdict: Verdict, player: ProcessPlayer, game: str, games: int,
+def _try_game(verdict: Verdict, player: ProcessPlayer,
+              launch_twin: Callable[[], ProcessPlayer] | None, game: str, games: int,
               time_limit: float, seed: int, level: str, against_itself: int = 0) -> str | None:
     """Play ``game``; a failure's description, or None with the game added to the verdict."""
     opponent = bot_process(str(SHIPPED_BOTS / game / "random_bot.py"), {}, level)
-    twin = bot_process(verdict.spec, {}, level) if against_itself else None
+    twin = launch_twin() if launch_twin is not None and against_itself else None
     times: list[float] = []
     failures: list[str] = []
     tables = [(opponent, index) for index in range(games)]

@@ -11,11 +11,20 @@ from typing import IO, Any, NoReturn
 
 import click
 
+from arena.bots.files import BotFileError
 from arena.bots.human import HUMAN_SPEC, GameAbandoned, HumanPlayer, Terminal
+from arena.bots.identity import BotEntry, KeptCode, identity_hash, keep_code, start_kept
 from arena.bots.instances import InstancePool, stop_bot
 from arena.bots.interrupts import interrupt_status
-from arena.bots.isolation import ISOLATIONS, start_bot
-from arena.bots.loading import ENTRY_POINT_GROUP, BotNotFoundError, not_a_bot
+from arena.bots.isolation import ISOLATIONS, is_shipped, resolve_isolation
+from arena.bots.loading import (
+    ENTRY_POINT_GROUP,
+    BotFilesRefused,
+    BotNotFoundError,
+    not_a_bot,
+    split_spec,
+)
+from arena.bots.process import is_command
 from arena.bots.shipped import (
     shipped_for_other_games,
     shipped_hint,
@@ -90,7 +99,6 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
     path/to/bot.py, path/to/bot.py:Name, module:attr, an installed entry point, or
     `human` to play yourself in the terminal.
     """
-    from arena.bots.identity import play_revision
     from arena.tournaments.matches import bot_labels, play_match
 
     game = find_game(game_name)
@@ -111,11 +119,12 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
     terminal = Terminal(game) if HUMAN_SPEC in bots else None  # shared by the human seats
     out = None
     try:
-        players.extend(HumanPlayer(game, terminal=terminal) if spec == HUMAN_SPEC
-                       else _started(spec, isolation, game) for spec in bots)
+        kept = [None if spec == HUMAN_SPEC else _kept(spec, isolation, game) for spec in bots]
+        players.extend(HumanPlayer(game, terminal=terminal) if code is None
+                       else start_kept(spec, code) for spec, code in zip(bots, kept, strict=True))
         refuse_other_games(game, bots, players)
-        labels = bot_labels(players, [play_revision(spec) if spec != HUMAN_SPEC else ""
-                                      for spec in bots])
+        labels = bot_labels(players, ["" if code is None or not code.code
+                                      else identity_hash(code.code, {}) for code in kept])
         if workers != 1 and count > 1:
             for player in players:  # each worker starts bots of its own
                 stop_bot(player)
@@ -124,8 +133,8 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
                                     time_limit, workers, out)
             return
         if count > 1:  # no bot process plays two games on the same dice
-            players[:] = [player if spec == HUMAN_SPEC else pooled(spec, isolation, player)
-                          for spec, player in zip(bots, players, strict=True)]
+            players[:] = [player if code is None else pooled(spec, code, player)
+                          for spec, code, player in zip(bots, kept, players, strict=True)]
         results = play_match(game, players, seed, count, options, time_limit=time_limit,
                              on_move=terminal.on_move if terminal else None)
         first = next(results) if count == 1 else None  # before the file: it may be abandoned
@@ -154,9 +163,9 @@ def check_folder_of(path: str) -> None:
                          "first, or name another file")
 
 
-def _started(spec: str, isolation: str | None, game: Game) -> Player:
-    """``start_bot``; a bare name that is neither a shipped bot nor an installed one is
-    refused with the names of the shipped bots."""
+def _kept(spec: str, isolation: str | None, game: Game) -> KeptCode:
+    """``spec``'s code, read once, at the level it plays at; a bare name that is neither a
+    shipped bot nor an installed one is refused with the names of the shipped bots."""
     from importlib.metadata import entry_points
 
     what = not_a_bot(spec)
@@ -172,12 +181,20 @@ def _started(spec: str, isolation: str | None, game: Game) -> Player:
         raise BotNotFoundError(f"bot {spec!r} not found: name a file (path/to/bot.py), "
                                f"path/to/bot.py:Name, module:attr, an installed entry point"
                                f"{hint}")
-    return start_bot(spec, isolation)
+    target, _attr = split_spec(spec)
+    if not is_command(spec) and target.endswith(".py") and not Path(target).is_file():
+        raise BotNotFoundError(f"bot {spec!r}: no such file {target!r}")
+    level = resolve_isolation(isolation, shipped=is_shipped(spec))
+    try:
+        return keep_code(BotEntry(spec, isolation=level))
+    except BotFileError as exc:
+        raise BotFilesRefused(str(exc)) from None
 
 
-def pooled(spec: str, isolation: str | None, first: Player) -> Any:
-    """``spec``'s instances, ``first`` among them: each game of a set gets another."""
-    return InstancePool(lambda: start_bot(spec, isolation), first=first)
+def pooled(spec: str, kept: KeptCode, first: Player) -> Any:
+    """``spec``'s instances, ``first`` among them: each game of a set gets another, from
+    the same code."""
+    return InstancePool(lambda: start_kept(spec, kept), first=first)
 
 
 def _abandon(stop: KeyboardInterrupt) -> None:

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import functools
 import json
+import operator
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
@@ -112,11 +113,23 @@ def _arena_options(game: str, params: Mapping[str, Any]) -> tuple[int, dict[str,
     return seats, given
 
 
+LARGEST_INT = 2**31 - 1
+"""OpenSpiel's parameters and game lengths are C++ ints."""
+
+
 def _max_length(game: str, options: Mapping[str, Any], index: ActionIndex) -> int:
+    """The most actions, chance outcomes included, that a game can take."""
     if game == "seasons":  # a placement: its roll, keep or re-roll, the re-roll, itself
-        return 4 * int(options["placement_limit"])
-    dice = len(index.rolls[0])
-    return int(options["turn_limit"]) * MAX_ROLLS_PER_TURN * 2 * dice
+        length = 4 * int(options["placement_limit"])
+    else:  # a turn: at most 50 rolls, each with a move per die and a relocation after each
+        dice = len(index.rolls[0])
+        length = int(options["turn_limit"]) * MAX_ROLLS_PER_TURN * (1 + 2 * dice)
+    if length > LARGEST_INT:
+        limit = "placement_limit" if game == "seasons" else "turn_limit"
+        raise pyspiel.SpielError(
+            f"{limit} {options[limit]} is too large for OpenSpiel: a game could take "
+            f"{length:,} actions, more than its largest game length ({LARGEST_INT:,})")
+    return length
 
 
 class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no type information
@@ -415,21 +428,31 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
         ``player`` defaults to the current player (seat 0 at a chance node or the end).
         """
         game = self.spiel_game
-        if player is None or not 0 <= player < game.seats:
-            player = self._viewer(player)
+        if type(player) is not int or not 0 <= player < game.seats:
+            player = self.viewer(player)
         return game.encode_floats(self.position.state, player)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         """The observation tensor: with perfect information, the position is all there is."""
         return self.observation_tensor(player)
 
-    def _viewer(self, player: int | None) -> int:
+    def viewer(self, player: Any) -> int:
+        """``player`` (an integer, NumPy's too) as a seat; None: the current player (seat 0
+        at a chance node or the end); SpielError for anything else."""
         if player is None:
             return self._player if self._player >= 0 else 0
-        if not 0 <= player < self.spiel_game.seats:
-            raise pyspiel.SpielError(f"player {player} is not a player of this game "
-                                     f"(0 to {self.spiel_game.seats - 1})")
-        return player
+        seats = self.spiel_game.seats
+        try:
+            if isinstance(player, (bool, np.bool_)):
+                raise TypeError
+            number = operator.index(player)
+        except TypeError:
+            raise pyspiel.SpielError(f"player {player!r} is not a player of this game "
+                                     f"(0 to {seats - 1})") from None
+        if not 0 <= number < seats:
+            raise pyspiel.SpielError(f"player {number} is not a player of this game "
+                                     f"(0 to {seats - 1})")
+        return number
 
     def _action_to_string(self, player: int, action: int) -> str:
         try:
@@ -490,7 +513,7 @@ class ArenaObserver:
 
     def set_from(self, state: ArenaSpielState, player: int) -> None:
         """Both tensors are the position (the game has perfect information)."""
-        self.tensor[:] = self.game.encode(state.arena, player)
+        self.tensor[:] = self.game.encode(state.arena, state.viewer(player))
 
     def string_from(self, state: ArenaSpielState, player: int) -> str:
         if self.perfect_recall:
@@ -540,7 +563,22 @@ class OpenSpielPlayer:
             raise RuntimeError("act() before start(): the referee always calls start() first")
         game = self._game
         state = game.state_for(game.arena_game.state_from_json(observation.state))
-        return game.index.decisions[int(self._bot.step(state))]
+        chosen = self._bot.step(state)
+        decision = _decision_of(game.index, chosen)
+        # anything else goes to the referee as it came, which refuses it as illegal
+        return chosen if decision is None else decision
+
+
+def _decision_of(index: ActionIndex, chosen: Any) -> Action | None:
+    """The decision an OpenSpiel bot's id names; None for anything but an integer id of a
+    decision (``INVALID_ACTION``, -1, a chance id, ``3.9``, ``True``)."""
+    if isinstance(chosen, (bool, np.bool_)):
+        return None
+    try:
+        number = operator.index(chosen)
+    except TypeError:
+        return None
+    return index.decisions[number] if 0 <= number < index.n_decisions else None
 
 
 _CLASSES: dict[str, type[ArenaSpielGame]] = {
@@ -558,6 +596,11 @@ def register() -> None:
 def load(game: str, params: Mapping[str, Any] | None = None) -> ArenaSpielGame:
     """The OpenSpiel game of arena game ``game`` (``seasons``, ``sonnentau``) with ``params``."""
     register()
-    loaded: ArenaSpielGame = pyspiel.load_game(SHORT_NAMES[game], dict(params or {}))
+    given = dict(params or {})
+    for key, value in given.items():
+        if isinstance(value, int) and not -LARGEST_INT - 1 <= value <= LARGEST_INT:
+            raise pyspiel.SpielError(f"{key} {value} is too large for OpenSpiel, whose "
+                                     f"parameters are C++ ints (at most {LARGEST_INT:,})")
+    loaded: ArenaSpielGame = pyspiel.load_game(SHORT_NAMES[game], given)
     return loaded
 

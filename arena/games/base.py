@@ -263,8 +263,18 @@ def unknown_name_message(kind: str, name: str, known: Sequence[str] | Mapping[st
                          where: str | None = None) -> str:
     """``unknown option 'x' for seasons (did you mean 'y'?); known: a, b``."""
     names = sorted(known)
-    text = f"unknown {kind} {name!r}" + (f" for {where}" if where else "") + nearest(name, names)
+    text = (f"unknown {kind} {shortened(name)!r}" + (f" for {where}" if where else "")
+            + nearest(name, names))
     return text + "; known: " + (", ".join(names) if names else "none")
+
+
+NAME_SHOWN = 40
+"""Characters of a name from outside (a bot's, a file's) that a message shows."""
+
+
+def shortened(text: str, limit: int = NAME_SHOWN) -> str:
+    """``text`` cut to ``limit`` characters, the cut marked by an ellipsis."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def nearest(name: str, known: Iterable[str]) -> str:

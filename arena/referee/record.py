@@ -174,7 +174,7 @@ def read_records(path: str) -> list[GameRecord]:
             try:
                 data = json.loads(line)
                 records.append(GameRecord.from_json(data))
-            except (ValueError, KeyError, TypeError, IndexError) as exc:
+            except (ValueError, KeyError, TypeError, IndexError, OverflowError) as exc:
                 if isinstance(data, dict) and "format" in data:
                     raise RecordError(f"{path}, line {number}: a replay as `arena export` "
                                       "writes it, not a game record: read it with "

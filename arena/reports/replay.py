@@ -35,6 +35,7 @@ import importlib.metadata
 import json
 import math
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -407,7 +408,10 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+    """An integer or a float that is a finite float (10**400 is too large for one)."""
+    if _is_int(value):
+        return bool(abs(value) <= sys.float_info.max)  # compared exactly, without overflow
+    return isinstance(value, float) and math.isfinite(value)
 
 
 def _kind(value: Any) -> str:
@@ -578,8 +582,9 @@ def _json(where: str, text: str) -> Any:
 
 
 def _record(where: str, data: Any) -> GameRecord:
-    """A replay's record; a game record as ``arena play --json`` writes it is taken as it
-    is, once the rules have replayed its moves."""
+    """A replay's record; a game record as ``arena play --json`` writes it is taken once it
+    passes a replay's checks (the rules replay its moves, its dice are its seed's, its
+    outcome and statuses are its moves')."""
     try:
         if isinstance(data, dict) and "format" not in data and \
                 {"game", "seats", "moves"} <= data.keys():
@@ -599,7 +604,9 @@ def _played_record(data: dict[str, Any]) -> GameRecord:
             raise ReplayError(f"{len(record.seats)} seats for a game of {seats} players")
         if record.termination == "normal" and not state.is_terminal:
             raise ReplayError("its moves stop before the end, yet it says it ended normally")
-    except (ArenaError, ValueError, KeyError, TypeError, IndexError) as exc:
+        check_replay(to_replay(record))  # its outcome, statuses and dice as a replay's
+    except (ArenaError, ValueError, KeyError, TypeError, IndexError,
+            OverflowError) as exc:
         raise ReplayError(f"a game record as `arena play --json` writes it, but {exc}"
                           ) from None
     return record

@@ -303,9 +303,10 @@ def _verdict(book: LadderBook, intake: Intake, submission: Submission
              ) -> tuple[str, int | None]:
     """The validation's log, and the bot's id if it may join (None: refused, and why)."""
     try:
-        verdict, identity, bundle = accept(submission.spec, intake.home / "code", lambda: validate(
-            submission.spec, game=intake.game, games=intake.validation_games,
-            time_limit=intake.time_limit, strangers=True, against_itself=1))
+        verdict, identity, bundle = accept(submission.spec, intake.home / "code", lambda code: (
+            validate(submission.spec, game=intake.game, games=intake.validation_games,
+                     time_limit=intake.time_limit, strangers=True, against_itself=1,
+                     code=code)))
     except ArenaError as exc:
         return str(exc), None
     text = "\n".join(verdict.lines())

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.bots.bundles import Bundle, pack
+from arena.bots.bundles import Bundle, Unpacked, pack, receive, unpacked
 from arena.bots.files import read_bot
 from arena.bots.identity import BotIdentity, identity_hash
 from arena.bots.loading import split_spec
@@ -33,8 +33,8 @@ def submit(spec: str, store: Store, *, game: str | None = None,
     game's version in ``store`` and copy the code below ``folder``, and nowhere else. The
     verdict, the copy's spec (its ``:Attr`` kept) and the labels of the revision registered
     (a revision already stored keeps its label)."""
-    verdict, identity, bundle = accept(spec, folder, validate_as=lambda: validate(
-        spec, game=game, strangers=True))
+    verdict, identity, bundle = accept(spec, folder, validate_as=lambda code: validate(
+        spec, game=game, strangers=True, code=code))
     if identity is None:
         return verdict, None, []
     labels = {store.bot(store.register_bot(name, identity, bundle)).label
@@ -42,19 +42,20 @@ def submit(spec: str, store: Store, *, game: str | None = None,
     return verdict, identity.spec, sorted(labels)
 
 
-def accept(spec: str, folder: Path, validate_as: Callable[[], Verdict]
+def accept(spec: str, folder: Path, validate_as: Callable[[Unpacked], Verdict]
            ) -> tuple[Verdict, BotIdentity | None, Bundle | None]:
-    """Validate the bot file ``spec`` by ``validate_as()``; if valid, copy it below
+    """Validate the bot file ``spec`` by ``validate_as(code)``; if valid, copy it below
     ``folder`` and return its identity there (its spec is the copy) and the bundle of its
     code, for the store to keep. Its files are read first, once (:mod:`arena.bots.files`:
-    a link, device, FIFO or socket among them is refused), and what is kept and hashed is
-    what was read."""
+    a link, device, FIFO or socket among them is refused): what is validated, hashed and
+    kept is what was read, ``code``, whatever the file holds by then."""
     source = _bot_file(spec)
-    tree = read_bot(source)  # what is hashed is what is kept: read once, no link followed
-    verdict = validate_as()
+    tree = read_bot(source)  # read once, no link followed
+    bundle = pack(tree)
+    receive([bundle])
+    verdict = validate_as(unpacked(bundle.digest))
     if not verdict.valid:
         return verdict, None, None
-    bundle = pack(tree)
     code_hash = identity_hash(bundle.digest, {})
     package = tree.package  # a package: its whole folder is the bot
     copy = _copy_path(folder, verdict.name, verdict.version, code_hash[:REVISION_FOLDER],
