@@ -95,8 +95,11 @@ def test_the_sets_are_the_independent_units():
              PairedGame(("v", 2), 0.5, 1.0))
     comparison = CommonComparison("a", "b", games)
     assert comparison.sets == 2
-    assert comparison.units == (0.75, 0.25)  # 1/2 + the set's mean difference / 2
-    assert comparison.score == 0.5
+    # 1/2 + the set's mean difference / 2 (0.75 and 0.25), weighed by its games (two and
+    # one): their mean is the games' paired score, 1/2 + 1/6 / 2
+    assert comparison.score == pytest.approx(0.5 + 1 / 12)
+    assert comparison.units == pytest.approx((0.5 + 1 / 12 + 4 / 3 * (0.75 - 0.5 - 1 / 12),
+                                              0.5 + 1 / 12 + 2 / 3 * (0.25 - 0.5 - 1 / 12)))
 
 
 def test_the_luck_adjusted_difference_takes_out_each_games_own_luck():
@@ -104,9 +107,14 @@ def test_the_luck_adjusted_difference_takes_out_each_games_own_luck():
              PairedGame(("v", 2), 0.0, 1.0, -0.5, 0.5), PairedGame(("v", 3), 1.0, 1.0, None, 0.1))
     adjusted = _adjusted(games)
     assert adjusted.sets == 2 and adjusted.games == 3  # set 3 was not accounted for
-    # set 1: differences 1 and 0, luck differences 0.5 and 0: 1/2 + (1/2 - 1/4) / 2
-    assert adjusted.units == pytest.approx((0.625, 0.5))
-    assert adjusted.raw_units == pytest.approx((0.75, 0.0))
+    # set 1: differences 1 and 0, luck differences 0.5 and 0: 1/2 + (1/2 - 1/4) / 2, set 2
+    # 1/2; as units of sets of two games and of one (set_units), points 0.75 and 0 with
+    # luck 0.125 and -0.5 around their weighted means 1/2 and -1/12
+    assert sum(adjusted.units) / 2 == pytest.approx((2 * 0.625 + 0.5) / 3)
+    luck = (-1 / 12 + 4 / 3 * (0.125 + 1 / 12), -1 / 12 + 2 / 3 * (-0.5 + 1 / 12))
+    assert adjusted.units == pytest.approx((0.5 + 4 / 3 * 0.25 - luck[0],
+                                            0.5 - 2 / 3 * 0.5 - luck[1]))
+    assert adjusted.raw_units == pytest.approx((0.5 + 4 / 3 * 0.25, 0.5 - 2 / 3 * 0.5))
 
 
 def test_the_luck_adjusted_comparison_is_shown_where_the_game_has_a_value_model(db):
@@ -271,3 +279,21 @@ def test_a_revision_is_not_compared_with_itself(db):
     result = run("compare", first, "greedy@1.0+" + first.rpartition("+")[2][:4], "--db", db)
     assert result.exit_code == 1
     assert "are the same revision" in " ".join(result.output.split())
+
+
+def test_a_set_cut_short_weighs_as_its_games_in_the_paired_score():
+    """Sets were averaged as equals: 2 better games of 9 printed +30.0 points, where the
+    games give +22.2 (at most 2/9), and one of a set of one weighed as two."""
+    from arena.results.common_opponents import CommonComparison, PairedGame
+
+    games = (PairedGame(("v", 1), 1, 0), PairedGame(("v", 1), 0, 0),  # a whole set
+             PairedGame(("v", 2), 1, 0),  # a set cut short
+             *[PairedGame(("v", s), 0, 0) for s in range(3, 6) for _ in range(2)])
+    comparison = CommonComparison("A", "B", games, ("x",))
+    assert comparison.score == pytest.approx(0.5 + 2 / 9 / 2)
+    text = " ".join(" ".join(comparison.lines()).split())
+    assert "did better in 2, the same in 7, worse in 0" in text
+    assert "score difference +22.2 percentage points" in text
+    assert "paired score 61.1%" in text
+    whole = CommonComparison("A", "B", games[:2] + games[3:], ("x",))
+    assert whole.units == (0.75, 0.5, 0.5, 0.5)  # sets of one size are their means

@@ -316,3 +316,34 @@ def test_an_interval_shown_as_0_to_100_percent_sets_no_elo_bound():
     assert "Elo +0.0 (too few games or duplicate sets for a 95% interval)" in lines
     assert "±" not in lines and "1323" not in lines
     assert "1 seat-swapped pair [" in lines
+
+
+def test_where_the_raw_sets_score_stands_it_is_the_raw_lines_score_even_with_a_set_cut_short():
+    """The adjusted block's fallback averaged sets as equals: 97.0 % (83.7-99.9 %) under a
+    raw line of 98.5 % (85.9-100 %) when one set of 33 had one game."""
+    from arena.results.comparison import Comparison
+    from arena.results.stats import MatchScore, Pentanomial, luck_adjusted
+
+    sizes = [2] * 32 + [1]
+    means = [1.0] * 32 + [0.0]
+    adjusted = luck_adjusted(means, [-0.05] * 32 + [-0.3], 65, sizes=sizes)
+    assert adjusted.raw_stands
+    lines = Comparison("A", "B", MatchScore(64, 0, 1), Pentanomial((0, 0, 0, 0, 32)), None,
+                       adjusted, "m", tuple(means), tuple(sizes)).lines()
+    text = " ".join(" ".join(lines).split())
+    raw = re.search(r"score (\S+%) \(95% interval (\S+%) to (\S+%) over 33", text)
+    assert raw is not None and raw.groups() == ("98.5%", "85.9%", "100.0%")
+    stands = text.split("so the raw sets' score stands:")[1]
+    assert stands.strip().startswith("score 98.5% (95% interval 85.9% to 100.0%)")
+
+
+def test_luck_adjusted_sets_of_unequal_size_give_the_games_score():
+    from arena.results.stats import StatsError, luck_adjusted
+
+    adjusted = luck_adjusted([1.0, 0.5, 0.0], [0.1, 0.0, -0.2], 5, sizes=[2, 2, 1])
+    assert adjusted.mean == pytest.approx((2 * 0.9 + 2 * 0.5 + 0.2) / 5)
+    assert sum(adjusted.raw_units) / 3 == pytest.approx((2 + 1 + 0) / 5)
+    same = luck_adjusted([1.0, 0.5], [0.1, 0.0], 4, sizes=[2, 2])
+    assert same.units == luck_adjusted([1.0, 0.5], [0.1, 0.0], 4).units
+    with pytest.raises(StatsError, match="differ in length"):
+        luck_adjusted([1.0, 0.5], [0.1, 0.0], 4, sizes=[2])

@@ -37,6 +37,7 @@ from arena.results.stats import (
     luck_adjusted,
     mean_likelihood_of_superiority,
     mean_score_interval,
+    set_units,
 )
 from arena.results.store import PlayedGame, Store, StoredBot
 from arena.results.versions import variant_of
@@ -81,11 +82,15 @@ class CommonComparison:
 
     @property
     def units(self) -> tuple[float, ...]:
-        """Per duplicate set, in set order: the paired score, 1/2 + the mean difference / 2."""
+        """Per duplicate set, in set order: the paired score, 1/2 + the mean difference / 2,
+        weighed by the set's games where sets differ in size (:func:`set_units`: a set cut
+        short), so that their mean is the games' paired score."""
         by_set: dict[tuple[str, int], list[float]] = defaultdict(list)
         for game in self.games:
             by_set[game.unit].append(game.difference)
-        return tuple(0.5 + sum(d) / len(d) / 2 for _, d in sorted(by_set.items()))
+        ordered = [d for _, d in sorted(by_set.items())]
+        return tuple(set_units([0.5 + sum(d) / len(d) / 2 for d in ordered],
+                               [len(d) for d in ordered]))
 
     @property
     def sets(self) -> int:
@@ -221,15 +226,15 @@ def _adjusted(games: Sequence[PairedGame]) -> AdjustedScore:
     by_set: dict[tuple[str, int], list[PairedGame]] = defaultdict(list)
     for game in games:
         by_set[game.unit].append(game)
-    points, luck, counted = [], [], 0
+    points, luck, sizes = [], [], []
     for _, its_games in sorted(by_set.items()):
         lucks = [(g.first_luck, g.second_luck) for g in its_games]
         if any(a is None or b is None for a, b in lucks):
             continue
         points.append(0.5 + _mean([g.difference for g in its_games]) / 2)
         luck.append(_mean([(a or 0.0) - (b or 0.0) for a, b in lucks]) / 2)
-        counted += len(its_games)
-    return luck_adjusted(points, luck, counted)
+        sizes.append(len(its_games))
+    return luck_adjusted(points, luck, sum(sizes), sizes=sizes)
 
 
 def without_pairs(comparison: CommonComparison, db: str, larger_tables: int = 0,

@@ -296,4 +296,5 @@ def adjusted_score(raw: Mapping[tuple[int, int, int, int], list[float]],
                       if len(points) == len(raw[where]))
     points = [sum(raw[w]) / len(raw[w]) for w in complete]
     luck = [(sum(raw[w]) - sum(adjusted[w])) / len(raw[w]) for w in complete]
-    return luck_adjusted(points, luck, sum(len(adjusted[w]) for w in complete))
+    return luck_adjusted(points, luck, sum(len(adjusted[w]) for w in complete),
+                         sizes=[len(raw[w]) for w in complete])

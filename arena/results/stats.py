@@ -487,8 +487,11 @@ SCALE_RANGE = (0.0, 1.5)
 
 
 def luck_adjusted(points: Sequence[float], luck: Sequence[float],
-                  games: int = 0) -> AdjustedScore:
-    """The adjusted score from each set's mean points and mean accounted luck.
+                  games: int = 0, sizes: Sequence[float] | None = None) -> AdjustedScore:
+    """The adjusted score from each set's mean points and mean accounted luck; with
+    ``sizes`` (each set's games, where they differ: a set cut short) both as
+    :func:`set_units` weighs them, so that the score is the games' score, as the raw
+    one is.
 
     A set's adjusted score is ``points - c * luck``. Any fixed ``c`` keeps it
     unbiased, since luck has mean zero; ``c = 1`` takes out all the luck the
@@ -501,8 +504,10 @@ def luck_adjusted(points: Sequence[float], luck: Sequence[float],
     stays unbiased, and each half's spread shows the error of the slope it was
     given (:func:`adjusted_interval`).
     """
-    if len(points) != len(luck):
-        raise StatsError("points and luck differ in length")
+    if len(points) != len(luck) or (sizes is not None and len(sizes) != len(points)):
+        raise StatsError("points, luck and sizes differ in length")
+    if sizes is not None and len(set(sizes)) > 1:
+        points, luck = set_units(points, sizes), set_units(luck, sizes)
     folds = (list(range(0, len(points), 2)), list(range(1, len(points), 2)))
     fitted = len(points) >= CROSS_FIT_FROM
     scales = [1.0, 1.0]
