@@ -695,3 +695,41 @@ def test_a_submission_that_fails_halfway_leaves_nothing_behind(tmp_path, monkeyp
         monkeypatch.undo()
         number = stage(book, home, bot, "web: alice", submitter=alice.id)
         assert [s.id for s in book.submitted_by(alice.id)] == [number]
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_participant_cannot_take_the_name_of_a_bot_the_organizer_submitted(tmp_path):
+    """Names of the config's bots were reserved, but not those the organizer brought in by
+    the submissions folder or `arena submit --ladder`: a participant's next version of one
+    retired the organizer's bot and took its name."""
+    from arena.server.participants import add_participant
+
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    run_rounds(data, 1)
+    db = tmp_path / "arena.db"
+    organizers = tmp_path / "orgbot.py"
+    organizers.write_text((ROOT / "bots/seasons/greedy.py").read_text().replace(
+        'name = "greedy"', 'name = "orgbot"'))
+    assert "orgbot" in organizers.read_text()
+    submitted = CliRunner().invoke(cli, ["submit", "--ladder", "ladder", str(organizers),
+                                         "--db", str(db)])
+    assert submitted.exit_code == 0, submitted.output
+    rounds = run_until_judged(data, db)
+    participants = tmp_path / "participants.py"
+    participants.write_text(organizers.read_text().replace('version = "1.0"',
+                                                           'version = "2.0"'))
+    assert 'version = "2.0"' in participants.read_text()
+    with Store(db) as store:
+        book = LadderBook(store, 1)
+        mallory, _token = add_participant(store, "mallory")
+        stage(book, ladder_home(store, "ladder"), participants, "web: mallory",
+              submitter=mallory.id)
+    assert rounds
+    run_until_judged(data, db)
+    with Store(db) as store:
+        book = LadderBook(store, 1)
+        [theirs] = book.submitted_by(mallory.id)
+        assert theirs.status == ERROR
+        assert "the name 'orgbot' belongs to the ladder's organizer" in theirs.log
+        labels = {store.bot(s.bot_id).label.partition("+")[0] for s in book.submissions(ACTIVE)}
+        assert "orgbot@1.0" in labels and "orgbot@2.0" not in labels

@@ -85,6 +85,10 @@ class LadderRound:
 _COLUMNS = ("id, source, spec, status, log, bot_id, position, joined_round, created, changed")
 
 
+ORGANIZER = 0
+"""The owner of the names a submission without a sender brought in (no participant's id)."""
+
+
 class LadderBook:
     """The ladder ``tournament``'s records in ``store``."""
 
@@ -385,12 +389,16 @@ class LadderBook:
         return found, (None if not rows or rows[0][-1] is None else int(rows[0][-1]))
 
     def owner_of_name(self, bot_name: str) -> int | None:
-        """The participant whose submission first brought a bot called ``bot_name`` in."""
+        """Who first brought a bot called ``bot_name`` in: a participant's id, or
+        :data:`ORGANIZER` where a submission without a sender did (the submissions folder,
+        ``arena submit --ladder``: the organizer's); None where none did."""
         row = self.store.db.execute(
-            "SELECT w.participant_id FROM submissions s JOIN submitters w ON w.submission_id"
-            " = s.id JOIN bots b ON b.id = s.bot_id WHERE s.tournament_id = ? AND b.name = ?"
-            " ORDER BY s.id LIMIT 1", (self.tid, bot_name)).fetchone()
-        return None if row is None else int(row[0])
+            "SELECT w.participant_id FROM submissions s LEFT JOIN submitters w ON"
+            " w.submission_id = s.id JOIN bots b ON b.id = s.bot_id WHERE s.tournament_id = ?"
+            " AND b.name = ? ORDER BY s.id LIMIT 1", (self.tid, bot_name)).fetchone()
+        if row is None:
+            return None
+        return ORGANIZER if row[0] is None else int(row[0])
 
     def lookalike_of(self, bot_name: str) -> str | None:
         """A bot name of the ladder (an entrant's, the config's or a participant's) that

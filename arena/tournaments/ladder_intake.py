@@ -50,6 +50,7 @@ from arena.games.base import ArenaError
 from arena.results.ladder_book import (
     ACTIVE,
     ERROR,
+    ORGANIZER,
     QUEUED,
     RETIRED,
     VALIDATED,
@@ -320,9 +321,11 @@ def _verdict(book: LadderBook, intake: Intake, submission: Submission
         return (f"{text}\nthe name {identity.name!r} looks like the bot {lookalike!r}; give "
                 "the bot a name of its own"), None
     owner = book.owner_of_name(identity.name)
-    if owner is not None and owner != book.submitter_of(submission.id):
-        return (f"{text}\nthe name {identity.name!r} belongs to another participant; give "
-                "the bot a name of its own"), None
+    submitter = book.submitter_of(submission.id)
+    if owner is not None and owner != (ORGANIZER if submitter is None else submitter):
+        whose = "the ladder's organizer" if owner == ORGANIZER else "another participant"
+        return (f"{text}\nthe name {identity.name!r} belongs to {whose}; give the bot a name "
+                "of its own"), None
     bot_id = book.store.register_bot(intake.game, identity, bundle)
     already = book.entrant_of(bot_id)
     if already is not None and already.status == RETIRED:
