@@ -231,3 +231,58 @@ def _start_worker_plugin(temporary: str, local: str) -> None:
     worker = SimpleNamespace(local_directory=local, address="tcp://127.0.0.1:1",
                              periodic_callbacks={})
     ArenaWorker({}).setup(worker)
+
+
+def _long_tournament(root, tmp_path, address, games=40):
+    return parse_config({"name": "long", "game": "seasons", "seed": 5, "isolation": "none",
+                         "games_per_pairing": games, "executor": "dask", "scheduler": address,
+                         "db": str(tmp_path / "d.db"),
+                         "bots": [f"{root}/bots/seasons/greedy.py",
+                                  f"{root}/bots/seasons/random_bot.py"]})
+
+
+def test_a_scheduler_without_workers_waits_for_one(tmp_path, root):
+    """It failed at once: ``ValueError: Only use allow_other_workers= if using workers=``."""
+    import threading
+
+    with distributed.LocalCluster(n_workers=0, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as local:
+        config = _long_tournament(root, tmp_path, local.scheduler_address, games=4)
+        threading.Timer(2.0, lambda: local.scale(1)).start()
+        with Store(config.db) as store:
+            assert run_tournament(config, store).complete
+    assert len(results(config.db)) == 8  # 4 sets of two seat orders
+
+
+def test_a_lost_scheduler_is_one_sentence_and_the_finished_games_are_kept(tmp_path, root):
+    """It was a traceback ending in FutureCancelledError (scheduler-connection-lost)."""
+    import threading
+    import time
+
+    from arena.games.base import ArenaError
+
+    local = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                     dashboard_address=None)
+    config = _long_tournament(root, tmp_path, local.scheduler_address, games=200)
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            with Store(config.db) as store:
+                run_tournament(config, store)
+        except BaseException as exc:
+            raised.append(exc)
+
+    running = threading.Thread(target=run)
+    running.start()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+            (tmp_path / "d.db").exists() and results(config.db)):
+        time.sleep(0.2)
+    local.close()
+    running.join(120)
+    assert not running.is_alive()
+    assert len(raised) == 1 and isinstance(raised[0], ArenaError), raised
+    assert str(raised[0]).startswith(f"lost the Dask scheduler at {config.scheduler}")
+    assert "the finished games are kept" in str(raised[0]) and "\n" not in str(raised[0])
+    assert 0 < len(results(config.db)) < 400  # 200 sets of two games

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import io
 import re
 import zipfile
@@ -401,6 +402,14 @@ def test_a_zipped_package_is_validated_and_joins_with_its_modules(client, site):
                     "other.py": b"y = 2\n"})
     refused = upload(client, site["tokens"]["zoe"], "loose.zip", loose)
     assert refused.status_code == 400 and "is a package" in refused.json()["error"]
+    # a file whose name ends the entry's ("bot.py" and "x/mybot.py") was left out unsaid
+    for entry, other in (("x/mybot.py", "bot.py"), ("x/mybot.py", "mybot.py"),
+                         ("mybot.py", "y/mybot.py")):
+        tailing = zipped({"arena.json": f'{{"entry": "{entry}"}}'.encode(),
+                          entry: b"x = 1\n", other: b"y = 2\n"})
+        refused = upload(client, site["tokens"]["zoe"], "tailing.zip", tailing)
+        assert refused.status_code == 400, (entry, other, refused.text)
+        assert f"it also holds {other}" in refused.json()["error"]
     config = load_ladder_config(Path(site["config"].ladder_paths[0]))
     with Store(site["db"]) as store, only_queued(LadderBook(store, 1), number):
         for rounds in range(4, 40):
@@ -708,3 +717,53 @@ def test_a_game_of_a_secret_ladder_is_shown_only_once_its_whole_duplicate_set_is
             assert "dice:" not in waiting.text
             played = client.get(path.format("r0-t0-s0-o0"), headers=bearer(token))
             assert played.status_code == 200 and "dice:" in played.text
+
+
+def test_a_game_pages_back_link_leads_to_its_ladder_whatever_the_ladders_name(tmp_path):
+    """The game page linked back to /ladders/cup?2 %2e unencoded: /ladders/cup, a 404."""
+    from urllib.parse import quote
+
+    name = "cup?2 %2e"
+    ladder = {"name": name, "game": "seasons", "seed": 4, "workers": 1, "isolation": "none",
+              "db": str(tmp_path / "arena.db"),
+              "bots": [str(ROOT / "bots/seasons/random_bot.py"),
+                       str(ROOT / "bots/seasons/greedy.py")]}
+    (tmp_path / "ladder.yaml").write_text(yaml.safe_dump(ladder))
+    (tmp_path / "serve.yaml").write_text(yaml.safe_dump({"ladders": ["ladder.yaml"]}))
+    config = load_ladder_config(tmp_path / "ladder.yaml")
+    with Store(config.play.db) as store:
+        run_ladder(config, store, LadderControl(rounds=1))
+    app = create_app(load_serve_config(tmp_path / "serve.yaml"))
+    home = f"/ladders/{quote(name, safe='')}"
+
+    async def pages() -> tuple[str, httpx.Response, httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            bot = await http.get(f"{home}/bots/greedy")
+            game = re.search(r'href="(' + re.escape(home) + r'/games/[^"]+)"', bot.text)
+            assert game is not None, bot.text
+            page = await http.get(html.unescape(game.group(1)))
+            back = re.search(r'id="back-link" href="([^"]+)"', page.text)
+            assert back is not None, page.text
+            return html.unescape(back.group(1)), page, await http.get(html.unescape(back.group(1)))
+
+    back, page, again = asyncio.run(pages())
+    assert page.status_code == 200 and back == home
+    assert again.status_code == 200 and html.escape(name) in again.text
+
+
+@pytest.mark.parametrize(("asked", "location"), [
+    ("/ladders/league/", "/ladders/league"),
+    ("/ladders/league/bots/greedy/?x=1", "/ladders/league/bots/greedy?x=1"),
+    ("//evil.example/", "/evil.example"),
+    ("/%5Cevil.example/", "/%5Cevil.example"),
+    ("/ladders/cup%3F2%20/", "/ladders/cup%3F2%20"),
+])
+def test_a_trailing_slash_redirects_on_this_server_whatever_the_host_header(client, asked,
+                                                                          location):
+    """Starlette's own redirect named the Host header's server: Host: evil.example sent a
+    visitor of /ladders/league/ to http://evil.example/ladders/league."""
+    reply = client.get(f"http://testserver{asked}", headers={"Host": "evil.example"})
+    assert reply.status_code == 307 and reply.headers["location"] == location
+    assert client.get(location.replace("evil.example", "x")).status_code in (200, 404)
+    assert client.get("/ladders/league/").headers["location"] == "/ladders/league"

@@ -2,6 +2,7 @@
 
 import json
 import multiprocessing
+import os
 import sqlite3
 import stat
 import subprocess
@@ -33,7 +34,11 @@ def config(tmp_path, **changes):
     return parse_config(data)
 
 
-def test_a_tournament_run_by_another_process_is_refused_with_who_runs_it(tmp_path, root):
+@pytest.mark.parametrize("by_link", [False, True])
+def test_a_tournament_run_by_another_process_is_refused_with_who_runs_it(tmp_path, root,
+                                                                        by_link):
+    """``by_link``: the second process reaches the database by a symbolic link, which had
+    a claim folder of its own, so that both played every game."""
     cfg = config(tmp_path)
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys, time
@@ -49,7 +54,12 @@ def test_a_tournament_run_by_another_process_is_refused_with_who_runs_it(tmp_pat
         """)], cwd=root, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "holding"
-        with Store(cfg.db) as store, pytest.raises(StoreError) as refused:
+        reached = cfg.db
+        if by_link:
+            (tmp_path / "elsewhere").mkdir()
+            reached = str(tmp_path / "elsewhere" / "link.db")
+            os.symlink(cfg.db, reached)
+        with Store(reached) as store, pytest.raises(StoreError) as refused:
             run_tournament(cfg, store)
         assert f"being run already, by process {holder.pid}" in str(refused.value)
     finally:

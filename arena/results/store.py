@@ -795,8 +795,11 @@ class Store:
     def claim(self, tournament: int) -> None:
         """Make this process the only one running ``tournament`` until the store is closed;
         StoreError says which process runs it already. The operating system lets go of
-        the claim when this process ends, even by ``kill -9``."""
-        folder = self.path.with_name(self.path.name + ".runs")
+        the claim when this process ends, even by ``kill -9``. The claim lies beside the
+        database file itself, where a link to it leads: two processes reaching one file by
+        two paths claim the same tournament."""
+        real = self.path.resolve()
+        folder = real.with_name(real.name + ".runs")
         folder.mkdir(exist_ok=True)
         path = folder.resolve() / f"{tournament}.lock"
         if path in _CLAIMED:  # this process runs it already (another Store of the same file)

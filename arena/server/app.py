@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 import anyio
 import anyio.to_thread
@@ -342,8 +343,9 @@ def create_app(config: ServeConfig,
         Route("/api/ladders/{ladder}/games/{key}", web.api_game),
         Route("/api/submissions", web.api_submit, methods=["POST"]),
         Route("/api/submissions/{submission:int}", web.api_submission),
+        Route("/{page:path}/", without_slash),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(
+    app = Starlette(routes=routes, middleware=[Middleware(
         SessionMiddleware, secret_key=secret_key(config.db),
         session_cookie=session_cookie(config.secure_cookies), max_age=SESSION_DAYS * 86400,
         same_site="lax", https_only=config.secure_cookies),
@@ -351,6 +353,19 @@ def create_app(config: ServeConfig,
         Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)],
         exception_handlers={HTTPException: web.http_error, Exception: web.server_error},
         lifespan=lifespan)
+    # Starlette's own redirect of a trailing slash names the Host header's server: this
+    # one (the route above) stays on whatever server was asked
+    app.router.redirect_slashes = False
+    return app
+
+
+async def without_slash(request: Request) -> Response:
+    """``/ladders/x/`` to ``/ladders/x``, by a path on this server (never ``//elsewhere``,
+    nor ``/\\elsewhere``, which browsers read as another server)."""
+    page = request.path_params["page"].lstrip("/")
+    target = "/" + quote(page, safe="/:@!$&'()*+,;=-._~")
+    query = request.url.query
+    return RedirectResponse(target + (f"?{query}" if query else ""), status_code=307)
 
 
 def session_cookie(secure: bool) -> str:
@@ -534,7 +549,8 @@ class Web:
             if attempt.counted:
                 return self.page(request, "register.html.j2", 403, problem="wrong invite code")
             with self.registrations.attempt(False, address=address, server="") as joining:
-                who, token = await self.off_loop(lambda: add_participant(self.store, name))
+                who, token = await self.off_loop(lambda: add_participant(self.store, name,
+                                                                          stranger=True))
                 joining.counted = True
         except HTTPException as exc:
             return self.page(request, "register.html.j2", exc.status_code,
@@ -599,7 +615,7 @@ class Web:
         self.check_set_played(row, key)
         try:
             html = game_page_html(self.store, row, key, title=f"{row.name}: game {key}",
-                                  back_link=(f"/ladders/{row.name}", row.name),
+                                  back_link=(f"/ladders/{quote(row.name, safe='')}", row.name),
                                   detail_seats=self.own_seats(who, row, key))
         except StoreError:
             raise HTTPException(404, "no such game") from None
@@ -674,7 +690,8 @@ class Web:
                 raise UploadError(f"the manifest names {bot.game}; this ladder plays {row.game}")
             entry, _, attr = bot.spec.partition(":")
             submission_id = stage(book, home, Path(entry), f"web: {who.name}",
-                                  attr=attr or None, package=package_of(Path(entry), bot),
+                                  attr=attr or None,
+                                  package=package_of(Path(entry), bot, unpacked / "bot"),
                                   submitter=who.id)
         except ArenaError as exc:  # said to the participant: the server's folders are not
             raise UploadError(without_folders(str(exc), {unpacked / "bot": "the upload",
@@ -806,13 +823,14 @@ class Web:
         return await run_in_threadpool(view)
 
 
-def package_of(entry: Path, bot: UnpackedBot) -> Path | None:
-    """The folder a zip's bot runs as: the package whose ``__init__.py`` is the entry. A
-    zip whose entry is another module runs as that one file, so it may hold nothing else
-    but its manifest."""
+def package_of(entry: Path, bot: UnpackedBot, folder: Path) -> Path | None:
+    """The folder a zip's bot (unpacked in ``folder``) runs as: the package whose
+    ``__init__.py`` is the entry. A zip whose entry is another module runs as that one
+    file, so it may hold nothing else but its manifest."""
     if entry.name == "__init__.py":
         return entry.parent
-    others = [f for f in bot.files if f != MANIFEST and not entry.as_posix().endswith(f)]
+    itself = entry.relative_to(folder).as_posix()
+    others = [f for f in bot.files if f not in (MANIFEST, itself)]
     if others:
         raise UploadError("a zip with more than one file is a package: name its "
                           "__init__.py as the entry (the other files sit beside it, imported "

@@ -51,10 +51,11 @@ _NOBODY = ("00" * 32, "00" * 16)
 check costs one scrypt, as a known name's does."""
 
 
-def add_participant(store: Store, name: str, *, organizer: bool = False) -> tuple[
-        Participant, str]:
+def add_participant(store: Store, name: str, *, organizer: bool = False,
+                    stranger: bool = False) -> tuple[Participant, str]:
     """Add ``name``; the participant and their token ``NAME.SECRET`` (shown once, stored
-    only hashed)."""
+    only hashed). A look-alike of a participant's name is refused, naming theirs unless
+    a ``stranger`` registers (who would learn the participants' names by trying)."""
     problem = name_problem(name, what="participant name")
     if problem:
         raise ParticipantError(problem)
@@ -65,8 +66,9 @@ def add_participant(store: Store, name: str, *, organizer: bool = False) -> tupl
             raise ParticipantError(f"a participant {name!r} exists already")
         for (existing,) in store.db.execute("SELECT name FROM participants ORDER BY id"):
             if looks_alike(name, str(existing)):
-                raise ParticipantError(f"the name {name!r} looks like the participant "
-                                       f"{str(existing)!r}; choose another")
+                whose = "another participant's" if stranger else \
+                    f"the participant {str(existing)!r}"
+                raise ParticipantError(f"the name {name!r} looks like {whose}; choose another")
         cursor = store.db.execute(
             "INSERT INTO participants (name, token_hash, salt, organizer, created)"
             " VALUES (?,?,?,?,?)", (name, _hash(token, salt), salt, int(organizer), time.time()))

@@ -32,6 +32,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from concurrent.futures import CancelledError
 from typing import Any
 
 from arena.bots.bundles import Bundle
@@ -97,11 +98,12 @@ def run_dask(setup: MatchSetup, tasks: Iterable[GameTask], scheduler: str,
 
         def submit(games: list[GameTask], worker: str | None) -> Any:
             digests = sorted({digest for task in games for digest in shipped.bundles_of(task)})
+            # meant for a worker, played by another if that one is lost; with no worker
+            # known yet, by whichever comes
+            placed = {"workers": [worker], "allow_other_workers": True} if worker else {}
             future = client.submit(play_shipped, common, tuple(games),
                                    *[held[digest] for digest in digests],
-                                   key=f"arena-games-{run}-{games[0].key}",
-                                   workers=[worker] if worker else None,
-                                   allow_other_workers=True)
+                                   key=f"arena-games-{run}-{games[0].key}", **placed)
             futures.add(future)
             return future
 
@@ -109,8 +111,16 @@ def run_dask(setup: MatchSetup, tasks: Iterable[GameTask], scheduler: str,
             yield from _results(client, dask.as_completed(), iter(tasks), submit, futures)
         except dask.KilledWorker as exc:
             raise ArenaError(_killed_text(exc)) from None
+        except (CancelledError, OSError) as exc:
+            if client.status == "running":
+                raise
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ArenaError(f"lost the Dask scheduler at {scheduler} ({reason}); the "
+                             "finished games are kept: run the same command again once it "
+                             "is back") from None
     finally:
-        client.cancel(list(futures))
+        with contextlib.suppress(Exception):
+            client.cancel(list(futures))
         with contextlib.suppress(Exception):
             client.run(release_players, run)
         client.close()
