@@ -33,7 +33,7 @@ from arena.results.ladder_book import (
     LadderBook,
     Submission,
 )
-from arena.results.store import Store
+from arena.results.store import Store, StoreError
 from arena.tournaments.config import ConfigError
 from arena.tournaments.ladder import (
     LadderControl,
@@ -733,3 +733,15 @@ def test_a_participant_cannot_take_the_name_of_a_bot_the_organizer_submitted(tmp
         assert "the name 'orgbot' belongs to the ladder's organizer" in theirs.log
         labels = {store.bot(s.bot_id).label.partition("+")[0] for s in book.submissions(ACTIVE)}
         assert "orgbot@1.0" in labels and "orgbot@2.0" not in labels
+
+
+@pytest.mark.usefixtures("at_root")
+def test_a_ladder_with_a_game_option_written_at_its_default_resumes(tmp_path):
+    from arena.games import find_game
+
+    [limit] = [o for o in find_game("seasons").info.options if o.name == "placement_limit"]
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    run_rounds(data, 1)
+    run_rounds({**data, "options": {"placement_limit": limit.default}}, 2)  # no refusal
+    with pytest.raises(StoreError, match="was run with other settings"):
+        run_rounds({**data, "options": {"placement_limit": 7}}, 3)

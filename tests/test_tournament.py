@@ -572,6 +572,21 @@ def test_other_settings_are_refused_saying_what_changed(tmp_path):
         refused.value)
 
 
+def test_a_game_option_written_at_its_default_is_the_same_tournament(tmp_path):
+    """Writing ``placement_limit: 1000``, the default, was refused as other settings."""
+    from arena.games import find_game
+
+    [limit] = [o for o in find_game("seasons").info.options if o.name == "placement_limit"]
+    with Store(tmp_path / "arena.db") as store:
+        first = run_tournament(config(tmp_path, isolation="none"), store)
+        again = run_tournament(config(tmp_path, isolation="none",
+                                      options={"placement_limit": limit.default}), store)
+        assert again.played == 0 and store.tournament_named("t-2") is None, first
+        with pytest.raises(StoreError, match=r"options: \{\} → \{\"placement_limit\": 7\}"):
+            run_tournament(config(tmp_path, isolation="none", options={"placement_limit": 7}),
+                           store)
+
+
 # -- what the terminal shows -----------------------------------------------------------------
 
 

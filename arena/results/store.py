@@ -1085,7 +1085,29 @@ def defining_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     stored) without the bots (told apart by their stored revisions), their isolation, the
     rating settings and the settings the tournament can grow by."""
     left_out = (*NOT_DEFINING, *growable_settings(config))
-    return {key: value for key, value in config.items() if key not in left_out}
+    found = {key: value for key, value in config.items() if key not in left_out}
+    if isinstance(found.get("options"), dict):
+        found["options"] = without_defaults(str(config.get("game")), found["options"])
+    return found
+
+
+def without_defaults(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The game options given, but those set to their default: the same game either way."""
+    from arena.games import MODULES, find_game
+
+    if game not in MODULES:
+        return dict(options)
+    defaults = {option.name: option for option in find_game(game).info.options}
+    kept = {}
+    for name, value in options.items():
+        option = defaults.get(name)
+        try:
+            default = option is not None and option.check(value) == option.check(option.default)
+        except ArenaError:
+            default = False
+        if not default:
+            kept[name] = value
+    return kept
 
 
 def fingerprint_of(config: Mapping[str, Any]) -> str:

@@ -64,7 +64,7 @@ from arena.results.ratings import (
     compared,
     make_rater,
 )
-from arena.results.store import Store, StoreError, TournamentRow
+from arena.results.store import Store, StoreError, TournamentRow, without_defaults
 from arena.tournaments.config import db_option
 from arena.tournaments.executor import run_tasks
 from arena.tournaments.ladder_config import LadderConfig
@@ -178,7 +178,10 @@ def open_ladder(config: LadderConfig, store: Store) -> Ladder:
 
 def _refuse_other_settings(row: TournamentRow, config: LadderConfig) -> None:
     stored = {k: v for k, v in row.config.items() if k not in ("ladder", "ratings")}
-    asked = config.defining()
+    asked = dict(config.defining())
+    for settings in (stored, asked):  # an option written at its default is the same game
+        if isinstance(settings.get("options"), dict):
+            settings["options"] = without_defaults(row.game, settings["options"])
     changed = sorted(key for key in set(stored) | set(asked) if stored.get(key) != asked.get(key))
     if changed:
         raise StoreError(f"ladder {config.name!r} was run with other settings "
