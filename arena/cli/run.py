@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import shlex
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -19,7 +18,7 @@ from arena.cli.common import (
 )
 from arena.results.standings import legend_lines, table_lines, wrap
 from arena.results.store import Store
-from arena.tournaments.config import TournamentConfig, load_config
+from arena.tournaments.config import TournamentConfig, load_config, report_command
 
 if TYPE_CHECKING:
     from arena.results.luck_book import Progress
@@ -153,8 +152,9 @@ def run_from_cli(config: TournamentConfig, *, progress: bool, verbose: bool,
             except KeyboardInterrupt as stop:
                 echo(err=True)
                 echo_notice(f"interrupted: all {report.total} games are kept in "
-                            f"{config.db}; arena report {shlex.quote(finished.name)} --db "
-                            f"{shlex.quote(config.db)} writes the report")
+                            f"{config.db}; "
+                            f"{report_command(finished.name, config.db, finished.output_dir)}"
+                            " writes the report")
                 raise SystemExit(interrupt_status(stop)) from None
     finally:
         accountant.stop()

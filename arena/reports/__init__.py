@@ -32,6 +32,7 @@ def write_reports(store: Store, tournament: TournamentRow, out_dir: Path, *,
     with ``luck`` the pair scores are shown luck-adjusted too (see :func:`build_model`).
     Returns the paths written, ``report.html`` last."""
     from arena.reports.html import write_html  # Jinja2 and matplotlib load only when needed
+    from arena.tournaments.config import report_command
 
     out_dir = Path(out_dir)
     model = build_model(store, tournament, luck=luck, workers=workers, progress=progress)
@@ -43,8 +44,8 @@ def write_reports(store: Store, tournament: TournamentRow, out_dir: Path, *,
         raise ReportNotWritten(
             f"cannot write the report into {out_dir}: {exc.strerror or exc}"
             f"{f' ({exc.filename})' if exc.filename else ''}; the games are kept in the "
-            f"database, and `arena report {tournament.name}` writes it once there is room"
-        ) from None
+            f"database, and `{report_command(tournament.name, str(store.path), out_dir)}` "
+            "writes the report once the folder can take it") from None
 
 
 class ReportNotWritten(ArenaError):

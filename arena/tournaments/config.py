@@ -46,6 +46,15 @@ DEFAULT_DB = "results/arena.db"
 def db_option(db: str) -> str:
     """`` --db PATH`` for a command that should read ``db``; empty for the default."""
     return "" if db == DEFAULT_DB else f" --db {shlex.quote(db)}"
+
+
+def report_command(name: str, db: str, out: str | Path) -> str:
+    """``arena report NAME`` with the ``--db`` and ``--out`` that write the report of
+    tournament ``name`` of ``db`` into the folder ``out``."""
+    command = f"arena report {shlex.quote(name)}{db_option(db)}"
+    if Path(out) != Path(DEFAULT_OUTPUT_ROOT) / name:
+        command += f" --out {shlex.quote(str(out))}"
+    return command
 DEFAULT_OUTPUT_ROOT = "results"
 DEFAULT_TIME_LIMIT = 5.0
 """Seconds per decision when a config says nothing (``time_limit: null`` turns it off)."""
