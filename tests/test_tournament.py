@@ -642,3 +642,17 @@ def test_copies_of_one_bot_under_other_names_are_started_once_to_be_named(tmp_pa
     assert len(started) == 3  # random once, greedy with other parameters, greedy
     assert [label.split("@")[0] for label in entrants.labels] == [
         *(f"copy-{n}" for n in range(5)), "kept-apart", "greedy"]
+
+
+def test_the_same_bots_in_another_order_are_said_so_not_as_changed_revisions(tmp_path):
+    """Reordering `bots:` read "greedy@1.0+f00438 is now keep@…; random@… is now greedy@…"."""
+    with Store(tmp_path / "arena.db") as store:
+        run_tournament(config(tmp_path, isolation="none"), store)
+        moved = run_tournament(config(tmp_path, isolation="none", bots=[RANDOM, GREEDY, KEEP]),
+                               store)
+        fewer = run_tournament(config(tmp_path, isolation="none", bots=[GREEDY, RANDOM]), store)
+    assert moved.notes[0].startswith("the bots differ from those of tournament 't' (the same "
+                                     "bots in another order): playing them as a new tournament")
+    assert " is now " not in moved.notes[0]
+    assert "(greedy-keep@1.0+" in fewer.notes[0] and " left out)" in fewer.notes[0]
+    assert " is now " not in fewer.notes[0]

@@ -29,7 +29,7 @@ import dataclasses
 import itertools
 import json
 import logging
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -414,11 +414,34 @@ def bot_changes(store: Store, stored: Sequence[int], asked: Sequence[int]) -> st
     def label(bot_id: int) -> str:
         return store.bot(bot_id).label
 
-    changes = [f"{label(old)} is now {label(new)}"
-               for old, new in zip(stored, asked, strict=False) if old != new]
-    changes += [f"{label(new)} added" for new in asked[len(stored):]]
-    changes += [f"{label(old)} left out" for old in stored[len(asked):]]
+    both = Counter(stored) & Counter(asked)
+    gone = _others(stored, both)
+    new = _others(asked, both)
+    if not gone and not new:
+        return "the same bots in another order"
+    changes = []
+    for old in gone:  # another revision of a bot of the same name
+        name = store.bot(old).identity.name
+        successor = next((bot for bot in new if store.bot(bot).identity.name == name), None)
+        if successor is None:
+            changes.append(f"{label(old)} left out")
+        else:
+            new.remove(successor)
+            changes.append(f"{label(old)} is now {label(successor)}")
+    changes += [f"{label(bot)} added" for bot in new]
     return "; ".join(changes)
+
+
+def _others(bots: Sequence[int], common: Counter[int]) -> list[int]:
+    """``bots`` in their order without those counted in ``common``."""
+    left = common.copy()
+    others = []
+    for bot in bots:
+        if left[bot] > 0:
+            left[bot] -= 1
+        else:
+            others.append(bot)
+    return others
 
 
 def header_lines(run: TournamentRun) -> list[str]:
