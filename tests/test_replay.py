@@ -655,3 +655,34 @@ def test_read_records_of_an_export_file_says_what_reads_it(db, tmp_path):
                        r"not a game record: read it with arena\.read_replays"):
         arena.read_records(str(exported))
     assert arena.read_replays(str(exported))
+
+
+def test_arena_view_never_writes_over_its_input_nor_a_file_it_did_not_make(tmp_path,
+                                                                          monkeypatch):
+    """``view g.jsonl --out g.jsonl`` replaced the games with the page, and any other file
+    named by --out (a tournament's report) was replaced without a word."""
+    monkeypatch.chdir(ROOT)
+    records = tmp_path / "g.jsonl"
+    played = CliRunner().invoke(cli, ["play", "seasons", "greedy", "random", "--games", "2",
+                                      "--json", str(records), "--isolation", "none"])
+    assert played.exit_code == 0, played.output
+    kept = records.read_text()
+    link = tmp_path / "link.html"
+    link.symlink_to(records)
+    for out in (records, link):
+        itself = CliRunner().invoke(cli, ["view", str(records), "--out", str(out),
+                                          "--overwrite"])
+        assert itself.exit_code == 1 and "is the replay file itself" in itself.output
+        assert records.read_text() == kept
+    report = tmp_path / "report.html"
+    report.write_text("<!doctype html><title>a tournament's report</title>\n")
+    refused = CliRunner().invoke(cli, ["view", str(records), "--out", str(report)])
+    assert refused.exit_code == 1 and "exists already and is no page of arena view" in \
+        " ".join(refused.output.split())
+    assert "a tournament's report" in report.read_text()
+    assert CliRunner().invoke(cli, ["view", str(records), "--out", str(report),
+                                    "--overwrite"]).exit_code == 0
+    page = tmp_path / "g.html"
+    for _ in range(2):  # its own page is written again without asking
+        again = CliRunner().invoke(cli, ["view", str(records)])
+        assert again.exit_code == 0 and page.exists(), again.output

@@ -79,17 +79,43 @@ def _to_stdout(replays: Iterable[Mapping[str, Any]]) -> int:
 @click.option("--title", help="The page's heading (default: the file's name).")
 @click.option("--start", type=click.IntRange(min=1), default=1, show_default=True,
               help="The number of the first game to show (a page holds a few hundred).")
+@click.option("--overwrite", is_flag=True,
+              help="Replace a file that is no page of arena view (one is replaced anyway).")
 @reports_errors
-def view(replays: str, out: str | None, title: str | None, start: int) -> None:
+def view(replays: str, out: str | None, title: str | None, start: int,
+         overwrite: bool) -> None:
     """Write a page that shows the games of REPLAY_FILE (.jsonl, .json, or a folder of .json
     files) in the report's game viewer; open it in any browser."""
     source = Path(replays)
     target = Path(out) if out else source.with_suffix(".html") if source.is_file() \
         else source / "replays.html"
+    check_view_target(source, target, overwrite=overwrite)
     page = replay_page_html(source, title=title, start=start)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_text(target, page)  # a link at the target (in a folder handed over) is replaced
     echo(f"wrote {target}")
+
+
+VIEW_PAGE_MARK = b'<meta name="arena-page" content="replays">'
+"""What an ``arena view`` page holds near its start (``replay_page.html.j2``)."""
+
+
+def check_view_target(source: Path, target: Path, *, overwrite: bool) -> None:
+    """ArenaError unless ``arena view`` may write its page at ``target``: never the replay
+    file itself (through a link too), and an existing file only if it is such a page or
+    ``overwrite`` says so (game records, a tournament's report)."""
+    if target.exists() and target.resolve() == source.resolve():
+        raise ArenaError(f"{target} is the replay file itself; name another page with --out")
+    if overwrite or not target.exists():
+        return
+    try:
+        with target.open("rb") as existing:
+            ours = VIEW_PAGE_MARK in existing.read(2048)
+    except OSError:
+        ours = False
+    if not ours:
+        raise ArenaError(f"{target} exists already and is no page of arena view; pass "
+                         "--overwrite to replace it, or name another page with --out")
 
 
 def replay_page_html(source: Path, *, title: str | None = None,
