@@ -3,11 +3,14 @@ hash alone, so the same code has the same label in every database (issue 26, ite
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from arena.bots.identity import REVISION_DIGITS, BotIdentity, revision_labels
 from arena.results.store import Store, StoreError
 
+ROOT = Path(__file__).resolve().parents[1]
 OLD = "a763d7" + "1" * 58
 NEW = "3f2a9c" + "2" * 58
 
@@ -112,3 +115,38 @@ def test_arena_play_and_a_tournament_give_a_revision_the_same_label(tmp_path, mo
         shown = " ".join(result.output.split())
         assert all(label in shown for label in labels), shown
     assert f"seat 0: {labels[0]}, seat 1: {labels[1]}" in " ".join(one.output.split())
+
+
+def test_a_version_holding_a_plus_is_named_by_its_version_too(tmp_path):
+    """``v@1.0+local`` found no bot: its ``+local`` was taken for the start of a hash."""
+    with Store(tmp_path / "arena.db") as store:
+        store.register_bot("seasons", cautious(OLD, "1.0+local"))
+        for text in ("cautious@1.0+local", "cautious@1.0+local+a763", "cautious"):
+            assert store.find_bot("seasons", text).label == "cautious@1.0+local+a763d7"
+        store.register_bot("seasons", cautious(NEW, "1.0"))
+        assert store.find_bot("seasons", "cautious@1.0").identity.code_hash == NEW
+        assert store.find_bot("seasons", "cautious@1.0+3f2a").identity.code_hash == NEW
+        assert store.find_bot("seasons", "cautious@1.0+local").identity.code_hash == OLD
+        with pytest.raises(StoreError, match=r"no seasons bot cautious@1\.0[+]loc "):
+            store.find_bot("seasons", "cautious@1.0+loc")
+
+
+def test_history_takes_a_revisions_label_for_its_bot(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "v.py").write_text("class V:\n    name, version = 'v', '1.0+local'\n"
+                                   "    def act(self, observation):\n"
+                                   "        return observation.legal_actions[0]\n")
+    (tmp_path / "t.yaml").write_text(
+        "name: plus\ngame: seasons\ngames_per_pairing: 1\nisolation: none\n"
+        f"bots: [v.py, {ROOT}/bots/seasons/random_bot.py]\n")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["run", "t.yaml", "--no-progress"]).exit_code == 0
+    for text in ("v", "v@1.0+local"):
+        shown = runner.invoke(cli, ["history", text])
+        assert shown.exit_code == 0 and shown.output.startswith("v in seasons"), shown.output
+    compared = runner.invoke(cli, ["compare", "v@1.0+local", "random"])
+    assert compared.exit_code == 0, compared.output

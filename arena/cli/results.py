@@ -209,6 +209,7 @@ def history(name: str, game_name: str | None, pool: bool, db: str, system: str) 
     from arena.results.versions import games_played
     from arena.results.versions import history as version_history
 
+    name = name.partition("@")[0]  # a label names its bot (no bot's name holds an @)
     with open_store(db) as store:
         names = [find_game(game_name).info.name] if game_name else games_played(store)
         shown = 0

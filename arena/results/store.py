@@ -676,12 +676,10 @@ class Store:
         it has one revision (``greedy@1.0``), or its name when it has one version and
         revision (``greedy``); StoreError lists the candidates otherwise."""
         bots = self.bots(game)
-        name, _, rest = text.partition("@")
-        version, _, revision = rest.partition("+")
+        name, at, rest = text.partition("@")
         exact = [b for b in bots if b.label == text]
         found = exact or [b for b in bots if b.identity.name == name and (
-            not version or b.identity.version == version) and (
-            not revision or b.identity.code_hash.startswith(revision))]
+            not at or _names_revision(rest, b.identity))]
         if len(found) == 1:
             return found[0]
         same_name = [b.label for b in bots if b.identity.name == name]
@@ -1078,6 +1076,17 @@ def growable_settings(config: Mapping[str, Any]) -> tuple[str, ...]:
     games: rounds, and for a round-robin games per pairing (a Swiss round's pairings
     depend on the games per pairing of the rounds before it)."""
     return ("rounds",) if config.get("format") == "swiss" else ("rounds", "games_per_pairing")
+
+
+def _names_revision(text: str, bot: BotIdentity) -> bool:
+    """Whether ``text`` (what follows the ``@``) names a revision of ``bot``: its version,
+    or its version, ``+`` and the start of its hash; a version may hold ``+`` itself
+    (``1.0+local``)."""
+    if text == bot.version:
+        return True
+    version, plus, revision = text.rpartition("+")
+    return bool(plus) and version == bot.version and bool(revision) and \
+        bot.code_hash.startswith(revision)
 
 
 def defining_settings(config: Mapping[str, Any]) -> dict[str, Any]:
