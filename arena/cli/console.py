@@ -116,7 +116,7 @@ class ProgressBar(Progress, BarLines):
         labels = self.run.entrants.labels if self.run else []
         names = [labels[bot] if bot < len(labels) else f"bot {bot}" for bot in result.task.seats]
         if self.verbose:
-            self.write_wrapped(result_line(self.finished, names, result))
+            self.write_wrapped(result_line(names, result))
         for line in self.failures.new_failures(names, result):
             self.write_wrapped(line)
         if self.bar is not None:
@@ -153,10 +153,12 @@ class ProgressBar(Progress, BarLines):
             self.write(text)
 
 
-def result_line(number: int, names: list[str], result: GameResult) -> str:
-    """``Finished game 12 (greedy@1.0 vs random@1.0): 1-0 {normal}``, as cutechess-cli
-    says it; at tables of more than two the places in seat order (``places 1-3-2``); a
-    failure names the seat that failed."""
+def result_line(names: list[str], result: GameResult) -> str:
+    """``Finished game r0-t1-s0-o0 (greedy@1.0 vs random@1.0): 1-0 {normal}``, as
+    cutechess-cli says it, the game named by its key (``games.csv``'s, and
+    ``report.html#game=KEY``: games finish in another order than the file numbers them);
+    at tables of more than two the places in seat order (``places 1-3-2``); a failure
+    names the seat that failed."""
     game = result.game
     if len(game.ranks) == 2:
         points = game_points(game.ranks)
@@ -168,7 +170,7 @@ def result_line(number: int, names: list[str], result: GameResult) -> str:
               if status != OK]
     if failed:
         reason = "; ".join(failed)
-    return (f"Finished game {number} [{result.task.key}] ({' vs '.join(names)}): {outcome} "
+    return (f"Finished game {result.task.key} ({' vs '.join(names)}): {outcome} "
             f"{{{reason}}}")
 
 

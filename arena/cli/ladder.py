@@ -165,7 +165,7 @@ class LadderView(BarLines):
         self.games += 1
         names = [labels[bot] if bot < len(labels) else f"bot {bot}" for bot in result.task.seats]
         if self.verbose:
-            self.write_wrapped(result_line(self.games, names, result))
+            self.write_wrapped(result_line(names, result))
         for line in self.failures.new_failures(names, result):
             self.write_wrapped(line)
         if self.enabled:
