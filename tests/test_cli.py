@@ -167,7 +167,8 @@ def test_a_crashing_bot_shows_its_traceback_under_the_log_and_the_summary(run, t
     bot.write_text("class R:\n    name, version = 'r', '1'\n\n"
                    "    def act(self, observation):\n        return {}['x']\n")
     one = run("play", "seasons", str(bot), RANDOM)
-    assert "seat 0 (r) lost by crash: act() raised KeyError: 'x'" in one.output
+    assert re.search(r"seat 0 \(r@1\+[0-9a-f]{6}\) lost by crash: act\(\) raised KeyError: 'x'",
+                     one.output), one.output
     assert f'File "{bot}", line 5, in act' in one.output
     many = run("play", "seasons", str(bot), RANDOM, "--games", "4")
     assert re.search(r"r@1\+[0-9a-f]{6} lost by crash 4 times: act\(\) raised KeyError: 'x'",

@@ -644,7 +644,7 @@ def test_a_whole_seasons_game_at_80x24_announces_every_move(pty, tmp_path):
     assert term.wait() == 0
     ending = term.text[term.mark:].split("\r\n")
     (record,) = read_records(record_file)
-    log = game_log(record)
+    log = game_log(record, ["human", "random@1.0+7046ec"])  # the bot by its label
     assert announced(seen + ending) == [fit([line], WIDTH)[0] for line in log[:-1]]
     assert any(LOG_LINE.match(line)[2] == "1" for line in log[:-1])   # the bot's turns
     assert log[-1] in ending and "won by" in term.text[term.mark:]

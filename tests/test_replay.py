@@ -594,9 +594,11 @@ def test_the_replay_page_steps_through_every_game_in_a_browser(db, browser, tmp_
         return {game: v.dataset.game, move: v.dataset.move, moves: v.dataset.moves,
                 notation: document.getElementById('notation').textContent};""")
     from arena.referee.record import game_log
+    from arena.reports.replay import META_KEY
 
-    log = game_log(replays[1])
-    assert (state["game"], state["move"]) == ("2", str(len(log) - 1))
+    labels = replays[1].meta[META_KEY]["labels"]  # the seats named by their labels
+    log = game_log(replays[1], labels)
+    assert "@" in log[-1] and (state["game"], state["move"]) == ("2", str(len(log) - 1))
     assert state["notation"].endswith(log[-1])
     errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors == []

@@ -288,11 +288,13 @@ def test_the_viewer_holds_every_game_numbered_from_one_with_a_move_per_log_line(
     with Store(db) as store:
         keys = [g.key for g in store.games(row.id)]
         record = store.record(row.id, keys[0])
+        labels = [store.bot(bot).label for bot in store.entrants(row.id)]
+        seated = [labels[bot] for bot in next(store.games(row.id)).seats]
     assert [g["k"] for g in data["games"]] == keys
     assert [g["no"] for g in data["games"]] == list(range(1, 13))
     first = data["games"][0]
-    log = game_log(record)
-    assert first["n"] == log and log[-1].startswith("Result: ")
+    log = game_log(record, seated)  # the seats by their labels
+    assert first["n"] == log and log[-1].startswith("Result: ") and "@" in log[-1]
     # one move per log line: its seat, its actions and its position's delta
     assert len(first["a"]) == len(first["z"]) == len(first["d"]) == len(log) - 1
     assert " ".join(first["a"]).split(" ") == [m.action for m in record.moves]
@@ -374,6 +376,7 @@ def test_the_games_after_the_first_part_are_in_files_beside_the_page(reports, tm
         paths = write_reports(store, row, tmp_path)
         records = [store.record(row.id, game.key) for game in store.games(row.id)]
         games = list(store.games(row.id))
+        labels = [store.bot(bot).label for bot in store.entrants(row.id)]
     folder = tmp_path / "report-games"
     assert paths[4:] == [folder, tmp_path / "report.html"]
     assert sorted(folder.iterdir()) == [folder / "part-2.js", folder / "part-3.js"]
@@ -389,7 +392,8 @@ def test_the_games_after_the_first_part_are_in_files_beside_the_page(reports, tm
                           (folder / "part-3.js", range(11, 13))):
         number, part = part_data(path)
         assert number == int(path.stem.split("-")[1])
-        assert part["games"] == [game_view(records[n - 1], games[n - 1], n) for n in numbers]
+        assert part["games"] == [game_view(records[n - 1], games[n - 1], n, labels)
+                                 for n in numbers]
         assert [label.split(":")[0] for label in part["labels"]] == [f"Game {n}" for n in numbers]
     matrix = between(html, 'id="pair-matrix"', "</table>")
     first = {}

@@ -158,7 +158,7 @@ def test_a_line_per_game_is_wrapped_on_a_terminal_and_one_line_elsewhere(monkeyp
     game = FinishedGame(ranks=(0, 1), scores=(80.0, 60.0), statuses=("ok", "ok"),
                         termination="normal", moves=0, record_json="{}")
     names = ["greedy@1.0+f00438", "a-much-longer-bot-name@2.0+7046ec"]
-    line = result_line(17, names, GameResult(task, game, 0.1))
+    line = result_line(names, GameResult(task, game, 0.1))
     assert len(line) > 80
     for terminal in (True, False):
         log = io.StringIO()
@@ -407,7 +407,9 @@ def test_a_game_log_and_a_dry_run_wrap_to_80_columns_losing_no_word(monkeypatch)
     monkeypatch.setenv("COLUMNS", "80")
     played = CliRunner().invoke(cli, ["play", "sonnentau", "search", "heuristic", "--seed", "5"])
     players = [load_bot(f"bots/sonnentau/{name}.py").player for name in ("search", "heuristic")]
-    log = game_log(play_game("sonnentau", players, 5))
+    labels = re.findall(r"seat \d: (\S+?)[,)]", played.output.splitlines()[0])
+    assert len(labels) == 2 and all("@" in label for label in labels), played.output
+    log = game_log(play_game("sonnentau", players, 5), labels)  # the seats by their labels
     preview = CliRunner().invoke(cli, ["run", "configs/sonnentau-round-robin.yaml",
                                        "--dry-run"])
     lines = schedule_preview(load_config("configs/sonnentau-round-robin.yaml"))

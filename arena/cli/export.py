@@ -103,11 +103,11 @@ VIEW_PAGE_MARK = b'<meta name="arena-page" content="replays">'
 def check_view_target(source: Path, target: Path, *, overwrite: bool) -> None:
     """ArenaError unless ``arena view`` may write its page at ``target``: never the replay
     file itself (through a link too), and an existing file only if it is such a page or
-    ``overwrite`` says so (game records, a tournament's report)."""
+    ``overwrite`` says so (game records, a tournament's report); a link is replaced."""
     if target.exists() and target.resolve() == source.resolve():
         raise ArenaError(f"{target} is the replay file itself; name another page with --out")
-    if overwrite or not target.exists():
-        return
+    if overwrite or not target.exists() or target.is_symlink():
+        return  # a link there is replaced: the file it leads to is not written
     try:
         with target.open("rb") as existing:
             ours = VIEW_PAGE_MARK in existing.read(2048)

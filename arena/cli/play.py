@@ -123,8 +123,10 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
         players.extend(HumanPlayer(game, terminal=terminal) if code is None
                        else start_kept(spec, code) for spec, code in zip(bots, kept, strict=True))
         refuse_other_games(game, bots, players)
-        labels = bot_labels(players, ["" if code is None or not code.code
-                                      else identity_hash(code.code, {}) for code in kept])
+        labels = [HUMAN_SPEC if spec == HUMAN_SPEC else label for spec, label in zip(
+            bots, bot_labels(players, ["" if code is None or not code.code
+                                       else identity_hash(code.code, {}) for code in kept]),
+            strict=True)]
         if workers != 1 and count > 1:
             for player in players:  # each worker starts bots of its own
                 stop_bot(player)
@@ -214,7 +216,7 @@ def show_game(game: Game, record: GameRecord, labels: Sequence[str], *,
               watched: bool = False) -> None:
     """One game: who sat where (``labels``, by seat) and its log (only the result to a
     person who watched it played move by move), and why a seat lost if it failed."""
-    lines = game_log(record)
+    lines = game_log(record, labels)
     if watched:
         lines = lines[-1:]
     else:
@@ -225,7 +227,7 @@ def show_game(game: Game, record: GameRecord, labels: Sequence[str], *,
     for seat, status in enumerate(record.seats):
         if status.status != OK:
             first, *rest = failure_excerpt(status.detail) or [""]
-            echo(f"seat {seat} ({status.name}) lost by {status.status}: {first}")
+            echo(f"seat {seat} ({labels[seat]}) lost by {status.status}: {first}")
             for line in rest:
                 echo(f"    {line}")
 

@@ -142,11 +142,13 @@ def apply_move(state: State, game: Game, move: Move, index: int) -> None:
     state.apply(game.parse_action(move.action))
 
 
-def game_log(record: GameRecord) -> list[str]:
-    """The record as its game's readable log, one line per turn, ending with the result."""
+def game_log(record: GameRecord, names: Sequence[str] | None = None) -> list[str]:
+    """The record as its game's readable log, one line per turn, ending with the result;
+    the seats named ``names`` (their labels, where revisions of one bot meet), else by
+    their bots' names."""
     return find_game(record.game).describe_game(
         record.options, [move.action for move in record.moves], record.outcome,
-        [seat.name for seat in record.seats])
+        list(names) if names is not None else [seat.name for seat in record.seats])
 
 
 def write_records(path: str, records: Iterable[GameRecord]) -> int:

@@ -56,7 +56,7 @@ def game_page_html(store: Store, tournament: TournamentRow, key: str, *,
     row = game_row(store, tournament, key)
     bots = seated_bots(store, tournament, row)
     views = viewer.viewer_data(functools.cache(functools.partial(store.record, tournament.id)),
-                               [row])
+                               [row], {position: bot.label for position, bot in bots.items()})
     game = views["games"][0]
     env = environment()
     board_svg, data = viewer_embed(env, tournament.game, bots, views["layout"], [game])

@@ -95,7 +95,7 @@ def write_html(path: Path, store: Store, model: ReportModel) -> list[Path]:
     stale parts of an earlier report removed); return the folder's path, if it has parts,
     then the page's."""
     records = functools.partial(store.record, model.tournament.id)
-    views = viewer.viewer_data(records, model.rows)
+    views = viewer.viewer_data(records, model.rows, _labels(model))
     folder = path.with_name(f"{path.stem}-games")
     written = write_parts(folder, records, model, views["parts"][1:])
     write_text(path, render_html(store, model, views=views, folder=folder.name))
@@ -109,7 +109,8 @@ def write_parts(folder: Path, records: Callable[[str], Any], model: ReportModel,
     beside it, but not read a file (``fetch`` of a ``file:`` URL is refused)."""
     written = []
     for number, (first, last) in enumerate(parts, 2):
-        games = viewer.viewer_games(records, model.rows, range(first, last + 1))
+        games = viewer.viewer_games(records, model.rows, range(first, last + 1),
+                                    labels=_labels(model))
         data = {"games": games, "labels": [game_option(model, game) for game in games]}
         own_folder(folder)
         target = folder / PART_FILE.format(number)
@@ -125,6 +126,10 @@ def write_parts(folder: Path, records: Callable[[str], Any], model: ReportModel,
     return written
 
 
+def _labels(model: ReportModel) -> list[str]:
+    return [bot.label for bot in model.bots]
+
+
 def render_html(store: Store, model: ReportModel, *, views: dict[str, Any] | None = None,
                 folder: str = "report-games") -> str:
     """The report page; ``views`` are the viewer's data (:func:`viewer.viewer_data`, read
@@ -133,7 +138,7 @@ def render_html(store: Store, model: ReportModel, *, views: dict[str, Any] | Non
     failures = failure_panels(model)
     if views is None:
         views = viewer.viewer_data(functools.partial(store.record, model.tournament.id),
-                                   model.rows)
+                                   model.rows, _labels(model))
     held = views["parts"][-1][1] if views["parts"] else 0
     board_svg, data = viewer_embed(env, model.config.game, model.bots, views["layout"],
                                    views["games"], parts=views["parts"], folder=folder)

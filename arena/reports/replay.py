@@ -666,7 +666,7 @@ def replay_view(path: str | Path, *, max_games: int | None = None, start: int = 
                      bot_colour(i))  # shown as the report shows it: its version + revision
                  for i, (name, _version, revision) in enumerate(games.bots))
     views = viewer.viewer_games(games.records.__getitem__, shown,
-                                range(start, start + len(shown)), start)
+                                range(start, start + len(shown)), start, labels=games.labels)
     places = [games.records[row.key].meta.get(META_KEY, {}).get("tournament") or {}
               for row in shown]
     return ReplayView(first.game, bots, games.labels, viewer.layout(first), views, shown,

@@ -147,7 +147,12 @@ def position_after(record: GameRecord, move: int) -> State:
     return replay(record, upto=lines[move - 1].end if move else 0)
 
 
-def game_view(record: GameRecord, row: GameRow, number: int) -> dict[str, Any]:
+Labels = Sequence[str] | Mapping[int, str]
+"""Each entrant's label, by its position in the tournament."""
+
+
+def game_view(record: GameRecord, row: GameRow, number: int,
+              labels: Labels | None = None) -> dict[str, Any]:
     """Game ``number`` (1-based, schedule order) for the viewer, one entry per move.
 
     Keys: ``no`` the game's number, ``k`` its key, ``s`` entrant of each seat, ``r`` ranks,
@@ -155,11 +160,13 @@ def game_view(record: GameRecord, row: GameRow, number: int) -> dict[str, Any]:
     move, then the result), and per move: ``z`` the seat playing it (one character
     each), ``a`` its action strings joined by spaces and ``d`` the delta of the position
     from the one before (the first from the layout's ``initial``: every game of a
-    tournament starts from the same position).
+    tournament starts from the same position). The log names the seats by their
+    entrants' ``labels`` (by their names without them).
     """
     snapshots: list[Snapshot] = []
     lines = log_lines(record, snapshots=snapshots)
-    return {**_summary(row, number), "n": game_log(record),
+    names = None if labels is None else [labels[bot] for bot in row.seats]
+    return {**_summary(row, number), "n": game_log(record, names),
             "z": "".join(str(line.seat) for line in lines),
             "a": [" ".join(line.actions) for line in lines],
             "d": [delta(before, after) for before, after in itertools.pairwise(snapshots)]}
@@ -203,14 +210,15 @@ def shown_rows(rows: Sequence[GameRow], *, max_games: int | None = None,
 
 
 def viewer_games(records: Callable[[str], GameRecord], rows: Sequence[GameRow],
-                 numbers: Iterable[int], first: int = 1) -> list[dict[str, Any]]:
+                 numbers: Iterable[int], first: int = 1,
+                 labels: Labels | None = None) -> list[dict[str, Any]]:
     """The viewer's data of games ``numbers`` (``rows`` from game ``first`` on); a game that
     cannot be replayed carries ``e``."""
     views = []
     for number in numbers:
         row = rows[number - first]
         try:
-            views.append(game_view(records(row.key), row, number))
+            views.append(game_view(records(row.key), row, number, labels))
         except (ArenaError, OSError, ValueError, KeyError) as exc:
             views.append({**_summary(row, number), "e": f"cannot replay this game: {exc}"})
     return views
@@ -269,14 +277,14 @@ def layout(record: GameRecord | None) -> dict[str, Any]:
     return {**seasons_layout(), "initial": initial}
 
 
-def viewer_data(records: Callable[[str], GameRecord], rows: Sequence[GameRow]
-                ) -> dict[str, Any]:
+def viewer_data(records: Callable[[str], GameRecord], rows: Sequence[GameRow],
+                labels: Labels | None = None) -> dict[str, Any]:
     """The viewer's first part of games (``games``), its board ``layout``, the number of
     games in all (``total``) and the viewer's ``parts`` (:func:`parts`, as ``[first, last]``
     game numbers): the later parts' games come from :func:`viewer_games` as they are
     written beside the page."""
     found = parts(rows)
-    games = viewer_games(records, rows, found[0]) if found else []
+    games = viewer_games(records, rows, found[0], labels=labels) if found else []
     record = records(rows[0].key) if rows else None
     return {"games": games, "layout": layout(record), "total": len(rows),
             "parts": [[part.start, part.stop - 1] for part in found]}
