@@ -618,3 +618,18 @@ def test_a_summary_of_three_seats_says_what_its_points_are(run):
     assert result.exit_code == 0, result.output
     shown = " ".join(result.output.split())
     assert "loss: any other place; points: per game, (players beaten + 1/2 tied) / 2" in shown
+
+
+def test_ratings_of_a_game_without_games_say_so(run, tmp_path):
+    """``arena ratings --game sonnentau`` printed nothing where only Seasons was played."""
+    config = tmp_path / "t.yaml"
+    config.write_text(f"name: s\ngame: seasons\nbots: [{GREEDY}, {RANDOM}]\nseed: 1\n"
+                      "isolation: none\ngames_per_pairing: 1\n")
+    db = str(tmp_path / "a.db")
+    assert run("run", str(config), "--no-progress", "--db", db, "--output",
+               str(tmp_path / "o")).exit_code == 0
+    none = run("ratings", "--game", "sonnentau", "--db", db)
+    assert none.exit_code == 0
+    assert " ".join(none.output.split()).startswith(f"no rated sonnentau games in {db} yet")
+    some = run("ratings", "--db", db)
+    assert some.output.startswith("seasons, 2 players") and "no rated" not in some.output

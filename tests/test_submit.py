@@ -184,3 +184,23 @@ def test_a_bot_naming_games_arena_lacks_is_not_valid_and_its_names_are_shortened
         assert "\x1b" not in result.output and "\x07" not in result.output
         assert "x" * 39 + "…" in result.output and "x" * 41 not in result.output
     assert not (workdir / "results/submissions").exists()
+
+
+def test_a_misspelt_bot_name_is_one_line_naming_the_shipped_bots_and_the_nearest(workdir):
+    """`bots: [greedyy]` and `bots validate greedyy` named neither the shipped bots nor the
+    nearest name (validate said "NOT VALID: greedyy (?@?)")."""
+    (workdir / "t.yaml").write_text("name: x\ngame: seasons\nbots: [greedyy, random]\n"
+                                    "seed: 1\ntime_limit: -1\n")
+    ran = run("run", "t.yaml", "--dry-run")
+    text = " ".join(ran.output.split())
+    assert ran.exit_code == 1
+    assert "bots[0]: bot 'greedyy' not found:" in text and "time_limit" in text  # at once
+    assert "shipped for seasons: expectimax, greedy, random (did you mean 'greedy'?)" in text
+    for args in (("--game", "seasons"), ()):
+        checked = run("bots", "validate", "greedyy", *args)
+        text = " ".join(checked.output.split())
+        assert checked.exit_code == 1 and "NOT VALID" not in text
+        assert text.startswith("Error: bot 'greedyy' not found:") and \
+            "(did you mean 'greedy'?)" in text
+    played = run("play", "seasons", "greedyy", "random")
+    assert played.exit_code == 1 and "(did you mean 'greedy'?)" in played.output

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.games.base import nearest
+
 CHECKOUT_BOTS = Path(__file__).resolve().parent.parent.parent / "bots"
 """The shipped bots of the checkout arena runs from (``bots/<game>/``)."""
 
@@ -17,11 +19,31 @@ def shipped_spec(spec: str, game: str) -> str:
 
 
 def shipped_hint(spec: str, game: str) -> str:
-    """For a bare name that was not found: the names of the bots shipped for ``game``."""
+    """For a bare name that was not found: the names of the bots shipped for ``game``, and
+    the nearest of them."""
     names = shipped_names(game)
     if not names or not _bare(spec):
         return ""
-    return f"; or one of the bots shipped for {game}: {', '.join(names)}"
+    return f"; or one of the bots shipped for {game}: {', '.join(names)}{nearest(spec, names)}"
+
+
+def unknown_name(spec: str, games: list[str]) -> str | None:
+    """Why the bare name ``spec`` names no bot, where it is neither shipped for one of
+    ``games`` nor an installed entry point: the shipped bots and the nearest name; None
+    for a spec that is no bare name, or names a bot."""
+    if not _bare(spec) or any(shipped_bot(spec, game) for game in games):
+        return None
+    from importlib.metadata import entry_points  # here: it takes a while to import
+
+    from arena.bots.loading import ENTRY_POINT_GROUP
+
+    if entry_points(group=ENTRY_POINT_GROUP, name=spec):
+        return None
+    names = sorted({name for game in games for name in shipped_names(game)})
+    shipped = " and ".join(games)
+    return (f"bot {spec!r} not found: name a file (path/to/bot.py), path/to/bot.py:Name, "
+            f"module:attr, an installed entry point, or one of the bots shipped for "
+            f"{shipped}: {', '.join(names)}{nearest(spec, names)}")
 
 
 def shipped_for_other_games(name: str, game: str) -> list[str]:

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from arena.bots.loading import bot_files_hash, split_spec
+from arena.bots.loading import BotNotFoundError, bot_files_hash, split_spec
 from arena.bots.process import is_command
-from arena.bots.shipped import shipped_spec
+from arena.bots.shipped import shipped_spec, unknown_name
 from arena.bots.template import new_bot
 from arena.bots.validation import validate
 from arena.cli.common import DB_OPTION, check_bot_file, echo, echo_wrapped, reports_errors
-from arena.games import find_game
+from arena.games import find_game, game_names
 from arena.results.store import Store
 from arena.tournaments.submissions import submit as submit_bot
 
@@ -54,8 +54,12 @@ def bots_new(name: str, game_name: str, folder: str) -> None:
 @reports_errors
 def bots_validate(spec: str, game_name: str | None, count: int, time_limit: float) -> None:
     """Load SPEC in isolation, play it against random, and give a verdict."""
+    games = [find_game(game_name).info.name] if game_name is not None else game_names()
+    unknown = unknown_name(spec, games)
+    if unknown is not None:
+        raise BotNotFoundError(unknown)
     if game_name is not None:
-        spec = shipped_spec(spec, find_game(game_name).info.name)
+        spec = shipped_spec(spec, games[0])
     check_bot_file(spec)
     check_bot_files(spec)
     verdict = validate(spec, game=game_name, games=count, time_limit=time_limit)

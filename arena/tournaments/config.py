@@ -25,8 +25,8 @@ from arena.bots.isolation import ISOLATIONS
 from arena.bots.loading import split_spec
 from arena.bots.names import name_problem, version_problem
 from arena.bots.process import COMMAND_PREFIX
-from arena.bots.shipped import shipped_spec
-from arena.games import find_game
+from arena.bots.shipped import shipped_spec, unknown_name
+from arena.games import MODULES, find_game
 from arena.games.base import ArenaError, UnknownGameError, unknown_name_message
 from arena.games.datafile import DataFileError, read_yaml
 from arena.referee.match import SEATS_OPTION
@@ -384,6 +384,10 @@ def _parse_bot(item: Any, problems: Problems, index: int, isolation: str | None,
     if isinstance(item, str):
         item = {"spec": item}
     if isinstance(item, dict) and isinstance(item.get("spec"), str) and isinstance(game, str):
+        unknown = unknown_name(item["spec"], [game]) if game in MODULES else None
+        if unknown is not None:
+            problems.add(prefix, unknown)
+            return None
         item = {**item, "spec": shipped_spec(item["spec"], game)}
     if not isinstance(item, dict):
         problems.add(prefix, "must be a bot spec or a mapping with 'spec'")
