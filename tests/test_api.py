@@ -245,3 +245,35 @@ def test_the_api_is_in_the_facade():
                  "stored_games", "stored_replays", "to_replay", "from_replay", "check_replay",
                  "read_replays", "ReplayError"):
         assert name in arena.__all__ and getattr(arena, name) is not None
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"time_limit": 0}, "time_limit: a number of seconds above 0, or None"),
+    ({"time_limit": -1}, "time_limit: a number of seconds above 0, or None"),
+    ({"time_limit": float("nan")}, "time_limit: a number of seconds above 0, or None"),
+    ({"time_limit": True}, "time_limit: a number of seconds above 0, or None"),
+    ({"time_bank": -0.5}, "time_bank: a number of seconds, 0 or more"),
+    ({"seats": 2.0}, "seats: a number of players"),
+])
+def test_make_refuses_limits_that_are_no_seconds(kwargs, message):
+    """A time limit of 0 or -1 lost every game of seat 0 by timeout; nan meant none."""
+    with pytest.raises(arena.ArenaError, match=re.escape(message)):
+        arena.make("sonnentau", **kwargs)
+
+
+@pytest.mark.parametrize("games", [0, -3, 2.0, True])
+def test_play_match_refuses_a_number_of_games_below_one(games):
+    """``games=0`` returned an empty match with points (0, 0)."""
+    with pytest.raises(arena.ArenaError, match="games: a number of games, 1 or more"):
+        arena.make("seasons").play_match(["greedy", "random"], games=games)
+
+
+@pytest.mark.parametrize("upto", [True, 2.0, -1])
+def test_replay_refuses_an_upto_that_is_no_number_of_moves(upto):
+    record = arena.make("seasons").run(["greedy", "random"], seed=1)
+    with pytest.raises(ValueError, match="is not a number of moves of this game"):
+        arena.replay(record, upto=upto)
+    import numpy as np
+
+    assert arena.replay(record, upto=np.int64(3)).to_json() == \
+        arena.replay(record, upto=3).to_json()

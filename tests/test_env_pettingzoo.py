@@ -12,7 +12,7 @@ import pytest
 
 from arena.env.actions import ActionIndex, ByIdentity, action_index, seasons_index, sonnentau_index
 from arena.games import find_game
-from arena.games.base import IllegalActionError
+from arena.games.base import ArenaError, IllegalActionError
 from arena.games.seasons.rules import PLACE, REROLL, SeasonsState
 from arena.referee.dice import DiceStream
 from arena.referee.match import play_game
@@ -410,3 +410,32 @@ def test_a_seat_count_that_is_no_whole_number_is_refused(seats):
 
     with pytest.raises(ArenaError, match=f"seats: a number of players, not {seats!r}"):
         make_env("sonnentau", seats=seats)
+
+
+def test_the_resets_after_a_negative_seed_are_no_other_seeds_resets():
+    """``reset(seed=-5)`` seeded NumPy with [5, 1], the words of 5 + 2**32: the unseeded
+    episodes after it were those after ``reset(seed=4294967301)``."""
+    import numpy as np
+
+    env = make_env("seasons")
+
+    def after(seed):
+        env.reset(seed=seed)
+        found = []
+        for _ in range(3):
+            env.reset()
+            found.append(env.game_seed)
+        return found
+
+    assert after(-5) != after(5 + 2**32) and after(-5) != after(5)
+    assert after(-5) == after(-5) and after(np.int64(-5)) == after(-5)
+    assert after(7) == after(7)
+
+
+def test_make_env_takes_numpys_integers_for_seats_and_refuses_what_is_none():
+    import numpy as np
+
+    assert len(make_env("sonnentau", seats=np.int64(3)).possible_agents) == 3
+    for bad in (True, 3.0, "3"):
+        with pytest.raises(ArenaError, match="seats: a number of players"):
+            make_env("sonnentau", seats=bad)

@@ -84,9 +84,11 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         self.reward = reward
         self.game = find_game(game)
         given = dict(options or {})
-        seats = given.pop("seats", self.game.info.min_seats)
-        if isinstance(seats, bool) or not isinstance(seats, int):
-            raise ArenaError(f"seats: a number of players, not {seats!r}")
+        given_seats = given.pop("seats", self.game.info.min_seats)
+        try:
+            seats = _whole_number(given_seats, "seats", ArenaError)
+        except ArenaError:
+            raise ArenaError(f"seats: a number of players, not {given_seats!r}") from None
         self.options = resolve_game_options(self.game, given, seats)
         self.render_mode = render_mode
         self.metadata = {"render_modes": list(RENDER_MODES), "name": f"arena_{game}_v0",
@@ -111,7 +113,7 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         self._mask_of: Callable[[Sequence[Action]], Mask]
         self._views: dict[str, Observation] = {}
         self._np_random: np.random.Generator | None = None
-        self._np_random_seed: int | list[int] | None = None
+        self._np_random_seed: np.random.SeedSequence | None = None
         self.reset()
 
     # -- the AEC interface ---------------------------------------------------------
@@ -127,10 +129,13 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
             # The generator for the resets without a seed that may follow is made
             # only when one comes: making it costs more than a short game.
             self.game_seed = _whole_number(seed, "seed", ValueError)
-            # NumPy's seeds are non-negative (of any size): a negative one as its size and sign
+            # NumPy's seeds are non-negative (of any size): a negative one as its size, and
+            # its sign as a spawn key, which no seed's words can take (a list of words can:
+            # [s, 1] is s + 2**32)
             self._np_random = None
-            self._np_random_seed = (self.game_seed if self.game_seed >= 0
-                                    else [-self.game_seed, 1])
+            self._np_random_seed = (np.random.SeedSequence(self.game_seed)
+                                    if self.game_seed >= 0
+                                    else np.random.SeedSequence(-self.game_seed, spawn_key=(1,)))
         else:
             if self._np_random is None:
                 self._np_random = np.random.default_rng(self._np_random_seed)

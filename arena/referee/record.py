@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from arena.games import find_game
@@ -119,7 +120,8 @@ def replay(record: GameRecord, *, upto: int | None = None) -> State:
     ``upto`` outside 0 to the number of moves is a ValueError. A move that is illegal, or
     that names another seat than the one to act (the dice's, -1, for a roll), is an
     IllegalActionError, as :func:`~arena.reports.replay.check_replay` refuses it."""
-    if upto is not None and not 0 <= upto <= len(record.moves):
+    if upto is not None and (isinstance(upto, bool) or not isinstance(upto, Integral)
+                             or not 0 <= upto <= len(record.moves)):
         raise ValueError(f"upto: {upto} is not a number of moves of this game "
                          f"(0 to {len(record.moves)})")
     game = find_game(record.game)
