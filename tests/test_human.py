@@ -713,3 +713,24 @@ def test_sonnentau_at_80x24_holds_its_board_still_and_answers_every_key(pty):
             break
     assert paged == 2 and len(rulers) == 1
     assert term.interrupt() == 130
+
+
+@pytestmark_pty
+def test_between_a_persons_games_the_result_shows_and_waits_for_enter(pty):
+    """Game 2's first screen followed game 1's last move at once, with no result between."""
+    term = pty("play", "seasons", "human", "bots/seasons/random_bot.py", "--seed", "1",
+               "--games", "2")
+    between = "Press Enter for game 2 of 2: "
+    for _ in range(100):
+        out = term.read_until(lambda text: between in text or bool(PROMPT.search(text)))
+        if between in out:
+            break
+        term.answer("" if "Press Enter" in out.split("\r\n")[-1] else "1")
+    assert out.rstrip().endswith(between.rstrip()), out[-2000:]
+    assert re.search(r"game 1 of 2: Result: \d+-\d+, seat \d \((human|random@1\.0\+7046ec)\) "
+                     r"wins", out), out[-2000:]
+    assert ": you are seat" not in out  # game 2 waits for Enter
+    term.answer("")
+    after = term.read_until(lambda text: bool(PROMPT.search(text)))
+    assert ": you are seat 1" in after  # the seats swapped for game 2
+    term.interrupt()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -146,7 +146,8 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
             _save(out, record)
             show_game(game, record, labels, watched=terminal is not None)
         else:
-            show_summary(game, labels, seed, count, results, out, bar=terminal is None)
+            show_summary(game, labels, seed, count, results, out, bar=terminal is None,
+                         between=None if terminal is None else _pause(terminal, labels, count))
     except KeyboardInterrupt as stop:
         if terminal is None:
             raise
@@ -244,9 +245,11 @@ def refuse_other_games(game: Game, specs: Sequence[str], players: Sequence[Playe
 
 def show_summary(game: Game, labels: Sequence[str], seed: int, count: int,
                  results: Generator[tuple[list[int], GameRecord], None, None], out: IO[str] | None,
-                 *, bar: bool = True) -> None:
+                 *, bar: bool = True,
+                 between: Callable[[int, GameRecord], None] | None = None) -> None:
     """Several games: results per bot (``labels``) and per seat, with a progress bar (games
-    done and games per second) while they play, unless a person plays them."""
+    done and games per second) while they play, unless a person plays them; ``between``
+    (the number of games done, the last one's record) before each game but the first."""
     from arena.tournaments.matches import MatchSummary
 
     summary = MatchSummary(list(labels), len(labels))
@@ -259,6 +262,8 @@ def show_summary(game: Game, labels: Sequence[str], seed: int, count: int,
             done += 1
             if progress is not None:
                 progress.update(1)
+            if between is not None and done < count:
+                between(done, record)
     except KeyboardInterrupt as stop:
         if not bar:  # a person's game: abandoned
             raise
@@ -267,6 +272,17 @@ def show_summary(game: Game, labels: Sequence[str], seed: int, count: int,
     if progress is not None:
         progress.close()
     _show_totals(game, len(labels), seed, count, summary)
+
+
+def _pause(terminal: Terminal, labels: Sequence[str], count: int
+           ) -> Callable[[int, GameRecord], None]:
+    """Between a person's games: the result of the one just played, then Enter for the
+    next (not the next game's first screen at once)."""
+    def pause(done: int, record: GameRecord) -> None:
+        terminal.tell(["", f"game {done} of {count}: {game_log(record, labels)[-1]}"])
+        terminal.ask(f"Press Enter for game {done + 1} of {count}: ")
+        terminal.answered()
+    return pause
 
 
 def show_summary_of_workers(game: Game, specs: Sequence[str], labels: Sequence[str],
