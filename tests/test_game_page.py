@@ -100,8 +100,9 @@ def test_the_page_shows_the_seats_result_and_embeds_that_game_alone(store, name)
     assert scores in page and f"<dd>{row.termination}</dd>" in page
     assert f"<dd>{row.seed}</dd>" in page  # the seed of a public tournament is shown
     data = page_data(page)
-    view = game_view(record, row, 1)
+    view = game_view(record, row, 1, labels)  # the seats by their labels
     assert data["games"] == [view]  # exactly that game, as the report's viewer has it
+    assert any(labels[bot] in view["n"][-1] for bot in row.seats)
     assert data["game"] == tournament.game and data["games"][0]["k"] == row.key
     assert {int(position): bot["label"] for position, bot in data["bots"].items()} == {
         entrant: labels[entrant] for entrant in row.seats}  # the bots it seats, by position
@@ -217,7 +218,8 @@ def test_the_viewer_steps_to_the_last_move_in_a_browser(store, browser, tmp_path
                        "return [d.reportReady, d.reportError || '', d.alerted || ''];"
               ) == ["ok", "", ""]
     assert js(browser, "return document.scripts.length") == 3
-    log = game_log(store.record(tournament.id, row.key))
+    labels = [store.bot(bot).label for bot in store.entrants(tournament.id)]
+    log = game_log(store.record(tournament.id, row.key), [labels[bot] for bot in row.seats])
     browser.find_element("css selector", "[data-step=last]").click()
     state = js(browser, """
         var v = document.getElementById('game-viewer');

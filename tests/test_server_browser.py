@@ -190,7 +190,9 @@ def test_a_participant_uploads_a_bot_and_follows_it_to_a_game(served, browser, t
     last = len(log) - 1
     assert (state["move"], state["moves"]) == (str(last), str(last))
     assert state["counter"] == f"move {last} / {last}"
-    assert state["notation"] == f"{log[-2]}\n{log[-1]}"  # the last move, then the result
+    move, result = state["notation"].split("\n")  # the last move, then the result
+    assert move == log[-2] and "@" in result  # the result names the seats by their labels
+    assert re.sub(r"\((\S+?)@\S+\)", r"(\1)", result) == log[-1]
     assert state["summary"].strip()
     assert any(seat.name == BOT for seat in record.seats)
     assert all(f"{seat.name}@{seat.version}" in state["seats"] for seat in record.seats)

@@ -31,8 +31,9 @@ def unknown_name(spec: str, games: list[str]) -> str | None:
     """Why the bare name ``spec`` names no bot, where it is neither shipped for one of
     ``games`` nor an installed entry point: the shipped bots and the nearest name; None
     for a spec that is no bare name, or names a bot."""
-    if not _bare(spec) or any(shipped_bot(spec, game) for game in games):
-        return None
+    if not _bare(spec) or Path(spec).exists() or any(shipped_bot(spec, game)
+                                                      for game in games):
+        return None  # a file (README.md) is told apart from a bot where it is read
     from importlib.metadata import entry_points  # here: it takes a while to import
 
     from arena.bots.loading import ENTRY_POINT_GROUP
