@@ -349,3 +349,36 @@ def test_validating_a_module_bot_runs_none_of_its_package_on_the_host(tmp_path):
         env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert "plantedpkg" in result.stdout + result.stderr
     assert not marker.exists(), result.stdout + result.stderr
+
+
+def test_a_module_bot_in_a_namespace_package_or_a_zip_is_found_and_hashed(tmp_path,
+                                                                         monkeypatch):
+    """A namespace package's child raised KeyError (its parent not in sys.modules), and a
+    module in a zip on the path had no hash: every code of it was one revision."""
+    import zipfile
+
+    from arena.bots.identity import installed_code
+
+    source = "class Bot:\n    name, version = 'ns', '1'\n"
+    (tmp_path / "nsp" / "sub").mkdir(parents=True)
+    (tmp_path / "nsp" / "sub" / "mod.py").write_text(source)
+    archive = tmp_path / "z.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("zpkg/__init__.py", "")
+        zipped.writestr("zpkg/mod.py", source)
+    for path in (tmp_path, archive):
+        monkeypatch.syspath_prepend(str(path))
+    for name in ("nsp", "nsp.sub", "nsp.sub.mod", "zpkg", "zpkg.mod"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    plain = installed_code("nsp.sub.mod:Bot")
+    zipped_code = installed_code("zpkg.mod:Bot")
+    assert plain is not None and zipped_code is not None
+    assert plain.code == zipped_code.code  # the same bytes, the same revision
+    assert not {"nsp", "nsp.sub", "zpkg"} & set(sys.modules)  # nothing imported
+    changed_archive = tmp_path / "z2.zip"  # another code of it, first on the path
+    with zipfile.ZipFile(changed_archive, "w") as zipped:
+        zipped.writestr("zpkg/__init__.py", "")
+        zipped.writestr("zpkg/mod.py", source + "# changed\n")
+    monkeypatch.syspath_prepend(str(changed_archive))
+    changed = installed_code("zpkg.mod:Bot")
+    assert changed is not None and changed.code != zipped_code.code

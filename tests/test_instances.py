@@ -142,3 +142,28 @@ def test_every_game_of_arena_play_plays_the_code_read_at_the_start(tmp_path, mon
     assert result.exit_code == 0, result.output
     assert "changed" in bot.read_text() and "4 games" in result.output
     assert "RuntimeError" not in result.output and "crash" not in result.output
+
+
+def test_arena_play_with_workers_plays_the_code_read_at_the_start(tmp_path, monkeypatch):
+    """With --workers the bots' files were read again when the workers started: a file
+    changed by then played under the label of the code read first."""
+    from arena.tournaments import matches
+
+    tmp_path.chmod(0o755)
+    bot = tmp_path / "changing.py"
+    bot.write_text("class Bot:\n    name, version = 'changing', '1'\n"
+                   "    def act(self, observation):\n"
+                   "        return observation.legal_actions[0]\n")
+    in_workers = matches.play_match_in_workers
+
+    def changed_first(*args, **kwargs):
+        bot.write_text(bot.read_text().replace("return observation.legal_actions[0]",
+                                               "raise RuntimeError('changed')"))
+        return in_workers(*args, **kwargs)
+
+    monkeypatch.setattr(matches, "play_match_in_workers", changed_first)
+    result = CliRunner().invoke(cli, ["play", "seasons", str(bot), "random", "--games", "4",
+                                      "--workers", "2", "--isolation", "process"])
+    assert result.exit_code == 0, result.output
+    assert "changed" in bot.read_text() and "4 games" in result.output
+    assert "RuntimeError" not in result.output and "crash" not in result.output

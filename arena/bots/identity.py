@@ -26,6 +26,7 @@ import shlex
 import shutil
 import socket
 import sys
+import types
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.machinery import ModuleSpec
@@ -247,29 +248,65 @@ def installed_code(spec: str) -> Installed | None:
     target, attr = split_spec(spec)
     if attr is None:
         return _entry_point_code(spec)
-    path = module_origin(target)
-    if not path or not Path(path).is_file():
+    found = module_spec(target)
+    if found is None or not found.origin:
         return None
-    code = source_file_hash(Path(path))
+    if Path(found.origin).is_file():
+        code = source_file_hash(Path(found.origin))
+    else:  # within an archive (a zip on the path): its bytes, as its loader reads them
+        archived = _loader_data(found)
+        if archived is None:
+            return None
+        code = hashlib.sha256(archived).hexdigest()
     return Installed(code, f"the module {target} ({code[:12]})")
 
 
+def _loader_data(found: ModuleSpec) -> bytes | None:
+    read = getattr(found.loader, "get_data", None)
+    try:
+        data = read(found.origin) if read is not None else None
+    except OSError:
+        return None
+    return data if isinstance(data, bytes) else None
+
+
 def module_origin(name: str) -> str | None:
-    """The file module ``name`` would be imported from, found without running any code:
+    """The file module ``name`` would be imported from (:func:`module_spec`)."""
+    found = module_spec(name)
+    return found.origin if found is not None else None
+
+
+def module_spec(name: str) -> ModuleSpec | None:
+    """How module ``name`` would be imported, found without running any code:
     ``importlib.util.find_spec`` imports a dotted name's parent packages, and a bot's
     package must not run in arena's own process unless the bot is trusted. Each part is
-    asked of the import system's finders, within its parent's folders."""
-    if sys.modules.get(name) is not None:
-        return getattr(sys.modules[name], "__file__", None)
+    asked of the import system's finders, within its parent's folders; a namespace
+    package among the parents stands in ``sys.modules`` as an empty module while its
+    children are looked for (the finders ask for it there), and is taken out after."""
+    imported = sys.modules.get(name)
+    if imported is not None:
+        return getattr(imported, "__spec__", None)
     where: list[str] | None = None
     found = None
+    standing_in: list[str] = []
     parts = name.split(".")
-    for depth in range(1, len(parts) + 1):
-        found = _find_without_importing(".".join(parts[:depth]), where)
-        if found is None:
-            return None
-        where = list(found.submodule_search_locations or [])
-    return found.origin if found else None
+    try:
+        for depth in range(1, len(parts) + 1):
+            part = ".".join(parts[:depth])
+            found = _find_without_importing(part, where)
+            if found is None:
+                return None
+            where = list(found.submodule_search_locations or [])
+            if found.origin is None and where and part not in sys.modules:
+                stand_in = types.ModuleType(part)
+                stand_in.__path__ = where
+                stand_in.__spec__ = found
+                sys.modules[part] = stand_in
+                standing_in.append(part)
+    finally:
+        for part in standing_in:
+            sys.modules.pop(part, None)
+    return found
 
 
 def _find_without_importing(name: str, where: list[str] | None) -> ModuleSpec | None:
@@ -279,7 +316,7 @@ def _find_without_importing(name: str, where: list[str] | None) -> ModuleSpec | 
             continue
         try:
             found = find(name, where)
-        except (ImportError, ValueError, TypeError, OSError):
+        except (ImportError, ValueError, TypeError, OSError, KeyError, AttributeError):
             continue
         if found is not None:
             return found  # type: ignore[no-any-return]

@@ -131,7 +131,7 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
             for player in players:  # each worker starts bots of its own
                 stop_bot(player)
             out = open(json_path, "w", encoding="utf-8") if json_path else None  # noqa: SIM115
-            show_summary_of_workers(game, bots, labels, isolation, seed, count, options,
+            show_summary_of_workers(game, kept, labels, seed, count, options,
                                     time_limit, workers, out)
             return
         if count > 1:  # no bot process plays two games on the same dice
@@ -285,21 +285,21 @@ def _pause(terminal: Terminal, labels: Sequence[str], count: int
     return pause
 
 
-def show_summary_of_workers(game: Game, specs: Sequence[str], labels: Sequence[str],
-                            isolation: str | None, seed: int, count: int,
+def show_summary_of_workers(game: Game, kept: Sequence[KeptCode | None],
+                            labels: Sequence[str], seed: int, count: int,
                             options: Mapping[str, Any], time_limit: float | None,
                             workers: int, out: IO[str] | None) -> None:
-    """Several games played by worker processes; the records are written in game order
-    (as one process would write them) as soon as the games before them are done."""
-    from arena.bots.isolation import is_shipped, resolve_isolation
+    """Several games played by worker processes from the bots' code as read once
+    (``kept``); the records are written in game order (as one process would write them)
+    as soon as the games before them are done."""
     from arena.tournaments.matches import MatchSummary, play_match_in_workers
 
     summary = MatchSummary(list(labels), len(labels))
     waiting: dict[int, GameRecord] = {}
     written = 0
-    results = play_match_in_workers(game.info.name, specs, resolve_isolation(
-        isolation, shipped=all(map(is_shipped, specs))),
-                                    seed, count, options, workers=workers or os.cpu_count() or 1,
+    bots = [code for code in kept if code is not None]  # no person plays with workers
+    results = play_match_in_workers(game.info.name, bots, seed, count, options,
+                                    workers=workers or os.cpu_count() or 1,
                                     time_limit=time_limit)
     progress = progress_bar(count)
     done = 0

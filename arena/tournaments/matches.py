@@ -25,7 +25,7 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.bots.identity import BotEntry, keep_code, revision_labels
+from arena.bots.identity import BotEntry, KeptCode, revision_labels
 from arena.bots.instances import seated
 from arena.games import find_game
 from arena.games.base import Game, State
@@ -96,15 +96,15 @@ def play_match(game: Game | str, players: Sequence[Player], seed: int, games: in
                                time_bank=time_bank, on_move=on_move, seat_order=index % seats)
 
 
-def play_match_in_workers(game: str, specs: Sequence[str], isolation: str, seed: int,
+def play_match_in_workers(game: str, kept: Sequence[KeptCode], seed: int,
                           games: int, options: Mapping[str, Any], *, workers: int,
                           time_limit: float | None = None,
                           ) -> Generator[tuple[int, list[int], GameRecord], None, None]:
     """The games of :func:`play_match` (the same seeds and seats, so the same results),
-    played by ``workers`` worker processes, each with bot processes of its own; yield
+    played by ``workers`` worker processes, each with bot processes of its own, from the
+    bots' code as read once (``kept``, :func:`~arena.bots.identity.keep_code`); yield
     (game index, bot index of each seat, record) as each game finishes, in any order."""
-    seats = len(specs)
-    kept = [keep_code(BotEntry(spec, isolation=isolation)) for spec in specs]
+    seats = len(kept)
     setup = MatchSetup(game, dict(options), tuple(k.entry for k in kept), time_limit)
     tasks = (GameTask(0, 0, index // seats, index % seats, tuple(rotation(index, seats)),
                       match_seed(seed, index, seats)) for index in range(games))
