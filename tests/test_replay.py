@@ -684,6 +684,17 @@ def test_arena_view_never_writes_over_its_input_nor_a_file_it_did_not_make(tmp_p
     assert "a tournament's report" in report.read_text()
     assert CliRunner().invoke(cli, ["view", str(records), "--out", str(report),
                                     "--overwrite"]).exit_code == 0
+    folder = tmp_path / "folder"  # a folder of replays: none of its files is the page
+    folder.mkdir()
+    (folder / "0001.json").write_text(json.dumps(to_replay(arena.read_records(
+        str(records))[0])))
+    for out in (folder / "0001.json", folder / "new.json"):
+        inside = CliRunner().invoke(cli, ["view", str(folder), "--out", str(out),
+                                          "--overwrite"])
+        assert inside.exit_code == 1 and "is one of the replay files of" in inside.output
+    (folder / "replays.html").mkdir()
+    held = CliRunner().invoke(cli, ["view", str(folder), "--overwrite"])
+    assert held.exit_code == 1 and "replays.html is a folder; name a page" in held.output
     page = tmp_path / "g.html"
     for _ in range(2):  # its own page is written again without asking
         again = CliRunner().invoke(cli, ["view", str(records)])

@@ -106,6 +106,12 @@ def check_view_target(source: Path, target: Path, *, overwrite: bool) -> None:
     ``overwrite`` says so (game records, a tournament's report); a link is replaced."""
     if target.exists() and target.resolve() == source.resolve():
         raise ArenaError(f"{target} is the replay file itself; name another page with --out")
+    if source.is_dir() and target.resolve().parent == source.resolve() and \
+            target.suffix in (".json", ".jsonl"):
+        raise ArenaError(f"{target} is one of the replay files of {source}; name another "
+                         "page with --out")
+    if target.is_dir() and not target.is_symlink():
+        raise ArenaError(f"{target} is a folder; name a page (a file) with --out")
     if overwrite or not target.exists() or target.is_symlink():
         return  # a link there is replaced: the file it leads to is not written
     try:
