@@ -567,6 +567,13 @@ def test_a_submission_to_a_ladder_says_how_to_follow_it_with_its_database(tmp_pa
     shown = " ".join(submitted.output.split())
     assert submitted.exit_code == 0, shown
     assert f"`arena ladder status ladder --db {db}` shows how it fares" in shown
+    spaced = tmp_path / "spaced"  # a name the hint quotes, so that it can be pasted
+    spaced.mkdir()
+    run_rounds({**ladder_data(spaced), "isolation": "none", "name": "my ladder"}, 1)
+    again = CliRunner().invoke(cli, ["submit", "--ladder", "my ladder", str(newcomer),
+                                     "--db", str(spaced / "arena.db")])
+    assert again.exit_code == 0, again.output
+    assert "`arena ladder status 'my ladder' --db " in " ".join(again.output.split())
 
 
 @pytest.mark.usefixtures("at_root")
@@ -733,6 +740,19 @@ def test_a_participant_cannot_take_the_name_of_a_bot_the_organizer_submitted(tmp
         assert "the name 'orgbot' belongs to the ladder's organizer" in theirs.log
         labels = {store.bot(s.bot_id).label.partition("+")[0] for s in book.submissions(ACTIVE)}
         assert "orgbot@1.0" in labels and "orgbot@2.0" not in labels
+    # the organizer's own account may bring the next version in, by the web too
+    with Store(db) as store:
+        book = LadderBook(store, 1)
+        boss, _token = add_participant(store, "boss", organizer=True)
+        stage(book, ladder_home(store, "ladder"), participants, "web: boss",
+              submitter=boss.id)
+    run_until_judged(data, db)
+    with Store(db) as store:
+        book = LadderBook(store, 1)
+        [bosses] = book.submitted_by(boss.id)
+        assert bosses.status == ACTIVE, bosses.log
+        labels = {store.bot(s.bot_id).label.partition("+")[0] for s in book.submissions(ACTIVE)}
+        assert "orgbot@2.0" in labels
 
 
 @pytest.mark.usefixtures("at_root")

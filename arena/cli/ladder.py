@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shlex
 import signal
 from pathlib import Path
 from types import FrameType
@@ -251,4 +252,4 @@ def submit_to_ladder(spec: str, name: str, db: str) -> None:
     echo_wrapped(f"submission {submission} queued for ladder {row.name!r}: the ladder "
                  "validates it as it runs (`arena ladder run` its config, if it is not "
                  f"running) and, if it is valid, lets it join at the round after; "
-                 f"`arena ladder status {row.name}{at}` shows how it fares")
+                 f"`arena ladder status {shlex.quote(row.name)}{at}` shows how it fares")

@@ -390,15 +390,26 @@ class LadderBook:
 
     def owner_of_name(self, bot_name: str) -> int | None:
         """Who first brought a bot called ``bot_name`` in: a participant's id, or
-        :data:`ORGANIZER` where a submission without a sender did (the submissions folder,
-        ``arena submit --ladder``: the organizer's); None where none did."""
+        :data:`ORGANIZER` where the organizer did (a submission without a sender: the
+        submissions folder, ``arena submit --ladder``; or an organizer's account); None
+        where none did."""
         row = self.store.db.execute(
-            "SELECT w.participant_id FROM submissions s LEFT JOIN submitters w ON"
-            " w.submission_id = s.id JOIN bots b ON b.id = s.bot_id WHERE s.tournament_id = ?"
-            " AND b.name = ? ORDER BY s.id LIMIT 1", (self.tid, bot_name)).fetchone()
+            "SELECT w.participant_id, p.organizer FROM submissions s LEFT JOIN submitters w"
+            " ON w.submission_id = s.id LEFT JOIN participants p ON p.id = w.participant_id"
+            " JOIN bots b ON b.id = s.bot_id WHERE s.tournament_id = ? AND b.name = ?"
+            " ORDER BY s.id LIMIT 1", (self.tid, bot_name)).fetchone()
         if row is None:
             return None
-        return ORGANIZER if row[0] is None else int(row[0])
+        return ORGANIZER if row[0] is None or row[1] else int(row[0])
+
+    def sender_of(self, submission_id: int) -> int:
+        """Who sent a submission, as :meth:`owner_of_name` counts owners: a participant's
+        id, or :data:`ORGANIZER` (no sender, or an organizer's account)."""
+        row = self.store.db.execute(
+            "SELECT w.participant_id, p.organizer FROM submitters w LEFT JOIN participants p"
+            " ON p.id = w.participant_id WHERE w.submission_id = ?", (submission_id,)
+        ).fetchone()
+        return ORGANIZER if row is None or row[1] else int(row[0])
 
     def lookalike_of(self, bot_name: str) -> str | None:
         """A bot name of the ladder (an entrant's, the config's or a participant's) that

@@ -321,8 +321,7 @@ def _verdict(book: LadderBook, intake: Intake, submission: Submission
         return (f"{text}\nthe name {identity.name!r} looks like the bot {lookalike!r}; give "
                 "the bot a name of its own"), None
     owner = book.owner_of_name(identity.name)
-    submitter = book.submitter_of(submission.id)
-    if owner is not None and owner != (ORGANIZER if submitter is None else submitter):
+    if owner is not None and owner != book.sender_of(submission.id):
         whose = "the ladder's organizer" if owner == ORGANIZER else "another participant"
         return (f"{text}\nthe name {identity.name!r} belongs to {whose}; give the bot a name "
                 "of its own"), None
