@@ -28,8 +28,6 @@ or :func:`stored_replays` (replay JSON, docs/replays.md).
 
 from __future__ import annotations
 
-import math
-import operator
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,14 +44,14 @@ from arena.bots.loading import (
 from arena.bots.names import name_problem
 from arena.bots.shipped import shipped_hint, shipped_spec
 from arena.games import find_game
-from arena.games.base import ArenaError, State
+from arena.games.base import ArenaError, State, check_limits, whole_number
 from arena.referee.dice import game_seed
 from arena.referee.match import SEATS_OPTION, SeatCountError, check_seat_count, play_game
 from arena.referee.protocol import Player
 from arena.referee.record import GameRecord, Move, apply_move, game_log
 from arena.reports import replay as replays
 from arena.results.store import Store, TournamentRow
-from arena.tournaments.matches import MatchSummary, bot_labels
+from arena.tournaments.matches import MatchSummary, bot_labels, check_games
 from arena.tournaments.matches import play_match as _play_match
 
 PlayerLike = Player | LoadedBot | str
@@ -73,29 +71,8 @@ def make(game: str, *, time_limit: float | None = None, time_bank: float = 0.0,
     if seats is not None:
         seats = whole_number(seats, "seats: a number of players")
         check_seat_count(rules, seats)
-    if time_limit is not None and not _seconds(time_limit, positive=True):
-        raise ArenaError(f"time_limit: a number of seconds above 0, or None for no limit; "
-                         f"not {time_limit!r}")
-    if not _seconds(time_bank, positive=False):
-        raise ArenaError(f"time_bank: a number of seconds, 0 or more; not {time_bank!r}")
+    check_limits(time_limit, time_bank)
     return Environment(rules.info.name, given, time_limit, time_bank, seats)
-
-
-def whole_number(value: Any, what: str) -> int:
-    """``value`` as an int if it is an integer (Python's or NumPy's, not a bool), else
-    ArenaError ``what, not VALUE``."""
-    if not isinstance(value, bool) and type(value).__name__ != "bool_":
-        try:
-            return operator.index(value)
-        except TypeError:
-            pass
-    raise ArenaError(f"{what}, not {value!r}")
-
-
-def _seconds(value: Any, *, positive: bool) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return math.isfinite(value) and (value > 0 if positive else value >= 0)
 
 
 @dataclass(frozen=True)
@@ -125,9 +102,7 @@ class Environment:
         ``arena play --seed``'s), each later one on a seed derived from ``seed`` and its
         number (:func:`arena.tournaments.matches.match_seed`); None: a seed drawn at
         random, the first record's."""
-        games = whole_number(games, "games: a number of games, 1 or more")
-        if games < 1:
-            raise ArenaError(f"games: a number of games, 1 or more, not {games}")
+        check_games(games)
         seated = self.players(players)
         played = tuple((tuple(order), record) for order, record in _play_match(
             self.game, seated, _seed_or_random(seed), games, self.options,

@@ -277,3 +277,23 @@ def test_replay_refuses_an_upto_that_is_no_number_of_moves(upto):
 
     assert arena.replay(record, upto=np.int64(3)).to_json() == \
         arena.replay(record, upto=3).to_json()
+
+
+@pytest.mark.parametrize("time_limit", [0, -1, float("nan"), float("inf"), "2", True])
+def test_play_game_and_play_match_refuse_limits_that_are_no_seconds(time_limit):
+    """``arena.play_game(..., time_limit=-1)`` lost seat 0 by timeout after one move, and
+    ``nan`` meant no limit: the top-level functions had none of make's checks."""
+    players = [arena.load_bot("bots/seasons/greedy.py").player,
+               arena.load_bot("bots/seasons/random_bot.py").player]
+    with pytest.raises(arena.ArenaError, match="time_limit: a number of seconds above 0"):
+        arena.play_game("seasons", players, seed=1, time_limit=time_limit)
+    with pytest.raises(arena.ArenaError, match="time_limit: a number of seconds above 0"):
+        list(arena.play_match("seasons", players, seed=1, games=2, time_limit=time_limit))
+
+
+@pytest.mark.parametrize("games", [0, -3, True, 2.5])
+def test_the_top_level_play_match_refuses_a_number_of_games_below_one(games):
+    players = [arena.load_bot("bots/seasons/greedy.py").player,
+               arena.load_bot("bots/seasons/random_bot.py").player]
+    with pytest.raises(arena.ArenaError, match="games: a number of games, 1 or more"):
+        list(arena.play_match("seasons", players, seed=1, games=games))

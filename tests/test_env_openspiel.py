@@ -644,3 +644,14 @@ def test_an_openspiel_bot_answering_numpys_integer_ids_plays_them():
     rival = load_bot("bots/seasons/random_bot.py").player
     record = play_game("seasons", [OpenSpielPlayer(FirstLegal), rival], seed=1)
     assert record.termination == "normal" and record.seats[0].status == "ok"
+
+
+def test_load_and_make_take_numpys_integers_for_parameters():
+    """``load("sonnentau", {"players": np.int64(3)})`` raised pyspiel's TypeError, and
+    ``make(turn_limit=np.int64(5))`` called it no integer."""
+    import arena
+
+    assert load("sonnentau", {"players": np.int64(3)}).num_players() == 3
+    assert load("seasons", {"placement_limit": np.int64(5)}).max_game_length() == 20
+    record = arena.make("sonnentau", turn_limit=np.int64(5)).run(["random", "random"], seed=1)
+    assert record.options["turn_limit"] == 5 and type(record.options["turn_limit"]) is int

@@ -414,7 +414,8 @@ def test_a_seat_count_that_is_no_whole_number_is_refused(seats):
 
 def test_the_resets_after_a_negative_seed_are_no_other_seeds_resets():
     """``reset(seed=-5)`` seeded NumPy with [5, 1], the words of 5 + 2**32: the unseeded
-    episodes after it were those after ``reset(seed=4294967301)``."""
+    episodes after it were those after ``reset(seed=4294967301)`` (with a spawn key, those
+    after 5 + 2**128)."""
     import numpy as np
 
     env = make_env("seasons")
@@ -428,6 +429,7 @@ def test_the_resets_after_a_negative_seed_are_no_other_seeds_resets():
         return found
 
     assert after(-5) != after(5 + 2**32) and after(-5) != after(5)
+    assert after(-5) != after(5 + 2**128)  # a spawn key is padded to words of its own
     assert after(-5) == after(-5) and after(np.int64(-5)) == after(-5)
     assert after(7) == after(7)
 

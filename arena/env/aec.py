@@ -37,6 +37,7 @@ to move acts.
 from __future__ import annotations
 
 import functools
+import hashlib
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -129,13 +130,12 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
             # The generator for the resets without a seed that may follow is made
             # only when one comes: making it costs more than a short game.
             self.game_seed = _whole_number(seed, "seed", ValueError)
-            # NumPy's seeds are non-negative (of any size): a negative one as its size, and
-            # its sign as a spawn key, which no seed's words can take (a list of words can:
-            # [s, 1] is s + 2**32)
+            # NumPy's seeds are non-negative, and any other form of a negative one (its
+            # size and sign as words, or a spawn key) is the words of some non-negative
+            # one: the generator's seed is a hash of the seed's digits
             self._np_random = None
-            self._np_random_seed = (np.random.SeedSequence(self.game_seed)
-                                    if self.game_seed >= 0
-                                    else np.random.SeedSequence(-self.game_seed, spawn_key=(1,)))
+            digest = hashlib.sha256(f"arena reset {self.game_seed}".encode()).digest()
+            self._np_random_seed = np.random.SeedSequence(int.from_bytes(digest, "big"))
         else:
             if self._np_random is None:
                 self._np_random = np.random.default_rng(self._np_random_seed)

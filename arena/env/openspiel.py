@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import functools
 import json
+import numbers
 import operator
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
@@ -596,7 +597,8 @@ def register() -> None:
 def load(game: str, params: Mapping[str, Any] | None = None) -> ArenaSpielGame:
     """The OpenSpiel game of arena game ``game`` (``seasons``, ``sonnentau``) with ``params``."""
     register()
-    given = dict(params or {})
+    given = {key: int(value) if isinstance(value, numbers.Integral)  # NumPy's too
+             and not isinstance(value, bool) else value for key, value in (params or {}).items()}
     for key, value in given.items():
         if isinstance(value, int) and not -LARGEST_INT - 1 <= value <= LARGEST_INT:
             raise pyspiel.SpielError(f"{key} {value} is too large for OpenSpiel, whose "

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import difflib
 import functools
+import math
+import numbers
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,8 +206,10 @@ class GameOption:
 
     def check(self, value: Any) -> Any:
         """Return ``value`` if it is valid for this option, else raise GameOptionError."""
-        if self.type is int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise GameOptionError(f"option {self.name!r} must be an integer, got {value!r}")
+        if self.type is int:  # NumPy's integers too, as Python's
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise GameOptionError(f"option {self.name!r} must be an integer, got {value!r}")
+            value = int(value)
         if not isinstance(value, self.type):
             raise GameOptionError(
                 f"option {self.name!r} must be of type {self.type.__name__}, got {value!r}")
@@ -266,6 +271,34 @@ def unknown_name_message(kind: str, name: str, known: Sequence[str] | Mapping[st
     text = (f"unknown {kind} {shortened(name)!r}" + (f" for {where}" if where else "")
             + nearest(name, names))
     return text + "; known: " + (", ".join(names) if names else "none")
+
+
+def whole_number(value: Any, what: str) -> int:
+    """``value`` as an int if it is an integer (Python's or NumPy's, not a bool), else
+    ArenaError ``WHAT, not VALUE``."""
+    if not isinstance(value, bool) and type(value).__name__ != "bool_":
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise ArenaError(f"{what}, not {value!r}")
+
+
+def check_limits(time_limit: Any, time_bank: Any = 0.0) -> None:
+    """ArenaError unless ``time_limit`` is None or a number of seconds above 0, and
+    ``time_bank`` a number of seconds, 0 or more (``nan`` and ``inf`` are none)."""
+    if time_limit is not None and not _seconds(time_limit, positive=True):
+        raise ArenaError(f"time_limit: a number of seconds above 0, or None for no limit; "
+                         f"not {time_limit!r}")
+    if not _seconds(time_bank, positive=False):
+        raise ArenaError(f"time_bank: a number of seconds, 0 or more; not {time_bank!r}")
+
+
+def _seconds(value: Any, *, positive: bool) -> bool:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return False
+    seconds = float(value)
+    return math.isfinite(seconds) and (seconds > 0 if positive else seconds >= 0)
 
 
 NAME_SHOWN = 40

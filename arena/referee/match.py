@@ -29,6 +29,7 @@ from arena.games.base import (
     Observation,
     Outcome,
     State,
+    check_limits,
     ranks_from_scores,
 )
 from arena.referee.dice import DiceStream, derive_seed, game_seed
@@ -91,6 +92,7 @@ def play_game(
     ``seat_order`` is the game's index in its duplicate set (the games on ``seed``): it
     gives each seat's bot a seed of its own (:func:`bot_seed`).
     """
+    check_limits(time_limit, time_bank)
     seed = game_seed(seed)
     game = find_game(game) if isinstance(game, str) else game
     options = resolve_game_options(game, options, len(players))

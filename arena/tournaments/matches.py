@@ -28,7 +28,7 @@ from typing import Any
 from arena.bots.identity import BotEntry, KeptCode, revision_labels
 from arena.bots.instances import seated
 from arena.games import find_game
-from arena.games.base import Game, State
+from arena.games.base import ArenaError, Game, State, whole_number
 from arena.referee.dice import derive_seed, game_seed
 from arena.referee.match import check_seat_count, play_game
 from arena.referee.protocol import Player, failure_excerpt, failure_shape
@@ -86,6 +86,7 @@ def play_match(game: Game | str, players: Sequence[Player], seed: int, games: in
     :class:`~arena.bots.instances.InstancePool` plays each game of a set in another
     instance.
     """
+    check_games(games)
     game = find_game(game) if isinstance(game, str) else game
     seats = len(players)
     check_seat_count(game, seats)
@@ -94,6 +95,14 @@ def play_match(game: Game | str, players: Sequence[Player], seed: int, games: in
         at_table = [seated(players[bot], game_seed) for bot in order]
         yield order, play_game(game, at_table, game_seed, options, time_limit=time_limit,
                                time_bank=time_bank, on_move=on_move, seat_order=index % seats)
+
+
+def check_games(games: Any) -> int:
+    """``games`` as a number of games, 1 or more; ArenaError otherwise."""
+    count = whole_number(games, "games: a number of games, 1 or more")
+    if count < 1:
+        raise ArenaError(f"games: a number of games, 1 or more, not {count}")
+    return count
 
 
 def play_match_in_workers(game: str, kept: Sequence[KeptCode], seed: int,
