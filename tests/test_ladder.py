@@ -765,3 +765,29 @@ def test_a_ladder_with_a_game_option_written_at_its_default_resumes(tmp_path):
     run_rounds({**data, "options": {"placement_limit": limit.default}}, 2)  # no refusal
     with pytest.raises(StoreError, match="was run with other settings"):
         run_rounds({**data, "options": {"placement_limit": 7}}, 3)
+
+
+@pytest.mark.usefixtures("at_root")
+def test_arena_submit_to_a_ladder_queues_a_package_whole_and_keeps_its_attr(tmp_path):
+    """``arena submit --ladder L pkg/__init__.py`` queued the __init__.py alone, which
+    could not import its modules, and ``bot.py:Cls`` was refused."""
+    data = {**ladder_data(tmp_path), "isolation": "none"}
+    run_rounds(data, 1)
+    db = tmp_path / "arena.db"
+    package = tmp_path / "parcel"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .brain import Parcel\n")
+    (package / "brain.py").write_text((ROOT / "bots/seasons/greedy.py").read_text().replace(
+        '"greedy"', '"parcel"').replace("class GreedyPlayer", "class Parcel"))
+    named = tmp_path / "named.py"
+    named.write_text((ROOT / "bots/seasons/greedy.py").read_text().replace(
+        '"greedy"', '"named"'))
+    for spec in (f"{package / '__init__.py'}:Parcel", f"{named}:GreedyPlayer"):
+        queued = CliRunner().invoke(cli, ["submit", "--ladder", "ladder", spec, "--db",
+                                          str(db)])
+        assert queued.exit_code == 0, queued.output
+    run_until_judged(data, db)
+    with Store(db) as store:
+        labels = {store.bot(s.bot_id).label.partition("+")[0]
+                  for s in LadderBook(store, 1).submissions(ACTIVE)}
+    assert {"parcel@1.0", "named@1.0"} <= labels

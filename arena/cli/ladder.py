@@ -235,7 +235,9 @@ def only_ladder(store: Store, name: str | None) -> Any:
 
 
 def submit_to_ladder(spec: str, name: str, db: str) -> None:
-    """Queue the bot file ``spec`` for the ladder ``name`` (validated at its next round)."""
+    """Queue the bot file ``spec`` (a package's folder or ``__init__.py``: the package,
+    ``:Attr`` kept) for the ladder ``name`` (validated at its next round)."""
+    from arena.bots.loading import split_spec
     from arena.results.ladder_book import LadderBook
     from arena.tournaments.ladder_intake import ladder_home, stage
 
@@ -246,8 +248,11 @@ def submit_to_ladder(spec: str, name: str, db: str) -> None:
         row = only_ladder(store, name)
         if row.status != "running":
             raise ArenaError(f"ladder {row.name!r} is {row.status}: it takes no submissions")
-        submission = stage(LadderBook(store, row.id), ladder_home(store, row.name), Path(spec),
-                           "arena submit")
+        target, attr = split_spec(spec)  # a package (its folder or __init__.py) whole
+        file = Path(target)
+        package = file.parent if file.name == "__init__.py" else None
+        submission = stage(LadderBook(store, row.id), ladder_home(store, row.name), file,
+                           "arena submit", attr=attr, package=package)
     at = db_option(db)
     echo_wrapped(f"submission {submission} queued for ladder {row.name!r}: the ladder "
                  "validates it as it runs (`arena ladder run` its config, if it is not "
