@@ -317,3 +317,12 @@ def test_compare_keeps_within_a_narrow_terminal(db, monkeypatch):
                  "--workers", "1", "--no-progress")
     assert result.exit_code == 0, result.output
     assert max(map(len, result.output.splitlines())) <= 60, result.output
+    monkeypatch.setenv("COLUMNS", "80")
+    wide = run("compare", "greedy@1", "greedy@2", "--db", db, "--games", "2",
+               "--workers", "1", "--no-progress")
+    # wrapped once, at 60: no line of a word or two left over from a wrap at 80 first
+    assert len(result.output.splitlines()) < 1.5 * len(wide.output.splitlines())
+    assert " ".join(result.output.split()) == " ".join(wide.output.split())
+    lines = result.output.splitlines()
+    assert all(len(line) > 30 for line, after in zip(lines, lines[1:], strict=False)
+               if after.startswith(" " * (len(line) - len(line.lstrip()) + 2))), result.output

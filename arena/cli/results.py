@@ -292,25 +292,26 @@ def compare(first: str, second: str, game_name: str | None, pairs: int | None,
     each played against the same opponents on the same dice (two revisions of a version
     in the same config), paired game by game.
     """
-    from arena.results.comparison import WIDTH, wrapped
+    from arena.results.comparison import WIDTH
     from arena.results.luck_book import LuckSource
     from arena.results.stats import SprtSettings
 
     settings = SprtSettings(elo0, elo1, alpha, beta) if use_sprt else None
     source = LuckSource(value_model) if luck else None
+    width = min(terminal_width(), WIDTH)  # a narrow terminal: its width, wrapped once
     with open_store(db) as store:
         lines = compared_lines(store, (first, second), game_name, db, pairs=pairs,
                                settings=settings, seed=seed, workers=workers,
-                               progress=progress, luck=source)
-    width = terminal_width()
-    for line in lines if width >= WIDTH else wrapped(lines, width):  # a narrow terminal
+                               progress=progress, luck=source, width=width)
+    for line in lines:
         echo(line)
 
 
 def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, db: str, *,
                    pairs: int | None, settings: SprtSettings | None, seed: int, workers: int,
-                   progress: bool, luck: LuckSource | None) -> list[str]:
-    """What ``arena compare`` prints: from the stored games, or from new pairs."""
+                   progress: bool, luck: LuckSource | None, width: int = 80) -> list[str]:
+    """What ``arena compare`` prints, within ``width`` columns: from the stored games, or
+    from new pairs."""
     from arena.cli.console import ProgressBar
     from arena.results.comparison import common_game
     from arena.tournaments.matches import play_comparison
@@ -322,7 +323,7 @@ def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, 
         raise ArenaError(f"{texts[0]} and {texts[1]} are the same revision, {first.label}; "
                          "name two revisions to compare")
     if pairs is None and settings is None:
-        return stored_lines(store, game, first, second, db, luck, workers)
+        return stored_lines(store, game, first, second, db, luck, workers, width)
     if settings is not None:
         echo_wrapped(f"playing seat-swapped pairs until the SPRT accepts elo0 "
                      f"{settings.elo0:g} or elo1 {settings.elo1:g} (alpha {settings.alpha:g}, "
@@ -341,15 +342,15 @@ def compared_lines(store: Store, texts: tuple[str, str], game_name: str | None, 
         raise SystemExit(interrupt_status(stop)) from None
     finally:
         bar.close()
-    lines = result.lines()
+    lines = result.lines(width)
     if result.sprt is not None and not result.sprt.is_finished:
         lines += wrap(f"  no decision within {pairs or SPRT_MAX_PAIRS} pairs (--games): run "
-                      "again with a larger --games to go on from these", terminal_width(), "  ")
+                      "again with a larger --games to go on from these", width, "  ")
     return lines
 
 
 def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, db: str,
-                 luck: LuckSource | None, workers: int) -> list[str]:
+                 luck: LuckSource | None, workers: int, width: int = 80) -> list[str]:
     """The stored games' comparisons: where the two met, and through their common
     opponents on the same dice; ArenaError where there are neither."""
     from arena.results.common_opponents import common_opponents, without_pairs
@@ -357,7 +358,7 @@ def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, d
     from arena.results.versions import variants
 
     played = list(store.played_games(game))
-    met = [(variant, found.lines()) for variant, found in stored_comparisons(
+    met = [(variant, found.lines(width)) for variant, found in stored_comparisons(
         store, game, first, second, luck=luck, workers=workers, played=played)
         if found.score.games]
     through = [(variant, common_opponents(store, game, first, second, luck=luck,
@@ -371,7 +372,8 @@ def stored_lines(store: Store, game: str, first: StoredBot, second: StoredBot, d
         raise ArenaError(without_pairs(common_opponents(store, game, first, second,
                                                         stored=played), db, counted,
                                        len(larger) - counted))
-    shown = met + [(variant, found.lines()) for variant, found in through if found.games]
+    shown = met + [(variant, found.lines(width)) for variant, found in through
+                   if found.games]
     labelled = len({variant.key for variant, _ in shown}) > 1
     blocks = [[f"in {variant.label}:", *lines] if labelled else lines
               for variant, lines in shown]

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.results.comparison import (
+    WIDTH,
     GameLuck,
     adjusted_lines,
     elo_text,
@@ -101,9 +102,8 @@ class CommonComparison:
         units = self.units
         return sum(units) / len(units) if units else 0.5
 
-    def lines(self) -> list[str]:
-        """The comparison as the terminal shows it, within 80 columns
-        (:data:`arena.results.comparison.WIDTH`)."""
+    def lines(self, width: int = WIDTH) -> list[str]:
+        """The comparison as the terminal shows it, within ``width`` columns."""
         games = self.games
         better = sum(game.difference > 0 for game in games)
         worse = sum(game.difference < 0 for game in games)
@@ -122,7 +122,7 @@ class CommonComparison:
         if self.adjusted is not None and self.adjusted.sets:
             lines += adjusted_lines(self.adjusted, self.model, name="paired score",
                                     sweeps=PAIRED_SWEEPS)
-        return wrapped(lines)
+        return wrapped(lines, width)
 
 
 def _count(number: int, thing: str) -> str:

@@ -85,8 +85,8 @@ class Comparison:
         return (sets_likelihood_of_superiority(self.sets, self.set_sizes) if self.sets
                 else likelihood_of_superiority(self.score))
 
-    def lines(self) -> list[str]:
-        """The comparison as the terminal shows it, within :data:`WIDTH` columns."""
+    def lines(self, width: int = WIDTH) -> list[str]:
+        """The comparison as the terminal shows it, within ``width`` columns."""
         ms = self.score
         low, high = self.interval
         over = (f" over {len(self.sets)} duplicate sets" if len(self.sets) > 1
@@ -110,7 +110,7 @@ class Comparison:
             on = ", on the luck-adjusted sets" if sprt_on_adjusted(self.adjusted) else ""
             lines.append(f"  SPRT: LLR {r.llr:.3f} (bounds {r.lower:.3f}, {r.upper:.3f}): "
                          f"{r.verdict}{on}")
-        return wrapped(lines)
+        return wrapped(lines, width)
 
 
 RATIO_SETS = 10
