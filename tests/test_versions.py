@@ -1,5 +1,6 @@
 """Versions across tournaments: arena ratings, history and compare."""
 
+import itertools
 import sqlite3
 
 import pytest
@@ -324,5 +325,5 @@ def test_compare_keeps_within_a_narrow_terminal(db, monkeypatch):
     assert len(result.output.splitlines()) < 1.5 * len(wide.output.splitlines())
     assert " ".join(result.output.split()) == " ".join(wide.output.split())
     lines = result.output.splitlines()
-    assert all(len(line) > 30 for line, after in zip(lines, lines[1:], strict=False)
+    assert all(len(line) > 30 for line, after in itertools.pairwise(lines)
                if after.startswith(" " * (len(line) - len(line.lstrip()) + 2))), result.output
