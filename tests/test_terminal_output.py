@@ -580,3 +580,20 @@ def test_arena_started_with_a_standard_file_closed_still_sandboxes_its_bots(clos
     assert result.returncode == 0, err.read_text()
     assert "no sandbox" not in err.read_text() and "Traceback" not in err.read_text()
     assert (tmp_path / "game.jsonl").read_text().count("\n") == 1
+
+
+def test_the_two_bot_block_after_arena_play_keeps_within_a_narrow_terminal(monkeypatch):
+    """It was wrapped at 80 columns whatever the terminal's width."""
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "50")
+    played = CliRunner().invoke(cli, ["play", "seasons", "greedy", "random", "--games", "4",
+                                      "--isolation", "none"])
+    assert played.exit_code == 0, played.output
+    lines = played.output.splitlines()
+    start = next(n for n, line in enumerate(lines) if " vs random@1.0+" in line)
+    block = lines[start:]
+    assert len(block) > 4 and max(map(len, block)) <= 50, played.output

@@ -33,7 +33,7 @@ from arena.referee.dice import derive_seed, game_seed
 from arena.referee.match import check_seat_count, play_game
 from arena.referee.protocol import Player, failure_excerpt, failure_shape
 from arena.referee.record import OK, GameRecord, Move
-from arena.results.comparison import Comparison, games_luck, summarise
+from arena.results.comparison import WIDTH, Comparison, games_luck, summarise
 from arena.results.luck_book import LuckSource
 from arena.results.standings import (
     TABLE_WIDTH,
@@ -165,9 +165,9 @@ class MatchSummary:
             times = "once" if count == 1 else f"{count} times"
             lines.append(f"{self.labels[bot]} lost by {status} {times}: {excerpt[0]}")
             lines += [f"    {line}" for line in excerpt[1:]]
-        return lines + self.head_to_head()
+        return lines + self.head_to_head(min(width, WIDTH))
 
-    def head_to_head(self) -> list[str]:
+    def head_to_head(self, width: int = WIDTH) -> list[str]:
         """Two bots: the first one's score with its interval, Elo and LOS over the duplicate
         sets, as ``arena compare`` gives them (and cutechess after a match)."""
         if self.seats != 2 or len(self.labels) != 2 or not self.by_seed:
@@ -178,7 +178,7 @@ class MatchSummary:
         return ["", *Comparison(
             self.labels[0], self.labels[1], MatchScore(first.wins, first.draws, first.losses),
             pentanomial_from_pairs(sum(points) for points in sets if len(points) == 2),
-            sets=means, set_sizes=sizes).lines()]
+            sets=means, set_sizes=sizes).lines(width)]
 
 
 def bot_labels(players: Sequence[Player], revisions: Sequence[str] = ()) -> list[str]:
