@@ -34,11 +34,11 @@ def config(tmp_path, **changes):
     return parse_config(data)
 
 
-@pytest.mark.parametrize("by_link", [False, True])
+@pytest.mark.parametrize("by_link", [None, "symbolic", "hard"])
 def test_a_tournament_run_by_another_process_is_refused_with_who_runs_it(tmp_path, root,
                                                                         by_link):
-    """``by_link``: the second process reaches the database by a symbolic link, which had
-    a claim folder of its own, so that both played every game."""
+    """``by_link``: the second process reaches the database by a symbolic or a hard link,
+    which had a claim folder of its own, so that both played every game."""
     cfg = config(tmp_path)
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys, time
@@ -58,7 +58,7 @@ def test_a_tournament_run_by_another_process_is_refused_with_who_runs_it(tmp_pat
         if by_link:
             (tmp_path / "elsewhere").mkdir()
             reached = str(tmp_path / "elsewhere" / "link.db")
-            os.symlink(cfg.db, reached)
+            (os.symlink if by_link == "symbolic" else os.link)(cfg.db, reached)
         with Store(reached) as store, pytest.raises(StoreError) as refused:
             run_tournament(cfg, store)
         assert f"being run already, by process {holder.pid}" in str(refused.value)

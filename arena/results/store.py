@@ -20,6 +20,7 @@ import shlex
 import sqlite3
 import stat
 import sys
+import tempfile
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -310,6 +311,19 @@ compared by their stored revisions instead)."""
 _CLAIMED: dict[Path, Any] = {}
 """Lock files of the tournaments this process runs, with their open handles (a claim is
 per process)."""
+
+
+def _claims_folder() -> Path | None:
+    """This user's folder of claims by a database file's identity (``arena-claims-UID`` in
+    the temporary folder); None where it is not this user's alone (made by another)."""
+    folder = Path(tempfile.gettempdir()) / f"arena-claims-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700)
+    found = os.lstat(folder)
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or \
+            stat.S_IMODE(found.st_mode) & 0o077:
+        return None
+    return folder
 
 
 def _leave_claims_to_the_parent() -> None:
@@ -794,12 +808,21 @@ class Store:
         """Make this process the only one running ``tournament`` until the store is closed;
         StoreError says which process runs it already. The operating system lets go of
         the claim when this process ends, even by ``kill -9``. The claim lies beside the
-        database file itself, where a link to it leads: two processes reaching one file by
-        two paths claim the same tournament."""
+        database file itself, where a link to it leads, and (for this user) under the
+        file's device and inode, which a hard link or a bind mount shares: two processes
+        reaching one file by two paths claim the same tournament."""
         real = self.path.resolve()
         folder = real.with_name(real.name + ".runs")
         folder.mkdir(exist_ok=True)
-        path = folder.resolve() / f"{tournament}.lock"
+        self._hold(folder.resolve() / f"{tournament}.lock", tournament)
+        by_inode = _claims_folder()
+        if by_inode is not None:
+            found = os.stat(real)
+            self._hold(by_inode / f"{found.st_dev}-{found.st_ino}-{tournament}.lock",
+                       tournament)
+
+    def _hold(self, path: Path, tournament: int) -> None:
+        """Lock ``path`` for this process, or StoreError naming who holds it."""
         if path in _CLAIMED:  # this process runs it already (another Store of the same file)
             return
         if path.is_symlink():  # a link there is replaced: what it points at is not written
