@@ -734,3 +734,16 @@ def test_between_a_persons_games_the_result_shows_and_waits_for_enter(pty):
     after = term.read_until(lambda text: bool(PROMPT.search(text)))
     assert ": you are seat 1" in after  # the seats swapped for game 2
     term.interrupt()
+
+
+@pytestmark_pty
+def test_a_terminal_smaller_than_80x24_is_told_so_before_the_game():
+    """At 60×20 every board row wrapped, and nothing said the screens need 80×24."""
+    term = Pty("play", "sonnentau", "human", "bots/sonnentau/random_bot.py", "--seed", "1",
+               height=20)
+    try:
+        out = term.read_until(lambda text: bool(PROMPT.search(text)))
+        assert "this terminal is 80×20: the game's screens are made for 80×24 or more" in \
+            " ".join(out.split()), out[-2000:]
+    finally:
+        term.close()

@@ -9,6 +9,8 @@ import shutil
 import textwrap
 from collections.abc import Sequence
 
+SCREEN = (80, 24)
+"""The terminal (columns, rows) the game's screens are made for."""
 COLUMN_GAP = 3
 MIN_COLUMN = 8
 CONTINUATION = " " * 4

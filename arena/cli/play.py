@@ -25,6 +25,7 @@ from arena.bots.loading import (
     split_spec,
 )
 from arena.bots.process import is_command
+from arena.bots.screen import SCREEN, terminal_size
 from arena.bots.shipped import (
     shipped_for_other_games,
     shipped_hint,
@@ -33,6 +34,7 @@ from arena.bots.shipped import (
 )
 from arena.cli.common import (
     echo,
+    echo_notice,
     echo_wrapped,
     parse_option,
     progress_bar,
@@ -117,6 +119,11 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
         raise ArenaError("a person plays one game at a time: leave out --workers")
     players: list[Player] = []
     terminal = Terminal(game) if HUMAN_SPEC in bots else None  # shared by the human seats
+    if terminal is not None:
+        columns, rows = terminal_size()
+        if columns < SCREEN[0] or rows < SCREEN[1]:
+            echo_notice(f"this terminal is {columns}×{rows}: the game's screens are made "
+                        f"for {SCREEN[0]}×{SCREEN[1]} or more, so its rows may wrap")
     out = None
     try:
         kept = [None if spec == HUMAN_SPEC else _kept(spec, isolation, game) for spec in bots]
