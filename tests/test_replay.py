@@ -699,3 +699,27 @@ def test_arena_view_never_writes_over_its_input_nor_a_file_it_did_not_make(tmp_p
     for _ in range(2):  # its own page is written again without asking
         again = CliRunner().invoke(cli, ["view", str(records)])
         assert again.exit_code == 0 and page.exists(), again.output
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_played_records_page_labels_its_seats_with_their_revisions(tmp_path, monkeypatch,
+                                                                     workers):
+    """``arena view`` of ``arena play --json`` said ``random@1.0``: the records carried no
+    revision, so the page could not label the seats as ``arena play`` does."""
+    monkeypatch.chdir(ROOT)
+    record = tmp_path / "played.jsonl"
+    played = CliRunner().invoke(cli, ["play", "seasons", "greedy", "random", "--games", "2",
+                                      "--json", str(record), "--isolation", "none",
+                                      "--workers", workers])
+    assert played.exit_code == 0, played.output
+    labels = set(re.findall(r"(?:greedy|random)@1\.0\+[0-9a-f]{6}", played.output))
+    assert len(labels) == 2, played.output
+    viewed = CliRunner().invoke(cli, ["view", str(record)])
+    assert viewed.exit_code == 0, viewed.output
+    page = (tmp_path / "played.html").read_text()
+    assert all(label in page for label in labels)
+    for _, game in read_replays(record):  # each seat's revision, by the seat's bot
+        revisions = game.meta["replay"]["revisions"]
+        assert [revision[:6] for revision in revisions] == [
+            next(label for label in labels if label.startswith(seat.name)).split("+")[1]
+            for seat in game.seats]

@@ -130,10 +130,9 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
         players.extend(HumanPlayer(game, terminal=terminal) if code is None
                        else start_kept(spec, code) for spec, code in zip(bots, kept, strict=True))
         refuse_other_games(game, bots, players)
+        revisions = _revisions(kept)
         labels = [HUMAN_SPEC if spec == HUMAN_SPEC else label for spec, label in zip(
-            bots, bot_labels(players, ["" if code is None or not code.code
-                                       else identity_hash(code.code, {}) for code in kept]),
-            strict=True)]
+            bots, bot_labels(players, revisions), strict=True)]
         if workers != 1 and count > 1:
             for player in players:  # each worker starts bots of its own
                 stop_bot(player)
@@ -149,12 +148,13 @@ def play(game_name: str, bots: Sequence[str], seed: int, count: int,
         first = next(results) if count == 1 else None  # before the file: it may be abandoned
         out = open(json_path, "w", encoding="utf-8") if json_path else None  # noqa: SIM115
         if first is not None:
-            _order, record = first
-            _save(out, record)
+            order, record = first
+            _save(out, record, revisions, order)
             show_game(game, record, labels, watched=terminal is not None)
         else:
             show_summary(game, labels, seed, count, results, out, bar=terminal is None,
-                         between=None if terminal is None else _pause(terminal, labels, count))
+                         between=None if terminal is None else _pause(terminal, labels, count),
+                         revisions=revisions)
     except KeyboardInterrupt as stop:
         if terminal is None:
             raise
@@ -214,10 +214,28 @@ def _abandon(stop: KeyboardInterrupt) -> None:
     raise SystemExit(interrupt_status(stop)) from None
 
 
-def _save(out: IO[str] | None, record: GameRecord) -> None:
-    if out is not None:
-        out.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
-        out.flush()
+def _revisions(kept: Sequence[KeptCode | None]) -> list[str]:
+    """Each bot's revision (its code hash as stored, without parameters); empty for a
+    person or a bot whose code could not be read."""
+    return ["" if code is None or not code.code else identity_hash(code.code, {})
+            for code in kept]
+
+
+def _save(out: IO[str] | None, record: GameRecord, revisions: Sequence[str] = (),
+          order: Sequence[int] = ()) -> None:
+    """Write ``record`` as a line of ``out``, with each seat's revision (``revisions`` by
+    bot, ``order`` the bot of each seat) where known, so that ``arena view`` labels its
+    seats as ``arena play`` does."""
+    if out is None:
+        return
+    data = record.to_json()
+    if revisions and order and any(revisions):
+        from arena.reports.replay import META_KEY
+
+        seated = [revisions[bot] or None for bot in order]
+        data["meta"] = {**data.get("meta", {}), META_KEY: {"revisions": seated}}
+    out.write(json.dumps(data, separators=(",", ":")) + "\n")
+    out.flush()
 
 
 def show_game(game: Game, record: GameRecord, labels: Sequence[str], *,
@@ -253,7 +271,8 @@ def refuse_other_games(game: Game, specs: Sequence[str], players: Sequence[Playe
 def show_summary(game: Game, labels: Sequence[str], seed: int, count: int,
                  results: Generator[tuple[list[int], GameRecord], None, None], out: IO[str] | None,
                  *, bar: bool = True,
-                 between: Callable[[int, GameRecord], None] | None = None) -> None:
+                 between: Callable[[int, GameRecord], None] | None = None,
+                 revisions: Sequence[str] = ()) -> None:
     """Several games: results per bot (``labels``) and per seat, with a progress bar (games
     done and games per second) while they play, unless a person plays them; ``between``
     (the number of games done, the last one's record) before each game but the first."""
@@ -264,7 +283,7 @@ def show_summary(game: Game, labels: Sequence[str], seed: int, count: int,
     done = 0
     try:
         for order, record in results:
-            _save(out, record)
+            _save(out, record, revisions, order)
             summary.add(order, record)
             done += 1
             if progress is not None:
@@ -301,8 +320,9 @@ def show_summary_of_workers(game: Game, kept: Sequence[KeptCode | None],
     as soon as the games before them are done."""
     from arena.tournaments.matches import MatchSummary, play_match_in_workers
 
+    revisions = _revisions(kept)
     summary = MatchSummary(list(labels), len(labels))
-    waiting: dict[int, GameRecord] = {}
+    waiting: dict[int, tuple[list[int], GameRecord]] = {}
     written = 0
     bots = [code for code in kept if code is not None]  # no person plays with workers
     results = play_match_in_workers(game.info.name, bots, seed, count, options,
@@ -314,9 +334,10 @@ def show_summary_of_workers(game: Game, kept: Sequence[KeptCode | None],
         for index, order, record in results:
             summary.add(order, record)
             done += 1
-            waiting[index] = record
+            waiting[index] = (order, record)
             while written in waiting:
-                _save(out, waiting.pop(written))
+                seated, finished = waiting.pop(written)
+                _save(out, finished, revisions, seated)
                 written += 1
             progress.update(1)
     except KeyboardInterrupt as stop:
