@@ -112,6 +112,22 @@ def test_arena_play_plays_each_game_of_a_set_in_another_instance(tmp_path, monke
     assert all(len(instances) == 4 for instances in by_set.values())
 
 
+def changing_bot(folder):
+    """A bot that plays its first legal action, in ``folder`` (readable by a sandbox)."""
+    folder.chmod(0o755)
+    bot = folder / "changing.py"
+    bot.write_text("class Bot:\n    name, version = 'changing', '1'\n"
+                   "    def act(self, observation):\n"
+                   "        return observation.legal_actions[0]\n")
+    return bot
+
+
+def change(bot):
+    """The bot's file, changed to a bot that crashes."""
+    bot.write_text(bot.read_text().replace("return observation.legal_actions[0]",
+                                           "raise RuntimeError('changed')"))
+
+
 @pytest.mark.parametrize("isolation", ["process", "sandbox"])
 def test_every_game_of_arena_play_plays_the_code_read_at_the_start(tmp_path, monkeypatch,
                                                                     isolation):
@@ -122,18 +138,13 @@ def test_every_game_of_arena_play_plays_the_code_read_at_the_start(tmp_path, mon
 
     if isolation == "sandbox" and sandbox_problem() is not None:
         pytest.skip(f"no sandbox here: {sandbox_problem()}")
-    tmp_path.chmod(0o755)
-    bot = tmp_path / "changing.py"
-    bot.write_text("class Bot:\n    name, version = 'changing', '1'\n"
-                   "    def act(self, observation):\n"
-                   "        return observation.legal_actions[0]\n")
+    bot = changing_bot(tmp_path)
     play_match = matches.play_match
 
     def changed_after_the_first_game(*args, **kwargs):
         for number, result in enumerate(play_match(*args, **kwargs)):
             if number == 0:
-                bot.write_text(bot.read_text().replace(
-                    "return observation.legal_actions[0]", "raise RuntimeError('changed')"))
+                change(bot)
             yield result
 
     monkeypatch.setattr(matches, "play_match", changed_after_the_first_game)
@@ -149,16 +160,11 @@ def test_arena_play_with_workers_plays_the_code_read_at_the_start(tmp_path, monk
     changed by then played under the label of the code read first."""
     from arena.tournaments import matches
 
-    tmp_path.chmod(0o755)
-    bot = tmp_path / "changing.py"
-    bot.write_text("class Bot:\n    name, version = 'changing', '1'\n"
-                   "    def act(self, observation):\n"
-                   "        return observation.legal_actions[0]\n")
+    bot = changing_bot(tmp_path)
     in_workers = matches.play_match_in_workers
 
     def changed_first(*args, **kwargs):
-        bot.write_text(bot.read_text().replace("return observation.legal_actions[0]",
-                                               "raise RuntimeError('changed')"))
+        change(bot)
         return in_workers(*args, **kwargs)
 
     monkeypatch.setattr(matches, "play_match_in_workers", changed_first)

@@ -10,6 +10,7 @@ import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -658,20 +659,25 @@ def test_a_served_ladder_is_read_from_the_configs_folder_not_the_current_one(
     assert [ladder.name for ladder in served.ladders] == ["league"]
 
 
+def served_after_a_round(folder: Path, name: str, bots: list[Any]) -> Any:
+    """The server's app for a Seasons ladder ``name`` of ``bots`` that has played a round."""
+    ladder = {"name": name, "game": "seasons", "seed": 4, "workers": 1, "isolation": "none",
+              "db": str(folder / "arena.db"), "bots": bots}
+    (folder / "ladder.yaml").write_text(yaml.safe_dump(ladder))
+    (folder / "serve.yaml").write_text(yaml.safe_dump({"ladders": ["ladder.yaml"]}))
+    config = load_ladder_config(folder / "ladder.yaml")
+    with Store(config.play.db) as store:
+        run_ladder(config, store, LadderControl(rounds=1))
+    return create_app(load_serve_config(folder / "serve.yaml"))
+
+
 def test_a_bot_name_with_url_characters_links_to_its_own_page(tmp_path):
     """``greedy?`` linked to /bots/greedy? — the page of ``greedy``, another participant's
     bot — and ``%2e%2e`` to the ladder's folder."""
     odd = "g?#%2e%2e"
-    ladder = {"name": "odd", "game": "seasons", "seed": 4, "workers": 1, "isolation": "none",
-              "db": str(tmp_path / "arena.db"),
-              "bots": [str(ROOT / "bots/seasons/random_bot.py"),
-                       {"spec": str(ROOT / "bots/seasons/greedy.py"), "name": odd}]}
-    (tmp_path / "ladder.yaml").write_text(yaml.safe_dump(ladder))
-    (tmp_path / "serve.yaml").write_text(yaml.safe_dump({"ladders": ["ladder.yaml"]}))
-    config = load_ladder_config(tmp_path / "ladder.yaml")
-    with Store(config.play.db) as store:
-        run_ladder(config, store, LadderControl(rounds=1))
-    app = create_app(load_serve_config(tmp_path / "serve.yaml"))
+    app = served_after_a_round(tmp_path, "odd", [
+        str(ROOT / "bots/seasons/random_bot.py"),
+        {"spec": str(ROOT / "bots/seasons/greedy.py"), "name": odd}])
 
     async def pages() -> dict[str, httpx.Response]:
         # not Starlette's TestClient: it decodes a path twice (%252e to ".")
@@ -724,16 +730,8 @@ def test_a_game_pages_back_link_leads_to_its_ladder_whatever_the_ladders_name(tm
     from urllib.parse import quote
 
     name = "cup?2 %2e"
-    ladder = {"name": name, "game": "seasons", "seed": 4, "workers": 1, "isolation": "none",
-              "db": str(tmp_path / "arena.db"),
-              "bots": [str(ROOT / "bots/seasons/random_bot.py"),
-                       str(ROOT / "bots/seasons/greedy.py")]}
-    (tmp_path / "ladder.yaml").write_text(yaml.safe_dump(ladder))
-    (tmp_path / "serve.yaml").write_text(yaml.safe_dump({"ladders": ["ladder.yaml"]}))
-    config = load_ladder_config(tmp_path / "ladder.yaml")
-    with Store(config.play.db) as store:
-        run_ladder(config, store, LadderControl(rounds=1))
-    app = create_app(load_serve_config(tmp_path / "serve.yaml"))
+    app = served_after_a_round(tmp_path, name, [str(ROOT / "bots/seasons/random_bot.py"),
+                                                str(ROOT / "bots/seasons/greedy.py")])
     home = f"/ladders/{quote(name, safe='')}"
 
     async def pages() -> tuple[str, httpx.Response, httpx.Response]:

@@ -45,7 +45,7 @@ from arena.bots.bundles import (
 )
 from arena.bots.files import MAX_PROGRAM_BYTES, BotFileError, BotTree, read_bot_file
 from arena.bots.files import BotEntry as FileEntry
-from arena.bots.isolation import NONE, SANDBOX, bot_process
+from arena.bots.isolation import NONE, SANDBOX, bot_process, handshaken
 from arena.bots.loading import (
     ENTRY_POINT_GROUP,
     BotLoadError,
@@ -59,7 +59,7 @@ from arena.bots.loading import (
 )
 from arena.bots.process import COMMAND_PREFIX, Limits, ProcessPlayer, is_command
 from arena.games.base import ArenaError
-from arena.referee.protocol import STDERR_MARK, Player, PlayerFailure, call_hook, raised_text
+from arena.referee.protocol import Player, PlayerFailure, call_hook, raised_text
 from arena.referee.record import CRASH
 
 UNLOADABLE_VERSION = "unloadable"
@@ -387,13 +387,7 @@ def start_kept(spec: str, kept: KeptCode, limits: Limits | None = None) -> Playe
         receive([kept.bundle])
     if kept.entry.isolation == NONE and not is_command(spec):
         return load_trusted(kept.entry).player
-    player = entry_process(kept.entry, limits)
-    try:
-        player.ensure_running()
-    except PlayerFailure as failure:
-        head, _, tail = failure.detail.partition(f"\n{STDERR_MARK}\n")
-        raise BotLoadError(f"bot {spec!r} cannot be loaded: {head}", tail) from None
-    return player
+    return handshaken(entry_process(kept.entry, limits), spec)
 
 
 def load_trusted(entry: BotEntry) -> LoadedBot:

@@ -110,7 +110,13 @@ def start_bot(spec: str, isolation: str | None = None, limits: Limits | None = N
     target, _attr = split_spec(spec)
     if not is_command(spec) and target.endswith(".py") and not Path(target).is_file():
         raise BotNotFoundError(f"bot {spec!r}: no such file {target!r}")
-    player = bot_process(spec, {}, SANDBOX if level == SANDBOX else PROCESS, limits)
+    return handshaken(bot_process(spec, {}, SANDBOX if level == SANDBOX else PROCESS, limits),
+                      spec)
+
+
+def handshaken(player: ProcessPlayer, spec: str) -> ProcessPlayer:
+    """``player`` (the bot ``spec``) started, its handshake done; BotLoadError, with the
+    bot's stderr, if it does not start."""
     try:
         player.ensure_running()
     except PlayerFailure as failure:
