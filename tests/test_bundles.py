@@ -296,11 +296,11 @@ def test_an_installed_bot_is_its_distribution_and_version_and_must_be_the_same_w
     metadata = next(tmp_path.glob("*.dist-info")) / "METADATA"
     metadata.write_text(metadata.read_text().replace("Version: 1.0", "Version: 1.1"))
     assert keep_code(BotEntry("highlow")).code != kept.code
-    with pytest.raises(InstalledMismatch, match=r"bot 'highlow' is arena-highlow-bot 1\.0 "
-                       r"where the tournament runs, but arena-highlow-bot 1\.1 on "):
+    with pytest.raises(InstalledMismatch, match=r"bot 'highlow' was arena-highlow-bot 1\.0 "
+                       r"when it was read, but is arena-highlow-bot 1\.1 on "):
         check_installed(kept.entry)
     metadata.parent.rename(tmp_path / "gone")
-    with pytest.raises(InstalledMismatch, match="but not installed on"):
+    with pytest.raises(InstalledMismatch, match="but is not installed on"):
         check_installed(kept.entry)
 
 

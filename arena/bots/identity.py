@@ -344,8 +344,9 @@ def check_installed(entry: BotEntry) -> None:
     if here is None or here.code != entry.installed.code:
         found = "not installed" if here is None else here.what
         raise InstalledMismatch(
-            f"bot {entry.spec!r} is {entry.installed.what} where the tournament runs, but "
-            f"{found} on {socket.gethostname()}: install the same on every machine that plays")
+            f"bot {entry.spec!r} was {entry.installed.what} when it was read, but is "
+            f"{found} on {socket.gethostname()} now: a bot found where it plays must be the "
+            "same on every machine that plays it, and stay so while it plays")
 
 
 def source_hash(spec: str) -> str:
