@@ -411,6 +411,12 @@ def test_a_zipped_package_is_validated_and_joins_with_its_modules(client, site):
         refused = upload(client, site["tokens"]["zoe"], "tailing.zip", tailing)
         assert refused.status_code == 400, (entry, other, refused.text)
         assert f"it also holds {other}" in refused.json()["error"]
+    # a package inside the zip: files beside it, outside the package, were dropped unsaid
+    outside = zipped({"arena.json": b'{"entry": "mybot/__init__.py"}',
+                      "mybot/__init__.py": b"x = 1\n", "helper.py": b"y = 2\n"})
+    refused = upload(client, site["tokens"]["zoe"], "outside.zip", outside)
+    assert refused.status_code == 400 and "also holds helper.py, outside it" in \
+        refused.json()["error"], refused.text
     config = load_ladder_config(Path(site["config"].ladder_paths[0]))
     with Store(site["db"]) as store, only_queued(LadderBook(store, 1), number):
         for rounds in range(4, 40):
@@ -765,3 +771,5 @@ def test_a_trailing_slash_redirects_on_this_server_whatever_the_host_header(clie
     assert reply.status_code == 307 and reply.headers["location"] == location
     assert client.get(location.replace("evil.example", "x")).status_code in (200, 404)
     assert client.get("/ladders/league/").headers["location"] == "/ladders/league"
+    posted = client.post("/signin/", data={"x": "1"})  # a form's POST keeps its method
+    assert posted.status_code == 307 and posted.headers["location"] == "/signin"

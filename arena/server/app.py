@@ -343,7 +343,7 @@ def create_app(config: ServeConfig,
         Route("/api/ladders/{ladder}/games/{key}", web.api_game),
         Route("/api/submissions", web.api_submit, methods=["POST"]),
         Route("/api/submissions/{submission:int}", web.api_submission),
-        Route("/{page:path}/", without_slash),
+        Route("/{page:path}/", without_slash, methods=list(SLASHED_METHODS)),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(
         SessionMiddleware, secret_key=secret_key(config.db),
@@ -357,6 +357,10 @@ def create_app(config: ServeConfig,
     # one (the route above) stays on whatever server was asked
     app.router.redirect_slashes = False
     return app
+
+
+SLASHED_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+"""The methods a trailing slash is redirected for: a 307 keeps the method and body."""
 
 
 async def without_slash(request: Request) -> Response:
@@ -827,9 +831,16 @@ def package_of(entry: Path, bot: UnpackedBot, folder: Path) -> Path | None:
     """The folder a zip's bot (unpacked in ``folder``) runs as: the package whose
     ``__init__.py`` is the entry. A zip whose entry is another module runs as that one
     file, so it may hold nothing else but its manifest."""
-    if entry.name == "__init__.py":
-        return entry.parent
     itself = entry.relative_to(folder).as_posix()
+    if entry.name == "__init__.py":
+        inside = entry.parent.relative_to(folder).as_posix()
+        outside = [f for f in bot.files if f != MANIFEST and inside != "."
+                   and not f.startswith(f"{inside}/")]
+        if outside:
+            raise UploadError(f"the package is {inside}/, whose __init__.py is the entry; the "
+                              f"zip also holds {outside[0]}, outside it, which the bot would "
+                              "not have: put it in the package, or leave it out")
+        return entry.parent
     others = [f for f in bot.files if f not in (MANIFEST, itself)]
     if others:
         raise UploadError("a zip with more than one file is a package: name its "
