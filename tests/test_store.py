@@ -410,3 +410,26 @@ def test_a_database_made_through_a_link_to_nothing_yet_is_its_owners_alone(tmp_p
     with Store(link):
         pass
     assert stat.S_IMODE((tmp_path / "real" / "s.db").stat().st_mode) == 0o600
+
+
+def test_a_claims_folder_another_user_made_first_is_said_so_and_not_used(tmp_path, monkeypatch,
+                                                                          capsys):
+    """A folder of the same name made first by someone else (here: open to others) turned
+    the claim by inode off without a word."""
+    import tempfile
+
+    from arena.results import store as stores
+
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(stores, "_WARNED", set())
+    taken = tmp_path / f"arena-claims-{os.getuid()}"
+    taken.mkdir(mode=0o777)
+    taken.chmod(0o777)
+    cfg = config(tmp_path)
+    with Store(cfg.db) as store:
+        assert run_tournament(cfg, store).complete
+    said = capsys.readouterr().err
+    assert f"arena: {taken} is not this user's own folder" in said
+    assert "a run that reaches its database by a hard link is not refused" in said
+    assert not list(taken.iterdir())  # nothing written into someone else's folder

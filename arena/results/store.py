@@ -314,16 +314,30 @@ per process)."""
 
 
 def _claims_folder() -> Path | None:
-    """This user's folder of claims by a database file's identity (``arena-claims-UID`` in
-    the temporary folder); None where it is not this user's alone (made by another)."""
-    folder = Path(tempfile.gettempdir()) / f"arena-claims-{os.getuid()}"
+    """This user's folder of claims by a database file's identity: ``arena-claims`` in
+    the user's runtime folder (``$XDG_RUNTIME_DIR``, which no other user can make), else
+    ``arena-claims-UID`` in the temporary folder. None, and a warning on stderr, where that
+    one is not this user's alone (another user made it first): then a run reaching its
+    database by a hard link is not told apart."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    folder = (Path(runtime) / "arena-claims" if runtime and Path(runtime).is_dir()
+              else Path(tempfile.gettempdir()) / f"arena-claims-{os.getuid()}")
     with contextlib.suppress(FileExistsError):
         folder.mkdir(mode=0o700)
     found = os.lstat(folder)
     if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or \
             stat.S_IMODE(found.st_mode) & 0o077:
+        if folder not in _WARNED:
+            _WARNED.add(folder)
+            print(f"arena: {folder} is not this user's own folder (owner {found.st_uid}, "
+                  f"mode {stat.S_IMODE(found.st_mode):o}), so a run that reaches its "
+                  "database by a hard link is not refused; remove it, or set TMPDIR to a "
+                  "folder of your own", file=sys.stderr)
         return None
     return folder
+
+
+_WARNED: set[Path] = set()
 
 
 def _leave_claims_to_the_parent() -> None:
