@@ -372,8 +372,7 @@ def test_a_module_bot_in_a_namespace_package_or_a_zip_is_found_and_hashed(tmp_pa
         monkeypatch.delitem(sys.modules, name, raising=False)
     plain = installed_code("nsp.sub.mod:Bot")
     zipped_code = installed_code("zpkg.mod:Bot")
-    assert plain is not None and zipped_code is not None
-    assert plain.code == zipped_code.code  # the same bytes, the same revision
+    assert plain is not None and zipped_code is not None and zipped_code.code
     assert not {"nsp", "nsp.sub", "zpkg"} & set(sys.modules)  # nothing imported
     changed_archive = tmp_path / "z2.zip"  # another code of it, first on the path
     with zipfile.ZipFile(changed_archive, "w") as zipped:
@@ -382,3 +381,29 @@ def test_a_module_bot_in_a_namespace_package_or_a_zip_is_found_and_hashed(tmp_pa
     monkeypatch.syspath_prepend(str(changed_archive))
     changed = installed_code("zpkg.mod:Bot")
     assert changed is not None and changed.code != zipped_code.code
+
+
+def test_a_module_bots_packages_are_part_of_its_code_and_one_that_moves_its_path_is_refused(
+        tmp_path, monkeypatch):
+    """The package's ``__init__.py``, which its import runs, was no part of the hash; and a
+    package that sets ``__path__`` plays a file other than the one arena found and hashed."""
+    from arena.bots.files import BotFileError
+    from arena.bots.identity import installed_code
+
+    package = tmp_path / "pkgq"
+    package.mkdir()
+    (package / "__init__.py").write_text("SPEED = 1\n")
+    (package / "bot.py").write_text("class Bot:\n    name, version = 'q', '1'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("pkgq", "pkgq.bot"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    before = installed_code("pkgq.bot:Bot")
+    (package / "__init__.py").write_text("SPEED = 2\n")
+    after = installed_code("pkgq.bot:Bot")
+    assert before is not None and after is not None and before.code != after.code
+    (package / "__init__.py").write_text(
+        "import os\n__path__.insert(0, os.path.join(os.path.dirname(__file__), 'real'))\n")
+    with pytest.raises(BotFileError, match=r"its package pkgq sets where its modules are "
+                       r"found \(__path__\), so arena cannot tell which file plays"):
+        installed_code("pkgq.bot:Bot")
+    assert "pkgq" not in sys.modules

@@ -54,7 +54,6 @@ from arena.bots.loading import (
     load_bot,
     not_a_bot,
     other_games_problem,
-    source_file_hash,
     split_spec,
 )
 from arena.bots.process import COMMAND_PREFIX, Limits, ProcessPlayer, is_command
@@ -248,17 +247,33 @@ def installed_code(spec: str) -> Installed | None:
     target, attr = split_spec(spec)
     if attr is None:
         return _entry_point_code(spec)
-    found = module_spec(target)
-    if found is None or not found.origin:
+    chain = module_chain(target)
+    if not chain or not chain[-1].origin:
         return None
-    if Path(found.origin).is_file():
-        code = source_file_hash(Path(found.origin))
-    else:  # within an archive (a zip on the path): its bytes, as its loader reads them
-        archived = _loader_data(found)
-        if archived is None:
+    digest = hashlib.sha256()
+    for part in chain:  # the module and its packages' __init__.py: the code its import runs
+        if part.origin is None or part.origin in ("built-in", "frozen"):
+            continue
+        source = _module_bytes(part)
+        if source is None:
             return None
-        code = hashlib.sha256(archived).hexdigest()
+        if part is not chain[-1] and (b"__path__" in source or b"extend_path" in source):
+            raise BotFileError(
+                f"bot {spec!r}: its package {part.name} sets where its modules are found "
+                "(__path__), so arena cannot tell which file plays without running it; "
+                f"name the bot's file instead (path/to/{target.rpartition('.')[2]}.py:{attr})")
+        digest.update(part.name.encode() + b"\0" + source + b"\0")
+    code = digest.hexdigest()
     return Installed(code, f"the module {target} ({code[:12]})")
+
+
+def _module_bytes(found: ModuleSpec) -> bytes | None:
+    """A module's source as it is imported: its file's bytes, or an archive member's (a
+    zip on the path) as its loader reads them."""
+    assert found.origin is not None
+    if Path(found.origin).is_file():
+        return Path(found.origin).read_bytes()
+    return _loader_data(found)
 
 
 def _loader_data(found: ModuleSpec) -> bytes | None:
@@ -277,17 +292,25 @@ def module_origin(name: str) -> str | None:
 
 
 def module_spec(name: str) -> ModuleSpec | None:
-    """How module ``name`` would be imported, found without running any code:
-    ``importlib.util.find_spec`` imports a dotted name's parent packages, and a bot's
-    package must not run in arena's own process unless the bot is trusted. Each part is
-    asked of the import system's finders, within its parent's folders; a namespace
-    package among the parents stands in ``sys.modules`` as an empty module while its
-    children are looked for (the finders ask for it there), and is taken out after."""
+    """How module ``name`` would be imported (:func:`module_chain`'s last)."""
+    chain = module_chain(name)
+    return chain[-1] if chain else None
+
+
+def module_chain(name: str) -> list[ModuleSpec] | None:
+    """How module ``name`` and each package above it would be imported, the outermost
+    first, found without running any code: ``importlib.util.find_spec`` imports a dotted
+    name's parent packages, and a bot's package must not run in arena's own process unless
+    the bot is trusted. Each part is asked of the import system's finders, within its
+    parent's folders; a namespace package among the parents stands in ``sys.modules`` as
+    an empty module while its children are looked for (the finders ask for it there), and
+    is taken out after. None where a part is not found."""
     imported = sys.modules.get(name)
     if imported is not None:
-        return getattr(imported, "__spec__", None)
+        spec = getattr(imported, "__spec__", None)
+        return [spec] if spec is not None else None
     where: list[str] | None = None
-    found = None
+    chain: list[ModuleSpec] = []
     standing_in: list[str] = []
     parts = name.split(".")
     try:
@@ -296,6 +319,7 @@ def module_spec(name: str) -> ModuleSpec | None:
             found = _find_without_importing(part, where)
             if found is None:
                 return None
+            chain.append(found)
             where = list(found.submodule_search_locations or [])
             if found.origin is None and where and part not in sys.modules:
                 stand_in = types.ModuleType(part)
@@ -306,7 +330,7 @@ def module_spec(name: str) -> ModuleSpec | None:
     finally:
         for part in standing_in:
             sys.modules.pop(part, None)
-    return found
+    return chain
 
 
 def _find_without_importing(name: str, where: list[str] | None) -> ModuleSpec | None:
