@@ -546,3 +546,18 @@ def test_a_pair_matrix_cell_opens_the_pair_s_first_game(browser, pages):
     assert state["result"].startswith(f"Game {found['game']} · ")
     seats = js(browser, "return document.getElementById('seat-panel').textContent")
     assert all(label in seats for label in found["bots"])
+
+
+def test_a_game_link_by_key_opens_a_game_of_a_later_part(browser, pages):
+    """``report.html#game=KEY`` (the key `arena run -v` names) found only the games the
+    page held: a later part's said "not in this viewer"."""
+    page = pages["seasons-32"]
+    with (page.parent / "games.csv").open(encoding="utf-8", newline="") as rows:
+        keys = [row["game"] for row in csv.DictReader(rows)]
+    for number in (700, len(keys), 2):
+        load(browser, page, f"#game={keys[number - 1]}&move=1")
+        state = loaded_game(browser, number)
+        assert state["result"].startswith(f"Game {number} · ") and state["move"] == "1"
+    load(browser, page, "#game=r99-t0-s0-o0")
+    settled_viewer_state(browser, lambda s: "not in this viewer" in note_text(browser))
+    assert note_text(browser).startswith("Game r99-t0-s0-o0 is not in this viewer")

@@ -141,7 +141,8 @@ def render_html(store: Store, model: ReportModel, *, views: dict[str, Any] | Non
                                    model.rows, _labels(model))
     held = views["parts"][-1][1] if views["parts"] else 0
     board_svg, data = viewer_embed(env, model.config.game, model.bots, views["layout"],
-                                   views["games"], parts=views["parts"], folder=folder)
+                                   views["games"], parts=views["parts"], folder=folder,
+                                   part_keys=views.get("part_keys", ()))
     return env.get_template(TEMPLATE).render(
         title=model.tournament.name,
         game_title=find_game(model.config.game).info.title,
@@ -172,19 +173,21 @@ def page_assets() -> dict[str, Any]:
 
 def viewer_embed(env: Environment, game: str, bots: Sequence[Bot] | Mapping[int, Bot],
                  layout: dict[str, Any], games: Sequence[dict[str, Any]], *,
-                 parts: Sequence[Sequence[int]] = (), folder: str = ""
-                 ) -> tuple[Markup, Markup]:
+                 parts: Sequence[Sequence[int]] = (), folder: str = "",
+                 part_keys: Sequence[str] = ()) -> tuple[Markup, Markup]:
     """The viewer's board drawing and the page's script data for it: the game, the bots
     (by entrant position), the board ``layout`` (of :func:`viewer.viewer_data`, left as it
     is), the viewer's ``games`` and, where there are more than the page holds, its
-    ``parts`` (``[first, last]`` game numbers, the first the page's) and the ``folder``
-    beside the page that has the later ones."""
+    ``parts`` (``[first, last]`` game numbers, the first the page's) with their first
+    games' keys (``part_keys``) and the ``folder`` beside the page that has the later
+    ones."""
     shown = dict(layout)
     board = board_drawing(env, game, shown)
     data: dict[str, Any] = {"game": game, "bots": bot_data(bots), "layout": shown,
                             "games": list(games)}
     if len(parts) > 1:
-        data.update(parts=[list(part) for part in parts], folder=folder)
+        data.update(parts=[list(part) for part in parts], folder=folder,
+                    partKeys=list(part_keys))
     return board, script_json(data)
 
 

@@ -281,10 +281,12 @@ def viewer_data(records: Callable[[str], GameRecord], rows: Sequence[GameRow],
                 labels: Labels | None = None) -> dict[str, Any]:
     """The viewer's first part of games (``games``), its board ``layout``, the number of
     games in all (``total``) and the viewer's ``parts`` (:func:`parts`, as ``[first, last]``
-    game numbers): the later parts' games come from :func:`viewer_games` as they are
-    written beside the page."""
+    game numbers) with the key of each one's first game (``part_keys``: a ``#game=KEY``
+    link finds its part by them, the keys in schedule order): the later parts' games come
+    from :func:`viewer_games` as they are written beside the page."""
     found = parts(rows)
     games = viewer_games(records, rows, found[0], labels=labels) if found else []
     record = records(rows[0].key) if rows else None
     return {"games": games, "layout": layout(record), "total": len(rows),
-            "parts": [[part.start, part.stop - 1] for part in found]}
+            "parts": [[part.start, part.stop - 1] for part in found],
+            "part_keys": [rows[part.start - 1].key for part in found]}

@@ -118,6 +118,7 @@
     /* The games come in parts: the page holds the first, a script file beside the page
        each later one (data.folder/part-N.js), loaded when one of its games is wanted. */
     this.parts = data.parts || [[1, Infinity]];
+    this.partKeys = data.partKeys || [];
     this.folder = data.folder || "";
     this.labels = {};
     this.waiting = {};
@@ -269,13 +270,49 @@
       this.openNumber(Number(wanted), move, false, true);
       return true;
     }
-    var found = this.games.find(function (g) { return g.k === wanted; });
+    this.openKey(wanted, move);
+    return true;
+  };
+
+  /* A game named by its key: among the games loaded, else in the part whose first key
+     comes before it in schedule order (keys r1-t2-s3-o0 sort by their numbers). */
+  Viewer.prototype.openKey = function (wanted, move) {
+    var self = this;
+    var missing = "Game " + wanted + " is not in this viewer: it holds the games listed in its menu.";
+    function loaded() { return self.games.find(function (g) { return g.k === wanted; }); }
+    var found = loaded();
     if (found) {
       this.openNumber(found.no, move, false, true);
-    } else {
-      this.tell("Game " + wanted + " is not in this viewer: it holds the games listed in its menu.");
+      return;
     }
-    return true;
+    var part = this.partOfKey(wanted);
+    if (!part) {
+      this.tell(missing);
+      return;
+    }
+    this.loadPart(part, function () {
+      var now = loaded();
+      if (now) self.openNumber(now.no, move, false, true);
+      else self.tell(missing);
+    });
+  };
+
+  Viewer.prototype.partOfKey = function (key) {
+    function order(text) {
+      var found = /^r(\d+)-t(\d+)-s(\d+)-o(\d+)$/.exec(text || "");
+      return found ? found.slice(1).map(Number) : null;
+    }
+    function before(a, b) {
+      for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i];
+      return true;
+    }
+    var wanted = order(key), keys = this.partKeys || [], part = 0;
+    if (!wanted) return 0;
+    for (var i = 0; i < keys.length; i++) {
+      var first = order(keys[i]);
+      if (first && before(first, wanted)) part = i + 1;
+    }
+    return part;
   };
 
   Viewer.prototype.tell = function (text) {
