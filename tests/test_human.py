@@ -747,3 +747,29 @@ def test_a_terminal_smaller_than_80x24_is_told_so_before_the_game():
             " ".join(out.split()), out[-2000:]
     finally:
         term.close()
+
+
+def test_between_games_the_result_names_the_bots_by_the_seats_they_sat_in():
+    """Game 2 swaps the seats: its result named the first bot for seat 0 ("seat 0 (human)
+    wins" where greedy sat there and won)."""
+    from arena.cli.play import _pause
+
+    told: list[str] = []
+
+    class Told:
+        def tell(self, lines):
+            told.extend(lines)
+
+        def ask(self, text):
+            return ""
+
+        def answered(self):
+            pass
+
+    players = [load_bot(f"bots/seasons/{name}.py").player for name in ("greedy", "random_bot")]
+    record = play_game("seasons", players, 1)  # greedy in seat 0
+    winner = record.ranks.index(0)
+    pause = _pause(Told(), ["human", "greedy@1.0+f00438"], 3)  # the bots: human, greedy
+    pause(1, [1, 0], record)  # seat 0: bot 1 (greedy), seat 1: bot 0 (human)
+    expected = ["greedy@1.0+f00438", "human"][winner]
+    assert f"seat {winner} ({expected}) wins" in told[-1], told

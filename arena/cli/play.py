@@ -271,11 +271,12 @@ def refuse_other_games(game: Game, specs: Sequence[str], players: Sequence[Playe
 def show_summary(game: Game, labels: Sequence[str], seed: int, count: int,
                  results: Generator[tuple[list[int], GameRecord], None, None], out: IO[str] | None,
                  *, bar: bool = True,
-                 between: Callable[[int, GameRecord], None] | None = None,
+                 between: Callable[[int, Sequence[int], GameRecord], None] | None = None,
                  revisions: Sequence[str] = ()) -> None:
     """Several games: results per bot (``labels``) and per seat, with a progress bar (games
     done and games per second) while they play, unless a person plays them; ``between``
-    (the number of games done, the last one's record) before each game but the first."""
+    (the number of games done, the last one's bot of each seat and record) before each
+    game but the first."""
     from arena.tournaments.matches import MatchSummary
 
     summary = MatchSummary(list(labels), len(labels))
@@ -289,7 +290,7 @@ def show_summary(game: Game, labels: Sequence[str], seed: int, count: int,
             if progress is not None:
                 progress.update(1)
             if between is not None and done < count:
-                between(done, record)
+                between(done, order, record)
     except KeyboardInterrupt as stop:
         if not bar:  # a person's game: abandoned
             raise
@@ -301,11 +302,13 @@ def show_summary(game: Game, labels: Sequence[str], seed: int, count: int,
 
 
 def _pause(terminal: Terminal, labels: Sequence[str], count: int
-           ) -> Callable[[int, GameRecord], None]:
-    """Between a person's games: the result of the one just played, then Enter for the
-    next (not the next game's first screen at once)."""
-    def pause(done: int, record: GameRecord) -> None:
-        terminal.tell(["", f"game {done} of {count}: {game_log(record, labels)[-1]}"])
+           ) -> Callable[[int, Sequence[int], GameRecord], None]:
+    """Between a person's games: the result of the one just played (its seats by the bots
+    seated there: seats rotate between games), then Enter for the next (not the next
+    game's first screen at once)."""
+    def pause(done: int, order: Sequence[int], record: GameRecord) -> None:
+        seated = [labels[bot] for bot in order]
+        terminal.tell(["", f"game {done} of {count}: {game_log(record, seated)[-1]}"])
         terminal.ask(f"Press Enter for game {done + 1} of {count}: ")
         terminal.answered()
     return pause
