@@ -255,9 +255,9 @@ def test_issue_26_compare_games_plays_each_revision_from_its_kept_code(tmp_path,
     bot.write_text(CAUTIOUS.replace('return "keep"', 'return {}["x"]'))  # the change
     second_run = " ".join(arena("run", "mine.yaml", "--no-progress").split())
     assert "playing them as a new tournament 'mine-2'" in second_run
-    hint = re.search(r"then `arena compare (cautious@1\.0\S*) (cautious@1\.0\+\w+)` "
-                     r"compares 'mine''s revisions with these through their games on the same "
-                     r"dice", second_run)
+    hint = re.search(r"then `arena compare (cautious@1\.0\S*) (cautious@1\.0\+\w+) --db "
+                     r"arena\.db` compares the revisions of 'mine' with these through their "
+                     r"games on the same dice", second_run)
     assert hint, second_run
     bot.write_text(CAUTIOUS.replace('"keep"', '"reroll:0"'))  # and the file moves on
     with Store(tmp_path / "arena.db") as store:

@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -321,14 +322,17 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path, root, request):
         while any(map(alive, family)) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not any(map(alive, family))
-    left = [entry for entry in scratch.iterdir() if entry.name.startswith("arena-")]
+    claims = f"arena-claims-{os.getuid()}"  # the user's claims by inode: kept, not a leftover
+    left = [entry for entry in scratch.iterdir()
+            if entry.name.startswith("arena-") and entry.name != claims]
     assert left  # the killed run's unpacked bundles at least
     old = time.time() - 3600  # past the grace that a folder just made is given
     for entry in left:
         os.utime(entry, (old, old))
     subprocess.run([*command, "--db", str(killed_db)], cwd=root, check=True, env=env,
                    capture_output=True)
-    assert not [entry.name for entry in scratch.iterdir() if entry.name.startswith("arena-")]
+    assert not [entry.name for entry in scratch.iterdir()
+                if entry.name.startswith("arena-") and entry.name != claims]
     subprocess.run([*command, "--db", str(clean_db)], cwd=root, check=True,
                    capture_output=True)
     assert len(results(killed_db, "killed")) == 100
@@ -504,9 +508,9 @@ def test_a_changed_bot_plays_a_new_tournament_named_after_it_and_meets_the_same_
     assert labels[0] == GREEDY_LABEL and revision.startswith("greedy@1.0+")  # the same code
     assert second.notes == [f"the bots differ from those of tournament 't' ({labels[0]} is now "
                             f"{revision}): playing them as a new tournament 't-2'; 't' is "
-                            f"kept as it was; then `arena compare {labels[0]} {revision}` "
-                            "compares 't''s revisions with these through their games on the "
-                            "same dice"]
+                            f"kept as it was; then `arena compare {labels[0]} {revision} --db "
+                            f"{cfg.db}` compares the revisions of 't' with these through their "
+                            "games on the same dice"]
     assert next(r.label for r in second.standings) == revision
     assert (again.name, again.played) == ("t-2", 0) and "running that one" in again.notes[0]
     assert [row[1] for row in results(cfg.db, "t")] == [row[1] for row in results(cfg.db, "t-2")]
@@ -519,9 +523,9 @@ def test_a_changed_bot_plays_a_new_tournament_named_after_it_and_meets_the_same_
         third = run_tournament(cfg, store)
         newest = store.bot(store.entrants(third.tournament_id)[0]).label
     assert third.name == "t-3"
-    assert third.notes[0].endswith(f"then `arena compare {revision} {newest}` compares "
-                                   "'t-2''s revisions with these through their games on the "
-                                   "same dice")
+    assert third.notes[0].endswith(f"then `arena compare {revision} {newest} --db {cfg.db}` "
+                                   "compares the revisions of 't-2' with these through their "
+                                   "games on the same dice")
 
 
 def test_more_games_per_pairing_or_rounds_grow_a_tournament_and_play_only_the_new_games(
@@ -657,3 +661,17 @@ def test_the_same_bots_in_another_order_are_said_so_not_as_changed_revisions(tmp
     assert " is now " not in moved.notes[0]
     assert "(greedy-keep@1.0+" in fewer.notes[0] and " left out)" in fewer.notes[0]
     assert " is now " not in fewer.notes[0]
+
+
+def test_the_compare_hint_pairs_revisions_by_name_in_any_order(tmp_path):
+    """The hint paired bots by their place in the list: with the list reordered, a changed
+    bot was said to be "now" its new revision but no compare was offered."""
+    bot = tmp_path / "mine.py"
+    bot.write_text(Path(GREEDY).read_text())
+    with Store(tmp_path / "arena.db") as store:
+        run_tournament(config(tmp_path, bots=[str(bot), RANDOM], output=""), store)
+        bot.write_text(bot.read_text() + "\n# another revision\n")
+        moved = run_tournament(config(tmp_path, bots=[RANDOM, str(bot)], output=""), store)
+    assert " is now greedy@1.0+" in moved.notes[0]
+    assert re.search(r"then `arena compare greedy@1\.0\+\w+ greedy@1\.0\+\w+ --db \S+` compares "
+                     r"the revisions of 't'", moved.notes[0]), moved.notes

@@ -59,7 +59,7 @@ from arena.results.store import (
     defining_settings,
     growable_settings,
 )
-from arena.tournaments.config import STOP, TournamentConfig
+from arena.tournaments.config import STOP, TournamentConfig, db_option
 from arena.tournaments.executor import run_tasks
 from arena.tournaments.schedule import (
     MAX_SUBSETS,
@@ -331,14 +331,14 @@ def latest_run(store: Store, name: str, new: str) -> TournamentRow:
 def revisions_hint(store: Store, latest: TournamentRow, asked: Sequence[int]) -> str:
     """Where a bot came back as another revision of the one it played as in the tournament
     ``latest``: how to compare the two."""
-    stored = store.entrants(latest.id)
-    pairs = [(store.bot(old), store.bot(new)) for old, new in zip(stored, asked, strict=False)
-             if old != new and store.bot(old).identity.name == store.bot(new).identity.name]
-    if not pairs:
+    _gone, revised, _new = entrant_changes(store, store.entrants(latest.id), asked)
+    if not revised:
         return ""
-    return "; then " + ", ".join(f"`arena compare {old.label} {new.label}`"
-                                 for old, new in pairs) + \
-        f" compares {latest.name!r}'s revisions with these through their games on the same dice"
+    at = db_option(str(store.path))
+    return "; then " + ", ".join(
+        f"`arena compare {store.bot(old).label} {store.bot(new).label}{at}`"
+        for old, new in revised) + (f" compares the revisions of {latest.name!r} with these "
+                                    "through their games on the same dice")
 
 
 def stored_elsewhere(store: Store, config: TournamentConfig, labels: Sequence[str]
@@ -414,22 +414,30 @@ def bot_changes(store: Store, stored: Sequence[int], asked: Sequence[int]) -> st
     def label(bot_id: int) -> str:
         return store.bot(bot_id).label
 
-    both = Counter(stored) & Counter(asked)
-    gone = _others(stored, both)
-    new = _others(asked, both)
-    if not gone and not new:
+    gone, revised, new = entrant_changes(store, stored, asked)
+    if not gone and not revised and not new:
         return "the same bots in another order"
-    changes = []
-    for old in gone:  # another revision of a bot of the same name
+    return "; ".join([*(f"{label(old)} is now {label(now)}" for old, now in revised),
+                      *(f"{label(old)} left out" for old in gone),
+                      *(f"{label(bot)} added" for bot in new)])
+
+
+def entrant_changes(store: Store, stored: Sequence[int], asked: Sequence[int]
+                    ) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+    """The entrants ``asked`` against the ``stored`` ones, whatever their order: those left
+    out, those that came back as another revision of a bot of the same name (old, new),
+    and those added."""
+    both = Counter(stored) & Counter(asked)
+    gone, new = _others(stored, both), _others(asked, both)
+    revised = []
+    for old in list(gone):
         name = store.bot(old).identity.name
         successor = next((bot for bot in new if store.bot(bot).identity.name == name), None)
-        if successor is None:
-            changes.append(f"{label(old)} left out")
-        else:
+        if successor is not None:
+            gone.remove(old)
             new.remove(successor)
-            changes.append(f"{label(old)} is now {label(successor)}")
-    changes += [f"{label(bot)} added" for bot in new]
-    return "; ".join(changes)
+            revised.append((old, successor))
+    return gone, revised, new
 
 
 def _others(bots: Sequence[int], common: Counter[int]) -> list[int]:
