@@ -597,3 +597,19 @@ def test_the_two_bot_block_after_arena_play_keeps_within_a_narrow_terminal(monke
     start = next(n for n, line in enumerate(lines) if " vs random@1.0+" in line)
     block = lines[start:]
     assert len(block) > 4 and max(map(len, block)) <= 50, played.output
+
+
+def test_a_narrow_play_summary_names_no_file_that_play_does_not_write(monkeypatch):
+    """It said "a wider terminal or standings.csv has them", a file arena play never writes."""
+    from click.testing import CliRunner
+
+    from arena.cli import cli
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "34")
+    played = CliRunner().invoke(cli, ["play", "sonnentau", "random", "random", "heuristic",
+                                      "--games", "3", "--seed", "2", "--isolation", "none"])
+    assert played.exit_code == 0, played.output
+    text = " ".join(played.output.split())
+    assert "(left out at 34 columns:" in text and "a wider terminal has them)" in text
+    assert "standings.csv" not in text

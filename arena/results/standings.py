@@ -213,10 +213,11 @@ LEAST_LABEL = 12
 
 
 def table_lines(results: Sequence[BotResults], *, seats: bool = True,
-                width: int = TABLE_WIDTH) -> list[str]:
+                width: int = TABLE_WIDTH, file: str | None = "standings.csv") -> list[str]:
     """A text table within ``width`` columns: one row per bot (best first as given), then
     (``seats``) one per bot and seat. Columns are as wide as their contents; a bot's label
-    too long to share a line with its numbers has a line of its own."""
+    too long to share a line with its numbers has a line of its own. Columns left out for
+    the width are named, and the ``file`` that has them (None: none is written)."""
     overall = _tally_columns([(r.overall, r.total_points) for r in results])
     if any(r.buchholz is not None for r in results):
         overall += [_Column(("", "byes"), [str(r.byes) for r in results]),
@@ -232,8 +233,9 @@ def table_lines(results: Sequence[BotResults], *, seats: bool = True,
     if seats:
         rows += ["", *_layout("bot", [label for label, _, _ in by_seat], columns, width)]
     if dropped:
-        rows += wrap(f"(left out at {width} columns: {', '.join(dropped)}; a wider terminal "
-                     "or standings.csv has them)", width)
+        has = "a wider terminal" + (f" or {file}" if file else "")
+        rows += wrap(f"(left out at {width} columns: {', '.join(dropped)}; {has} has them)",
+                     width)
     failures = [f"{r.label}: " + ", ".join(f"{k} {v}" for k, v in sorted(
         r.overall.failures.items())) for r in results if r.overall.failures]
     if failures:

@@ -159,8 +159,10 @@ class MatchSummary:
 
     def lines(self, width: int = TABLE_WIDTH) -> list[str]:
         """The standings (within ``width`` columns), the terminations and the failures."""
-        lines = [*table_lines(self.results, width=width), "", *wrap("terminations: " + ", ".join(
-            f"{reason} {count}" for reason, count in sorted(self.terminations.items())), width)]
+        ended = ", ".join(f"{reason} {count}"
+                          for reason, count in sorted(self.terminations.items()))
+        lines = [*table_lines(self.results, width=width, file=None), "",
+                 *wrap(f"terminations: {ended}", width)]
         for (bot, status, _), (count, excerpt) in self.failures.items():
             times = "once" if count == 1 else f"{count} times"
             lines.append(f"{self.labels[bot]} lost by {status} {times}: {excerpt[0]}")
