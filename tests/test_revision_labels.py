@@ -148,5 +148,9 @@ def test_history_takes_a_revisions_label_for_its_bot(tmp_path, monkeypatch):
     for text in ("v", "v@1.0+local"):
         shown = runner.invoke(cli, ["history", text])
         assert shown.exit_code == 0 and shown.output.startswith("v in seasons"), shown.output
+    missing = runner.invoke(cli, ["history", "v@7.7+zzzz"])  # no such revision: not v's
+    assert missing.exit_code == 1
+    assert "no seasons bot v@7.7+zzzz" in missing.output and "known: v@1.0+local+" in \
+        missing.output
     compared = runner.invoke(cli, ["compare", "v@1.0+local", "random"])
     assert compared.exit_code == 0, compared.output

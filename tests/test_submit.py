@@ -204,3 +204,14 @@ def test_a_misspelt_bot_name_is_one_line_naming_the_shipped_bots_and_the_nearest
             "(did you mean 'greedy'?)" in text
     played = run("play", "seasons", "greedyy", "random")
     assert played.exit_code == 1 and "(did you mean 'greedy'?)" in played.output
+
+
+def test_validate_finds_a_shipped_bots_game_or_asks_for_it(workdir):
+    """Without --game, ``bots validate greedy`` said "NOT VALID: greedy (?@?) … not found"
+    after suggesting that very name for ``greedyy``."""
+    found = run("bots", "validate", "greedy")
+    assert found.exit_code == 0 and "(greedy@1.0+f00438)" in found.output, found.output
+    both = run("bots", "validate", "random")
+    assert both.exit_code == 1
+    assert "'random' is a bot shipped for seasons and sonnentau: name the game with --game" \
+        in " ".join(both.output.split())

@@ -9,11 +9,12 @@ import click
 
 from arena.bots.loading import BotNotFoundError, bot_files_hash, split_spec
 from arena.bots.process import is_command
-from arena.bots.shipped import shipped_spec, unknown_name
+from arena.bots.shipped import shipped_bot, shipped_spec, unknown_name
 from arena.bots.template import new_bot
 from arena.bots.validation import validate
 from arena.cli.common import DB_OPTION, check_bot_file, echo, echo_wrapped, reports_errors
 from arena.games import find_game, game_names
+from arena.games.base import ArenaError
 from arena.results.store import Store
 from arena.tournaments.submissions import submit as submit_bot
 
@@ -58,8 +59,12 @@ def bots_validate(spec: str, game_name: str | None, count: int, time_limit: floa
     unknown = unknown_name(spec, games)
     if unknown is not None:
         raise BotNotFoundError(unknown)
-    if game_name is not None:
-        spec = shipped_spec(spec, games[0])
+    shipped_for = [game for game in games if shipped_bot(spec, game)]
+    if len(shipped_for) > 1:
+        raise ArenaError(f"{spec!r} is a bot shipped for {' and '.join(shipped_for)}: name "
+                         "the game with --game")
+    if shipped_for:
+        spec = shipped_spec(spec, shipped_for[0])
     check_bot_file(spec)
     check_bot_files(spec)
     verdict = validate(spec, game=game_name, games=count, time_limit=time_limit)

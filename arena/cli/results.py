@@ -214,9 +214,11 @@ def history(name: str, game_name: str | None, pool: bool, db: str, system: str) 
     from arena.results.versions import games_played
     from arena.results.versions import history as version_history
 
-    name = name.partition("@")[0]  # a label names its bot (no bot's name holds an @)
+    label, name = name, name.partition("@")[0]  # a label names its bot (no name holds @)
     with open_store(db) as store:
         names = [find_game(game_name).info.name] if game_name else games_played(store)
+        if label != name:
+            _check_revision(store, names, label)
         shown = 0
         for game in names:
             for variant in game_variants(store, game, pool):
@@ -239,6 +241,21 @@ def history(name: str, game_name: str | None, pool: bool, db: str, system: str) 
             if name in known:
                 raise ArenaError(f"bot {name!r} has no rated games in {db}")
             raise ArenaError(unknown_bot(name, known, db))
+
+
+def _check_revision(store: Store, games: Sequence[str], label: str) -> None:
+    """ArenaError unless ``label`` (``name@version``, ``name@version+3f2a``) names a stored
+    revision of one of ``games``, as ``arena compare`` finds one."""
+    from arena.results.store import StoreError
+
+    problems = []
+    for game in games:
+        try:
+            store.find_bot(game, label)
+            return
+        except StoreError as exc:
+            problems.append(str(exc))
+    raise ArenaError(problems[0] if problems else f"no bot {label} in {store.path}")
 
 
 def _when(timestamp: float) -> str:
