@@ -254,12 +254,17 @@ def test_a_scheduler_without_workers_waits_for_one(tmp_path, root):
     assert len(results(config.db)) == 8  # 4 sets of two seat orders
 
 
-def test_a_lost_scheduler_is_one_sentence_and_the_finished_games_are_kept(tmp_path, root):
+def test_a_lost_scheduler_is_one_sentence_and_the_finished_games_are_kept(tmp_path, root,
+                                                                         monkeypatch):
     """It was a traceback ending in FutureCancelledError (scheduler-connection-lost)."""
     import threading
     import time
 
     from arena.games.base import ArenaError
+    from arena.tournaments import dask_executor
+
+    # the client waits this long for a lost scheduler to come back before it gives up
+    monkeypatch.setattr(dask_executor, "CONNECT_TIMEOUT", "3s")
 
     local = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                      dashboard_address=None)
