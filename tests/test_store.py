@@ -433,3 +433,25 @@ def test_a_claims_folder_another_user_made_first_is_said_so_and_not_used(tmp_pat
     assert f"arena: {taken} is not this user's own folder" in said
     assert "a run that reaches its database by a hard link is not refused" in said
     assert not list(taken.iterdir())  # nothing written into someone else's folder
+
+
+def test_a_runtime_folder_that_is_not_the_users_own_is_passed_over(tmp_path, monkeypatch,
+                                                                    capsys):
+    """``su`` keeps the caller's XDG_RUNTIME_DIR: arena made its claims folder in another
+    user's runtime folder, or failed with a raw Permission denied."""
+    import tempfile
+
+    from arena.results import store as stores
+
+    elsewhere = tmp_path / "someone-elses-runtime"
+    elsewhere.mkdir(mode=0o755)
+    elsewhere.chmod(0o755)  # open to others: not a runtime folder of this user's
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(elsewhere))
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(stores, "_WARNED", set())
+    cfg = config(tmp_path)
+    with Store(cfg.db) as store:
+        assert run_tournament(cfg, store).complete
+    assert not (elsewhere / "arena-claims").exists()
+    assert (tmp_path / f"arena-claims-{os.getuid()}").is_dir()
+    assert "not this user's own folder" not in capsys.readouterr().err

@@ -315,26 +315,39 @@ per process)."""
 
 def _claims_folder() -> Path | None:
     """This user's folder of claims by a database file's identity: ``arena-claims`` in
-    the user's runtime folder (``$XDG_RUNTIME_DIR``, which no other user can make), else
+    the user's runtime folder (``$XDG_RUNTIME_DIR``, where it is this user's own), else
     ``arena-claims-UID`` in the temporary folder. None, and a warning on stderr, where that
-    one is not this user's alone (another user made it first): then a run reaching its
-    database by a hard link is not told apart."""
+    one is not this user's alone (another user made it first) or cannot be made: then a
+    run reaching its database by a hard link is not told apart."""
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    folder = (Path(runtime) / "arena-claims" if runtime and Path(runtime).is_dir()
-              else Path(tempfile.gettempdir()) / f"arena-claims-{os.getuid()}")
-    with contextlib.suppress(FileExistsError):
-        folder.mkdir(mode=0o700)
-    found = os.lstat(folder)
-    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or \
-            stat.S_IMODE(found.st_mode) & 0o077:
+    if runtime and _own_private_folder(Path(runtime)):
+        folder, chosen = Path(runtime) / "arena-claims", "XDG_RUNTIME_DIR"
+    else:
+        folder, chosen = Path(tempfile.gettempdir()) / f"arena-claims-{os.getuid()}", "TMPDIR"
+    try:
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)
+        ours = _own_private_folder(folder)
+    except OSError:
+        ours = False
+    if not ours:
         if folder not in _WARNED:
             _WARNED.add(folder)
-            print(f"arena: {folder} is not this user's own folder (owner {found.st_uid}, "
-                  f"mode {stat.S_IMODE(found.st_mode):o}), so a run that reaches its "
-                  "database by a hard link is not refused; remove it, or set TMPDIR to a "
-                  "folder of your own", file=sys.stderr)
+            print(f"arena: {folder} is not this user's own folder, so a run that reaches "
+                  f"its database by a hard link is not refused; remove it, or set {chosen} "
+                  "to a folder of your own", file=sys.stderr)
         return None
     return folder
+
+
+def _own_private_folder(folder: Path) -> bool:
+    """Whether ``folder`` is a folder (no link) of this user's that no other may open."""
+    try:
+        found = os.lstat(folder)
+    except OSError:
+        return False
+    return stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid() and \
+        not stat.S_IMODE(found.st_mode) & 0o077
 
 
 _WARNED: set[Path] = set()
