@@ -561,3 +561,12 @@ def test_a_game_link_by_key_opens_a_game_of_a_later_part(browser, pages):
     load(browser, page, "#game=r99-t0-s0-o0")
     settled_viewer_state(browser, lambda s: "not in this viewer" in note_text(browser))
     assert note_text(browser).startswith("Game r99-t0-s0-o0 is not in this viewer")
+
+
+def test_a_malformed_game_link_is_said_so(browser, pages):
+    """``#game=%E0%A4%A`` (a broken escape) showed game 1 without a word."""
+    load(browser, pages["seasons-8"], "#game=%E0%A4%A")
+    settled_viewer_state(browser, lambda s: "no game or move" in note_text(browser))
+    assert note_text(browser) == "The link's %E0%A4%A is no game or move this viewer reads."
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == []

@@ -257,11 +257,23 @@
      (the page has no element with that id, so the browser would not scroll). A game is
      named by its number, or by its key among the games loaded. */
   Viewer.prototype.fromHash = function () {
-    var params = {};
+    var params = {}, unreadable = "";
+    function decoded(text) {
+      try {
+        return decodeURIComponent(text);
+      } catch (error) {  /* a malformed escape: read it as written, and say so */
+        unreadable = text;
+        return text;
+      }
+    }
     window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
       var pair = part.split("=");
-      if (pair[0]) params[decodeURIComponent(pair[0])] = decodeURIComponent(pair[1] || "");
+      if (pair[0]) params[decoded(pair[0])] = decoded(pair[1] || "");
     });
+    if (unreadable) {
+      this.tell("The link's " + unreadable + " is no game or move this viewer reads.");
+      return true;
+    }
     if (!("game" in params) && !("move" in params)) return false;
     var wanted = "game" in params ? params.game : String(this.game.no);
     var move = parseInt(params.move, 10);
