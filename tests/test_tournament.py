@@ -663,15 +663,27 @@ def test_the_same_bots_in_another_order_are_said_so_not_as_changed_revisions(tmp
     assert " is now " not in fewer.notes[0]
 
 
-def test_the_compare_hint_pairs_revisions_by_name_in_any_order(tmp_path):
-    """The hint paired bots by their place in the list: with the list reordered, a changed
-    bot was said to be "now" its new revision but no compare was offered."""
+def test_the_compare_hint_offers_the_same_dice_only_where_the_bots_keep_their_places(
+        tmp_path):
+    """The hint paired bots by name in any order, but a table's dice follow its places: for
+    a reordered list it printed a compare that found no common dice. And with the order
+    put back, the run it compared with had the bots in another order, and it said nothing."""
     bot = tmp_path / "mine.py"
     bot.write_text(Path(GREEDY).read_text())
     with Store(tmp_path / "arena.db") as store:
         run_tournament(config(tmp_path, bots=[str(bot), RANDOM], output=""), store)
         bot.write_text(bot.read_text() + "\n# another revision\n")
         moved = run_tournament(config(tmp_path, bots=[RANDOM, str(bot)], output=""), store)
+        back = run_tournament(config(tmp_path, bots=[str(bot), RANDOM], output=""), store)
     assert " is now greedy@1.0+" in moved.notes[0]
+    assert re.search(r"in another order the bots meet other dice, so `arena compare "
+                     r"greedy@1\.0\+\w+ greedy@1\.0\+\w+ --games 100 --db \S+` plays the "
+                     r"revisions against each other", moved.notes[0]), moved.notes
     assert re.search(r"then `arena compare greedy@1\.0\+\w+ greedy@1\.0\+\w+ --db \S+` compares "
-                     r"the revisions of 't'", moved.notes[0]), moved.notes
+                     r"the revisions of 't' with these through their games on the same dice",
+                     back.notes[0]), back.notes
+    first, second = re.search(r"`arena compare (\S+) (\S+) --db", back.notes[0]).groups()
+    compared = CliRunner().invoke(cli, ["compare", first, second, "--db",
+                                        str(tmp_path / "arena.db")])
+    assert compared.exit_code == 0 and "through common opponents" in compared.output, \
+        compared.output

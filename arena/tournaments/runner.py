@@ -297,8 +297,8 @@ def settle_tournament(store: Store, config: TournamentConfig, bot_ids: Sequence[
         return renamed, tid, [
             f"the bots differ from those of tournament {config.name!r} ({changes}): "
             f"playing them as a new tournament {renamed.name!r}; {config.name!r} is "
-            "kept as it was" + revisions_hint(store, latest_run(store, config.name,
-                                                                renamed.name), bot_ids)]
+            "kept as it was" + revisions_hint(store, runs_before(store, config.name,
+                                                                 renamed.name), bot_ids)]
     return renamed, other.id, [
         f"the bots differ from those of tournament {config.name!r} ({changes}); "
         f"{renamed.name!r} has these bots: running that one", *grow(store, other, renamed)]
@@ -317,28 +317,41 @@ def runs_as(store: Store, config: TournamentConfig, same_bots: Callable[[Tournam
     raise AssertionError("unreachable")
 
 
-def latest_run(store: Store, name: str, new: str) -> TournamentRow:
-    """The tournament ``name`` or its latest ``name-N`` before ``new``: the revisions the
-    bots last played as, which a new revision is best compared with."""
+def runs_before(store: Store, name: str, new: str) -> list[TournamentRow]:
+    """The tournament ``name`` and its ``name-N`` before ``new``, the latest first: the
+    revisions the bots last played as, which a new revision is best compared with."""
     rows = [store.tournament_named(name)]
     for number in itertools.count(2):
         if f"{name}-{number}" == new:
             break
         rows.append(store.tournament_named(f"{name}-{number}"))
-    return max((row for row in rows if row is not None), key=lambda row: row.id)
+    return sorted((row for row in rows if row is not None), key=lambda row: -row.id)
 
 
-def revisions_hint(store: Store, latest: TournamentRow, asked: Sequence[int]) -> str:
-    """Where a bot came back as another revision of the one it played as in the tournament
-    ``latest``: how to compare the two."""
-    _gone, revised, _new = entrant_changes(store, store.entrants(latest.id), asked)
+def revisions_hint(store: Store, runs: Sequence[TournamentRow], asked: Sequence[int]) -> str:
+    """Where a bot came back as another revision of the one it played as in one of
+    ``runs`` (the latest first): how to compare the two. Through their games on the same
+    dice where a run seated the same bots in the same places (a table's dice follow its
+    places); else by playing them against each other."""
+    at = db_option(str(store.path))
+    for run in runs:
+        stored = store.entrants(run.id)
+        same_places = len(stored) == len(asked) and all(
+            old == new or store.bot(old).identity.name == store.bot(new).identity.name
+            for old, new in zip(stored, asked, strict=True))
+        revised = [(old, new) for old, new in zip(stored, asked, strict=False) if old != new]
+        if same_places and revised:
+            return "; then " + ", ".join(
+                f"`arena compare {store.bot(old).label} {store.bot(new).label}{at}`"
+                for old, new in revised) + (f" compares the revisions of {run.name!r} with "
+                                            "these through their games on the same dice")
+    _gone, revised, _new = entrant_changes(store, store.entrants(runs[0].id), asked) \
+        if runs else ([], [], [])
     if not revised:
         return ""
-    at = db_option(str(store.path))
-    return "; then " + ", ".join(
-        f"`arena compare {store.bot(old).label} {store.bot(new).label}{at}`"
-        for old, new in revised) + (f" compares the revisions of {latest.name!r} with these "
-                                    "through their games on the same dice")
+    return "; in another order the bots meet other dice, so " + ", ".join(
+        f"`arena compare {store.bot(old).label} {store.bot(new).label} --games 100{at}`"
+        for old, new in revised) + " plays the revisions against each other"
 
 
 def stored_elsewhere(store: Store, config: TournamentConfig, labels: Sequence[str]
