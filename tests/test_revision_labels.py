@@ -150,7 +150,11 @@ def test_history_takes_a_revisions_label_for_its_bot(tmp_path, monkeypatch):
         assert shown.exit_code == 0 and shown.output.startswith("v in seasons"), shown.output
     missing = runner.invoke(cli, ["history", "v@7.7+zzzz"])  # no such revision: not v's
     assert missing.exit_code == 1
-    assert "no seasons bot v@7.7+zzzz" in missing.output and "known: v@1.0+local+" in \
+    assert "no bot v@7.7+zzzz" in missing.output and "known: v@1.0+local+" in \
         missing.output
     compared = runner.invoke(cli, ["compare", "v@1.0+local", "random"])
     assert compared.exit_code == 0, compared.output
+    (tmp_path / "v.py").write_text((tmp_path / "v.py").read_text() + "# another revision\n")
+    assert runner.invoke(cli, ["run", "t.yaml", "--no-progress"]).exit_code == 0
+    both = runner.invoke(cli, ["history", "v@1.0+local"])  # a version of two revisions
+    assert both.exit_code == 0 and both.output.count("1.0+local+") >= 2, both.output

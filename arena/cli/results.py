@@ -244,18 +244,16 @@ def history(name: str, game_name: str | None, pool: bool, db: str, system: str) 
 
 
 def _check_revision(store: Store, games: Sequence[str], label: str) -> None:
-    """ArenaError unless ``label`` (``name@version``, ``name@version+3f2a``) names a stored
-    revision of one of ``games``, as ``arena compare`` finds one."""
-    from arena.results.store import StoreError
+    """ArenaError unless ``label`` (``name@version``, ``name@version+3f2a``) names one or
+    more stored revisions of one of ``games``."""
+    from arena.results.store import names_revision
 
-    problems = []
-    for game in games:
-        try:
-            store.find_bot(game, label)
-            return
-        except StoreError as exc:
-            problems.append(str(exc))
-    raise ArenaError(problems[0] if problems else f"no bot {label} in {store.path}")
+    name, _, rest = label.partition("@")
+    bots = [bot for game in games for bot in store.bots(game) if bot.identity.name == name]
+    if any(names_revision(rest, bot.identity) for bot in bots):
+        return
+    known = f"; known: {', '.join(bot.label for bot in bots)}" if bots else ""
+    raise ArenaError(f"no bot {label} in {store.path}{known}")
 
 
 def _when(timestamp: float) -> str:

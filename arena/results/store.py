@@ -720,7 +720,7 @@ class Store:
         name, at, rest = text.partition("@")
         exact = [b for b in bots if b.label == text]
         found = exact or [b for b in bots if b.identity.name == name and (
-            not at or _names_revision(rest, b.identity))]
+            not at or names_revision(rest, b.identity))]
         if len(found) == 1:
             return found[0]
         same_name = [b.label for b in bots if b.identity.name == name]
@@ -1128,7 +1128,7 @@ def growable_settings(config: Mapping[str, Any]) -> tuple[str, ...]:
     return ("rounds",) if config.get("format") == "swiss" else ("rounds", "games_per_pairing")
 
 
-def _names_revision(text: str, bot: BotIdentity) -> bool:
+def names_revision(text: str, bot: BotIdentity) -> bool:
     """Whether ``text`` (what follows the ``@``) names a revision of ``bot``: its version,
     or its version, ``+`` and the start of its hash; a version may hold ``+`` itself
     (``1.0+local``)."""
