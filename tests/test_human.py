@@ -737,6 +737,23 @@ def test_between_a_persons_games_the_result_shows_and_waits_for_enter(pty):
 
 
 @pytestmark_pty
+def test_ctrl_c_between_a_persons_games_shows_the_totals_of_those_played(pty):
+    """It said "game abandoned" where no game was under way, and showed no totals."""
+    term = pty("play", "seasons", "human", "bots/seasons/random_bot.py", "--seed", "1",
+               "--games", "2")
+    between = "Press Enter for game 2 of 2: "
+    for _ in range(100):
+        out = term.read_until(lambda text: between in text or bool(PROMPT.search(text)))
+        if between in out:
+            break
+        term.answer("" if "Press Enter" in out.split("\r\n")[-1] else "1")
+    assert term.interrupt() == 130
+    ending = term.text[term.mark:]
+    assert "interrupted after 1 of 2 games" in ending and "abandoned" not in ending
+    assert "1 game of Seasons of the Sun" in " ".join(ending.split()), ending
+
+
+@pytestmark_pty
 def test_a_terminal_smaller_than_80x24_is_told_so_before_the_game():
     """At 60×20 every board row wrapped, and nothing said the screens need 80×24."""
     term = Pty("play", "sonnentau", "human", "bots/sonnentau/random_bot.py", "--seed", "1",

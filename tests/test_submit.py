@@ -204,6 +204,10 @@ def test_a_misspelt_bot_name_is_one_line_naming_the_shipped_bots_and_the_nearest
             "(did you mean 'greedy'?)" in text
     played = run("play", "seasons", "greedyy", "random")
     assert played.exit_code == 1 and "(did you mean 'greedy'?)" in played.output
+    other_game = run("bots", "validate", "greedy", "--game", "sonnentau")
+    assert other_game.exit_code == 1 and "bot 'greedy' is shipped for seasons, not " \
+        "sonnentau; the bots shipped for sonnentau: heuristic, random, search" in \
+        " ".join(other_game.output.split())
 
 
 def test_validate_finds_a_shipped_bots_game_or_asks_for_it(workdir):

@@ -42,6 +42,10 @@ def unknown_name(spec: str, games: list[str]) -> str | None:
         return None
     names = sorted({name for game in games for name in shipped_names(game)})
     shipped = " and ".join(games)
+    elsewhere = [game for game in _other_games(games) if shipped_bot(spec, game)]
+    if elsewhere:
+        return (f"bot {spec!r} is shipped for {' and '.join(elsewhere)}, not {shipped}; the "
+                f"bots shipped for {shipped}: {', '.join(names)}")
     return (f"bot {spec!r} not found: name a file (path/to/bot.py), path/to/bot.py:Name, "
             f"module:attr, an installed entry point, or one of the bots shipped for "
             f"{shipped}: {', '.join(names)}{nearest(spec, names)}")
@@ -53,6 +57,12 @@ def shipped_for_other_games(name: str, game: str) -> list[str]:
         return []
     return sorted(other.name for other in CHECKOUT_BOTS.iterdir()
                   if other.is_dir() and other.name != game and shipped_bot(name, other.name))
+
+
+def _other_games(games: list[str]) -> list[str]:
+    from arena.games import MODULES
+
+    return sorted(game for game in MODULES if game not in games)
 
 
 def shipped_bot(name: str, game: str) -> Path | None:

@@ -290,7 +290,12 @@ def show_summary(game: Game, labels: Sequence[str], seed: int, count: int,
             if progress is not None:
                 progress.update(1)
             if between is not None and done < count:
-                between(done, order, record)
+                try:
+                    between(done, order, record)
+                except KeyboardInterrupt as stop:  # between games: none is abandoned
+                    results.close()
+                    _interrupted(game, len(labels), seed, count, done, summary, progress,
+                                 stop)
     except KeyboardInterrupt as stop:
         if not bar:  # a person's game: abandoned
             raise
@@ -368,7 +373,8 @@ def _show_totals(game: Game, seats: int, seed: int, count: int, summary: Any) ->
 
     width = terminal_width()
     legend = legend_lines(seats, width) if seats > 2 else []  # points are not wins there
-    for line in [*wrap(f"{count} games of {game.info.title}, seed {seed}, seats rotated "
+    games = "1 game" if count == 1 else f"{count} games"
+    for line in [*wrap(f"{games} of {game.info.title}, seed {seed}, seats rotated "
                        f"(each group of {seats} games shares its dice)", width),
                  *summary.lines(width), *legend]:
         echo(line)
