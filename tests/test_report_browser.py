@@ -565,6 +565,7 @@ def test_a_game_link_by_key_opens_a_game_of_a_later_part(browser, pages):
 
 def test_a_malformed_game_link_is_said_so(browser, pages):
     """``#game=%E0%A4%A`` (a broken escape) showed game 1 without a word."""
+    browser.get_log("browser")  # what earlier tests left in the shared browser's log
     load(browser, pages["seasons-8"], "#game=%E0%A4%A")
     settled_viewer_state(browser, lambda s: "no game or move" in note_text(browser))
     assert note_text(browser) == "The link's %E0%A4%A is no game or move this viewer reads."
