@@ -7,7 +7,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from arena.results.store import Store  # noqa: E402
+from arena.results.store import Store, StoreError  # noqa: E402
 from arena.tournaments.config import parse_config  # noqa: E402
 from arena.tournaments.runner import run_tournament  # noqa: E402
 
@@ -280,9 +280,14 @@ def test_a_lost_scheduler_is_one_sentence_and_the_finished_games_are_kept(tmp_pa
 
     running = threading.Thread(target=run)
     running.start()
+    def played() -> bool:  # the run may be making the database still
+        try:
+            return (tmp_path / "d.db").exists() and bool(results(config.db))
+        except StoreError:
+            return False
+
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (
-            (tmp_path / "d.db").exists() and results(config.db)):
+    while time.monotonic() < deadline and not played():
         time.sleep(0.2)
     local.close()
     running.join(120)
