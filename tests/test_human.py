@@ -715,18 +715,28 @@ def test_sonnentau_at_80x24_holds_its_board_still_and_answers_every_key(pty):
     assert term.interrupt() == 130
 
 
+BETWEEN = "Press Enter for game 2 of 2: "
+
+
+def first_of_two_games(pty: Callable[..., Pty]) -> tuple[Pty, str]:
+    """``arena play`` of two Seasons games, a person in seat 0 of the first, played to the
+    pause after it: the terminal and its output since the last answer."""
+    term = pty("play", "seasons", "human", "bots/seasons/random_bot.py", "--seed", "1",
+               "--games", "2")
+    out = ""
+    for _ in range(100):
+        out = term.read_until(lambda text: BETWEEN in text or bool(PROMPT.search(text)))
+        if BETWEEN in out:
+            break
+        term.answer("" if "Press Enter" in out.split("\r\n")[-1] else "1")
+    return term, out
+
+
 @pytestmark_pty
 def test_between_a_persons_games_the_result_shows_and_waits_for_enter(pty):
     """Game 2's first screen followed game 1's last move at once, with no result between."""
-    term = pty("play", "seasons", "human", "bots/seasons/random_bot.py", "--seed", "1",
-               "--games", "2")
-    between = "Press Enter for game 2 of 2: "
-    for _ in range(100):
-        out = term.read_until(lambda text: between in text or bool(PROMPT.search(text)))
-        if between in out:
-            break
-        term.answer("" if "Press Enter" in out.split("\r\n")[-1] else "1")
-    assert out.rstrip().endswith(between.rstrip()), out[-2000:]
+    term, out = first_of_two_games(pty)
+    assert out.rstrip().endswith(BETWEEN.rstrip()), out[-2000:]
     assert re.search(r"game 1 of 2: Result: \d+-\d+, seat \d \((human|random@1\.0\+7046ec)\) "
                      r"wins", out), out[-2000:]
     assert ": you are seat" not in out  # game 2 waits for Enter
@@ -739,14 +749,7 @@ def test_between_a_persons_games_the_result_shows_and_waits_for_enter(pty):
 @pytestmark_pty
 def test_ctrl_c_between_a_persons_games_shows_the_totals_of_those_played(pty):
     """It said "game abandoned" where no game was under way, and showed no totals."""
-    term = pty("play", "seasons", "human", "bots/seasons/random_bot.py", "--seed", "1",
-               "--games", "2")
-    between = "Press Enter for game 2 of 2: "
-    for _ in range(100):
-        out = term.read_until(lambda text: between in text or bool(PROMPT.search(text)))
-        if between in out:
-            break
-        term.answer("" if "Press Enter" in out.split("\r\n")[-1] else "1")
+    term, _ = first_of_two_games(pty)
     assert term.interrupt() == 130
     ending = term.text[term.mark:]
     assert "interrupted after 1 of 2 games" in ending and "abandoned" not in ending

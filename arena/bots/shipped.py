@@ -42,7 +42,8 @@ def unknown_name(spec: str, games: list[str]) -> str | None:
         return None
     names = sorted({name for game in games for name in shipped_names(game)})
     shipped = " and ".join(games)
-    elsewhere = [game for game in _other_games(games) if shipped_bot(spec, game)]
+    elsewhere = sorted({other for game in games for other in shipped_for_other_games(spec, game)}
+                       - set(games))
     if elsewhere:
         return (f"bot {spec!r} is shipped for {' and '.join(elsewhere)}, not {shipped}; the "
                 f"bots shipped for {shipped}: {', '.join(names)}")
@@ -57,12 +58,6 @@ def shipped_for_other_games(name: str, game: str) -> list[str]:
         return []
     return sorted(other.name for other in CHECKOUT_BOTS.iterdir()
                   if other.is_dir() and other.name != game and shipped_bot(name, other.name))
-
-
-def _other_games(games: list[str]) -> list[str]:
-    from arena.games import MODULES
-
-    return sorted(game for game in MODULES if game not in games)
 
 
 def shipped_bot(name: str, game: str) -> Path | None:

@@ -113,8 +113,8 @@ def validate(spec: str, *, game: str | None = None, games: int = 6,
                 repr(shortened(name)) for name in unknown) + f"; known: {', '.join(game_names())}")
             return verdict
         for name in _games_to_try(game, player.games):
-            lost = _try_game(verdict, player, launch if against_itself else None, name,
-                             games, time_limit, seed, level, against_itself)
+            lost = _try_game(verdict, player, launch, name, games, time_limit, seed, level,
+                             against_itself)
             if lost:
                 failed.append(lost)
     finally:
@@ -138,11 +138,11 @@ def _games_to_try(game: str | None, declared: tuple[str, ...] | None) -> list[st
 
 
 def _try_game(verdict: Verdict, player: ProcessPlayer,
-              launch_twin: Callable[[], ProcessPlayer] | None, game: str, games: int,
+              launch_twin: Callable[[], ProcessPlayer], game: str, games: int,
               time_limit: float, seed: int, level: str, against_itself: int = 0) -> str | None:
     """Play ``game``; a failure's description, or None with the game added to the verdict."""
     opponent = bot_process(str(SHIPPED_BOTS / game / "random_bot.py"), {}, level)
-    twin = launch_twin() if launch_twin is not None and against_itself else None
+    twin = launch_twin() if against_itself else None
     times: list[float] = []
     failures: list[str] = []
     tables = [(opponent, index) for index in range(games)]

@@ -165,9 +165,9 @@ def ratings(game_name: str | None, pool: bool, db: str, system: str, anchor: str
         raise click.BadParameter("goes with --system bt (TrueSkill and OpenSkill have no "
                                  "anchor)", param_hint="--anchor")
     with open_store(db) as store:
-        names = [find_game(game_name).info.name] if game_name else games_played(store)
-        if not any(name in games_played(store) or never_played(store, name)
-                   for name in names):
+        played = games_played(store)
+        names = [find_game(game_name).info.name] if game_name else played
+        if not any(name in played or never_played(store, name) for name in names):
             what = f"{names[0]} games" if game_name else "games"
             echo_wrapped(f"no rated {what} in {db} yet: the games of tournaments and "
                          "ladders are rated (`arena run CONFIG`)")

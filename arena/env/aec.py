@@ -51,7 +51,7 @@ from pettingzoo import AECEnv
 from arena.env.actions import ActionIndex, ByIdentity, action_index
 from arena.env.encoding import encoder, vector_high
 from arena.games import find_game
-from arena.games.base import NORMAL, Action, ArenaError, IllegalActionError, State
+from arena.games.base import NORMAL, Action, IllegalActionError, State, whole_number
 from arena.referee.dice import DiceStream
 from arena.referee.match import resolve_game_options
 from arena.results.standings import game_points
@@ -85,11 +85,8 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         self.reward = reward
         self.game = find_game(game)
         given = dict(options or {})
-        given_seats = given.pop("seats", self.game.info.min_seats)
-        try:
-            seats = _whole_number(given_seats, "seats", ArenaError)
-        except ArenaError:
-            raise ArenaError(f"seats: a number of players, not {given_seats!r}") from None
+        seats = whole_number(given.pop("seats", self.game.info.min_seats),
+                             "seats: a number of players")
         self.options = resolve_game_options(self.game, given, seats)
         self.render_mode = render_mode
         self.metadata = {"render_modes": list(RENDER_MODES), "name": f"arena_{game}_v0",

@@ -443,13 +443,10 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no 
         if player is None:
             return self._player if self._player >= 0 else 0
         seats = self.spiel_game.seats
-        try:
-            if isinstance(player, (bool, np.bool_)):
-                raise TypeError
-            number = operator.index(player)
-        except TypeError:
+        number = _integer(player)
+        if number is None:
             raise pyspiel.SpielError(f"player {player!r} is not a player of this game "
-                                     f"(0 to {seats - 1})") from None
+                                     f"(0 to {seats - 1})")
         if not 0 <= number < seats:
             raise pyspiel.SpielError(f"player {number} is not a player of this game "
                                      f"(0 to {seats - 1})")
@@ -573,13 +570,19 @@ class OpenSpielPlayer:
 def _decision_of(index: ActionIndex, chosen: Any) -> Action | None:
     """The decision an OpenSpiel bot's id names; None for anything but an integer id of a
     decision (``INVALID_ACTION``, -1, a chance id, ``3.9``, ``True``)."""
-    if isinstance(chosen, (bool, np.bool_)):
+    number = _integer(chosen)
+    return index.decisions[number] if number is not None and 0 <= number < index.n_decisions \
+        else None
+
+
+def _integer(value: Any) -> int | None:
+    """``value`` as an int if it is an integer (Python's or NumPy's, not a bool); else None."""
+    if isinstance(value, (bool, np.bool_)):
         return None
     try:
-        number = operator.index(chosen)
+        return operator.index(value)
     except TypeError:
         return None
-    return index.decisions[number] if 0 <= number < index.n_decisions else None
 
 
 _CLASSES: dict[str, type[ArenaSpielGame]] = {

@@ -89,6 +89,12 @@ ORGANIZER = 0
 """The owner of the names a submission without a sender brought in (no participant's id)."""
 
 
+def _owner(participant: int | None, organizer: int | None) -> int:
+    """A sender as an owner of names: the participant, or :data:`ORGANIZER` for no sender
+    or an organizer's account."""
+    return ORGANIZER if participant is None or organizer else int(participant)
+
+
 class LadderBook:
     """The ladder ``tournament``'s records in ``store``."""
 
@@ -398,9 +404,7 @@ class LadderBook:
             " ON w.submission_id = s.id LEFT JOIN participants p ON p.id = w.participant_id"
             " JOIN bots b ON b.id = s.bot_id WHERE s.tournament_id = ? AND b.name = ?"
             " ORDER BY s.id LIMIT 1", (self.tid, bot_name)).fetchone()
-        if row is None:
-            return None
-        return ORGANIZER if row[0] is None or row[1] else int(row[0])
+        return None if row is None else _owner(*row)
 
     def sender_of(self, submission_id: int) -> int:
         """Who sent a submission, as :meth:`owner_of_name` counts owners: a participant's
@@ -409,7 +413,7 @@ class LadderBook:
             "SELECT w.participant_id, p.organizer FROM submitters w LEFT JOIN participants p"
             " ON p.id = w.participant_id WHERE w.submission_id = ?", (submission_id,)
         ).fetchone()
-        return ORGANIZER if row is None or row[1] else int(row[0])
+        return _owner(*row) if row is not None else ORGANIZER
 
     def lookalike_of(self, bot_name: str) -> str | None:
         """A bot name of the ladder (an entrant's, the config's or a participant's) that

@@ -41,6 +41,14 @@ BROKEN_BOTS = (STOP, FORFEIT)
 have its games forfeited (for competitions that must go on)."""
 EXECUTORS = ("local", "dask")
 DEFAULT_DB = "results/arena.db"
+DEFAULT_OUTPUT_ROOT = "results"
+DEFAULT_TIME_LIMIT = 5.0
+"""Seconds per decision when a config says nothing (``time_limit: null`` turns it off)."""
+SECRET = "secret"
+SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
+MAX_GAMES = 10_000_000
+MAX_WORKERS = 256
+MAX_NAME = 128
 
 
 def db_option(db: str) -> str:
@@ -55,14 +63,6 @@ def report_command(name: str, db: str, out: str | Path) -> str:
     if Path(out) != Path(DEFAULT_OUTPUT_ROOT) / name:
         command += f" --out {shlex.quote(str(out))}"
     return command
-DEFAULT_OUTPUT_ROOT = "results"
-DEFAULT_TIME_LIMIT = 5.0
-"""Seconds per decision when a config says nothing (``time_limit: null`` turns it off)."""
-SECRET = "secret"
-SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
-MAX_GAMES = 10_000_000
-MAX_WORKERS = 256
-MAX_NAME = 128
 
 
 class ConfigError(ArenaError, ValueError):

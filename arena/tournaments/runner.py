@@ -336,11 +336,11 @@ def revisions_hint(store: Store, runs: Sequence[TournamentRow], asked: Sequence[
     at = db_option(str(store.path))
     for run in runs:
         stored = store.entrants(run.id)
-        same_places = len(stored) == len(asked) and all(
-            old == new or store.bot(old).identity.name == store.bot(new).identity.name
-            for old, new in zip(stored, asked, strict=True))
-        revised = [(old, new) for old, new in zip(stored, asked, strict=False) if old != new]
-        if same_places and revised:
+        if len(stored) != len(asked):
+            continue
+        revised = [(old, new) for old, new in zip(stored, asked, strict=True) if old != new]
+        if revised and all(store.bot(old).identity.name == store.bot(new).identity.name
+                           for old, new in revised):
             return "; then " + ", ".join(
                 f"`arena compare {store.bot(old).label} {store.bot(new).label}{at}`"
                 for old, new in revised) + (f" compares the revisions of {run.name!r} with "
